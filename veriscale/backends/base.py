@@ -1,0 +1,95 @@
+"""The interface every engine implements: a batch of checks for one task in, one answer each out.
+
+A *check* is a small question about a task's Lean definitions on concrete values:
+
+* ``precond``  -- is ``<name>_precond args`` true?
+* ``code``     -- what is ``<name> args``?
+* ``postcond`` -- is ``<name>_postcond args output`` true?
+
+The task (``veriscale.task.Task``) supplies the Lean source; to judge generated code or specs,
+callers pass a copy of the task whose sections were replaced. Answers never guess: whatever the
+engine cannot establish is ``unknown`` with a reason.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from collections.abc import Sequence
+from enum import Enum
+from typing import TYPE_CHECKING, Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+if TYPE_CHECKING:
+    from veriscale.task import Task
+
+
+class CheckKind(str, Enum):
+    PRECOND = "precond"
+    CODE = "code"
+    POSTCOND = "postcond"
+
+
+class UnknownReason(str, Enum):
+    UNDECIDABLE = "undecidable"
+    UNSUPPORTED = "unsupported"
+    TIMEOUT = "timeout"
+    ERROR = "error"
+    UNSAFE = "unsafe"
+
+
+class Check(BaseModel):
+    """One question. ``args`` maps parameter names to runtime values (``veriscale.runtime``)."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+
+    kind: CheckKind
+    args: dict[str, Any]
+    output: Any = None
+    """The candidate output, for ``postcond`` checks only."""
+
+
+AnswerStatus = Literal["value", "true", "false", "unknown"]
+
+
+class Answer(BaseModel):
+    """The answer to one check, recording which engine produced it."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+
+    status: AnswerStatus
+    engine: str
+    value: Any = None
+    """The computed value, when ``status == "value"``."""
+    reason: UnknownReason | None = None
+    detail: str = ""
+    """For ``unknown``: what was unsupported, what timed out, the error message."""
+
+    @classmethod
+    def of_bool(cls, result: bool, engine: str) -> Answer:
+        return cls(status="true" if result else "false", engine=engine)
+
+    @classmethod
+    def of_value(cls, value: Any, engine: str) -> Answer:
+        return cls(status="value", value=value, engine=engine)
+
+    @classmethod
+    def unknown(cls, reason: UnknownReason, detail: str, engine: str) -> Answer:
+        return cls(status="unknown", reason=reason, detail=detail, engine=engine)
+
+    @property
+    def is_unknown(self) -> bool:
+        return self.status == "unknown"
+
+
+class Backend(ABC):
+    """An engine that answers checks. Implementations must be safe to call repeatedly per task."""
+
+    name: str
+
+    @abstractmethod
+    def run(self, task: Task, checks: Sequence[Check]) -> list[Answer]:
+        """Answer every check, in order. Must not raise for problems of a single check."""
+
+    def close(self) -> None:  # noqa: B027 - optional hook, most engines hold nothing
+        """Release processes or other resources."""

@@ -1,0 +1,587 @@
+"""Syntax tree of the Lean 4 subset read by the embedded engine.
+
+Every node carries ``line`` (1-based) and ``col`` (0-based) of its first token. Types are terms in
+Lean and are parsed as terms here too; declarations keep the source text of their types as well
+(``type_text``) so that the type codec (``veriscale.lean_types``) can read them.
+
+Patterns are parsed as terms (as Lean does) and converted to :class:`Pattern` nodes afterwards.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(slots=True, eq=False)
+class Node:
+    line: int
+    col: int
+
+    @property
+    def where(self) -> str:
+        return f"line {self.line}, column {self.col}"
+
+
+# ---------------------------------------------------------------------------------------------
+# Terms
+
+
+@dataclass(slots=True, eq=False)
+class Ident(Node):
+    name: str
+    """Possibly dotted: ``xs.foldl``, ``List.range``, ``p.1``."""
+
+
+@dataclass(slots=True, eq=False)
+class DotIdent(Node):
+    """``.some``: a constructor/function of the expected type's namespace."""
+
+    name: str
+
+
+@dataclass(slots=True, eq=False)
+class NumLit(Node):
+    value: int
+
+
+@dataclass(slots=True, eq=False)
+class SciLit(Node):
+    mantissa: int
+    exponent: int
+    """The value is ``mantissa * 10 ** exponent``."""
+    text: str
+
+
+@dataclass(slots=True, eq=False)
+class StrLit(Node):
+    value: str
+
+
+@dataclass(slots=True, eq=False)
+class CharLit(Node):
+    value: str
+
+
+@dataclass(slots=True, eq=False)
+class Interp(Node):
+    """``s!"..."``: literal pieces (str) and interpolated terms."""
+
+    parts: list[str | Term]
+
+
+@dataclass(slots=True, eq=False)
+class NamedArg(Node):
+    name: str
+    value: Term
+
+
+@dataclass(slots=True, eq=False)
+class App(Node):
+    fn: Term
+    args: list[Term]
+    """Explicit arguments; a :class:`NamedArg` may appear among them."""
+
+
+@dataclass(slots=True, eq=False)
+class Explicit(Node):
+    """``@f``: explicit-argument mode (implicit arguments are then passed positionally)."""
+
+    term: Term
+
+
+@dataclass(slots=True, eq=False)
+class BinOp(Node):
+    op: str
+    """Normalised operator symbol: ``+ - * / % ^ ++ :: = ≠ == != < > ≤ ≥ ∧ ∨ → ↔ && || ∈ ∉ ∣ ∘
+    >>= <$> |> <| $`` and a few more."""
+    lhs: Term
+    rhs: Term
+
+
+@dataclass(slots=True, eq=False)
+class UnOp(Node):
+    op: str
+    """``-`` (negation), ``¬``, ``!`` (Bool not), ``↑`` (coercion)."""
+    arg: Term
+
+
+@dataclass(slots=True, eq=False)
+class Paren(Node):
+    """Parentheses are kept: they delimit ``·`` sections and take part in ``binop%`` trees."""
+
+    term: Term
+
+
+@dataclass(slots=True, eq=False)
+class Tuple(Node):
+    items: list[Term]
+
+
+@dataclass(slots=True, eq=False)
+class UnitLit(Node):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class Ascription(Node):
+    term: Term
+    type: Term
+    type_text: str
+
+
+@dataclass(slots=True, eq=False)
+class AnonCtor(Node):
+    """``⟨a, b⟩``."""
+
+    items: list[Term]
+
+
+@dataclass(slots=True, eq=False)
+class ListLit(Node):
+    items: list[Term]
+
+
+@dataclass(slots=True, eq=False)
+class ArrayLit(Node):
+    items: list[Term]
+
+
+@dataclass(slots=True, eq=False)
+class RangeLit(Node):
+    """``[a:b]``, ``[:b]``, ``[a:b:s]`` (a ``Std.Range``)."""
+
+    start: Term | None
+    stop: Term
+    step: Term | None
+
+
+@dataclass(slots=True, eq=False)
+class Index(Node):
+    """``xs[i]`` (``mode='plain'``), ``xs[i]!``, ``xs[i]?``, ``xs[i]'h`` (``mode='proof'``)."""
+
+    coll: Term
+    index: Term
+    mode: str
+
+
+@dataclass(slots=True, eq=False)
+class Proj(Node):
+    """Generalized field notation on an arbitrary term: ``(f x).length``, ``e.1``, ``e |>.f``."""
+
+    term: Term
+    field: str
+
+
+@dataclass(slots=True, eq=False)
+class StructInst(Node):
+    """``{ f := v, ... }``, ``{ s with f := v }``, ``{ f := v : T }``; ``{}`` has no fields."""
+
+    source: Term | None
+    fields: list[tuple[str, Term]]
+    type: Term | None
+    type_text: str
+
+
+@dataclass(slots=True, eq=False)
+class SetBuilder(Node):
+    """``{x | p}`` / ``{x // p}``: never executable, kept to report it precisely."""
+
+    text: str
+
+
+@dataclass(slots=True, eq=False)
+class Cdot(Node):
+    """``·`` placeholder of an anonymous-function section."""
+
+
+@dataclass(slots=True, eq=False)
+class Hole(Node):
+    """``_``."""
+
+
+@dataclass(slots=True, eq=False)
+class Sorry(Node):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class ProofTerm(Node):
+    """``by tac`` or any other proof-only term; evaluates to a proof (irrelevant at run time)."""
+
+    text: str
+
+
+@dataclass(slots=True, eq=False)
+class Sort(Node):
+    """``Type``, ``Prop``, ``Sort u``."""
+
+    name: str
+
+
+@dataclass(slots=True, eq=False)
+class Binder(Node):
+    """A binder group: ``(a b : T)``, ``{α : Type}``, ``[BEq α]``, a bare ``x``, or a pattern."""
+
+    names: list[str]
+    type: Term | None
+    type_text: str
+    kind: str = "explicit"
+    """``explicit``, ``implicit``, ``strict``, ``inst``."""
+    pattern: Term | None = None
+    """For ``fun (a, b) => ...`` / ``fun ⟨a, b⟩ => ...``: the pattern (names is empty)."""
+    default: Term | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Arrow(Node):
+    """Function type ``A → B`` (or dependent ``(x : A) → B``)."""
+
+    binder: Binder | None
+    dom: Term
+    cod: Term
+
+
+@dataclass(slots=True, eq=False)
+class Lambda(Node):
+    binders: list[Binder]
+    body: Term
+
+
+@dataclass(slots=True, eq=False)
+class LambdaMatch(Node):
+    """``fun | p => e | ...``."""
+
+    alts: list[MatchAlt]
+
+
+@dataclass(slots=True, eq=False)
+class LetDecl(Node):
+    """``let x (args) : T := v`` or ``let (a, b) := v`` (``pattern``) or ``let f | p => e ...``."""
+
+    name: str | None
+    binders: list[Binder]
+    type: Term | None
+    type_text: str
+    value: Term | None
+    pattern: Term | None = None
+    alts: list[MatchAlt] | None = None
+
+
+@dataclass(slots=True, eq=False)
+class Let(Node):
+    decl: LetDecl
+    body: Term
+    is_have: bool = False
+
+
+@dataclass(slots=True, eq=False)
+class LetRec(Node):
+    decls: list[LetDecl]
+    body: Term
+
+
+@dataclass(slots=True, eq=False)
+class If(Node):
+    cond: Term
+    then: Term
+    els: Term
+    hyp: str | None = None
+    """``if h : c then``: the hypothesis name."""
+
+
+@dataclass(slots=True, eq=False)
+class IfLet(Node):
+    pattern: Term
+    value: Term
+    then: Term
+    els: Term
+
+
+@dataclass(slots=True, eq=False)
+class MatchAlt(Node):
+    patterns: list[Term]
+    """One per discriminant. ``| p1 | p2 => rhs`` gives several alternatives."""
+    rhs: Any
+    """A term, or a :class:`DoSeq` inside ``do``."""
+
+
+@dataclass(slots=True, eq=False)
+class Match(Node):
+    discrs: list[Term]
+    hyps: list[str | None]
+    alts: list[MatchAlt]
+
+
+@dataclass(slots=True, eq=False)
+class Quant(Node):
+    """``∀``/``∃`` with one bound variable per node (multi-binders are nested).
+
+    ``bound`` is the binder predicate of ``∀ x ∈ xs, P`` / ``∀ i < n, P``: (op, term), op in
+    ``∈ < ≤ > ≥ ⊆ ≠``."""
+
+    kind: str
+    """``forall`` or ``exists``."""
+    name: str
+    type: Term | None
+    type_text: str
+    bound: tuple[str, Term] | None
+    body: Term
+    pattern: Term | None = None
+    """``∃ (a, b), P`` style pattern binders (``name`` is then a fresh name)."""
+
+
+@dataclass(slots=True, eq=False)
+class Do(Node):
+    seq: DoSeq
+
+
+@dataclass(slots=True, eq=False)
+class Show(Node):
+    type: Term
+    term: Term
+
+
+# ---------------------------------------------------------------------------------------------
+# do-notation
+
+
+@dataclass(slots=True, eq=False)
+class DoSeq(Node):
+    items: list[Node]
+
+
+@dataclass(slots=True, eq=False)
+class DoLet(Node):
+    """``let [mut] x : T := e`` / ``let [mut] (a, b) := e`` / ``let x ← e``."""
+
+    decl: LetDecl
+    mutable: bool
+    arrow: bool
+
+
+@dataclass(slots=True, eq=False)
+class DoReassign(Node):
+    """``x := e``, ``x ← e``, ``(a, b) := e``, ``x += e``."""
+
+    target: Term
+    op: str
+    """``:=``, ``←``, ``+=``, ``-=``, ``*=``."""
+    value: Term
+
+
+@dataclass(slots=True, eq=False)
+class DoExpr(Node):
+    term: Term
+
+
+@dataclass(slots=True, eq=False)
+class DoIf(Node):
+    cond: Term | None
+    """``None`` for ``if let``."""
+    then: DoSeq
+    els: DoSeq | None
+    hyp: str | None = None
+    let_pattern: Term | None = None
+    let_value: Term | None = None
+
+
+@dataclass(slots=True, eq=False)
+class DoUnless(Node):
+    cond: Term
+    body: DoSeq
+
+
+@dataclass(slots=True, eq=False)
+class DoFor(Node):
+    """``for x in xs do``; several ``x in xs, y in ys`` clauses iterate in lockstep."""
+
+    clauses: list[tuple[Term, Term]]
+    hyp: str | None
+    body: DoSeq
+
+
+@dataclass(slots=True, eq=False)
+class DoWhile(Node):
+    cond: Term
+    body: DoSeq
+    hyp: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class DoRepeat(Node):
+    body: DoSeq
+
+
+@dataclass(slots=True, eq=False)
+class DoBreak(Node):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class DoContinue(Node):
+    pass
+
+
+@dataclass(slots=True, eq=False)
+class DoReturn(Node):
+    term: Term | None
+
+
+@dataclass(slots=True, eq=False)
+class DoMatch(Node):
+    discrs: list[Term]
+    hyps: list[str | None]
+    alts: list[MatchAlt]
+    """Right-hand sides are :class:`DoSeq`."""
+
+
+@dataclass(slots=True, eq=False)
+class DoNested(Node):
+    """A nested ``do`` block used as an element."""
+
+    seq: DoSeq
+
+
+@dataclass(slots=True, eq=False)
+class DoLetRec(Node):
+    decls: list[LetDecl]
+
+
+@dataclass(slots=True, eq=False)
+class DoHave(Node):
+    """A ``have`` inside ``do``: proof only, no run-time effect."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Commands
+
+
+@dataclass(slots=True, eq=False)
+class Modifiers:
+    attributes: list[str] = field(default_factory=list)
+    private: bool = False
+    protected: bool = False
+    noncomputable: bool = False
+    partial: bool = False
+    unsafe: bool = False
+    doc: str | None = None
+
+
+@dataclass(slots=True, eq=False)
+class DefCmd(Node):
+    """``def``/``abbrev``/``theorem``/``lemma``/``instance``/``example`` and ``where`` helpers."""
+
+    kind: str
+    name: str
+    binders: list[Binder]
+    type: Term | None
+    type_text: str
+    body: Term | None
+    """``None`` when the body is given by equations (``alts``) or skipped (theorems)."""
+    alts: list[MatchAlt] | None = None
+    where: list[DefCmd] = field(default_factory=list)
+    modifiers: Modifiers = field(default_factory=Modifiers)
+    end_line: int = 0
+
+
+@dataclass(slots=True, eq=False)
+class StructField(Node):
+    name: str
+    binders: list[Binder]
+    type: Term | None
+    type_text: str
+    default: Term | None
+
+
+@dataclass(slots=True, eq=False)
+class StructureCmd(Node):
+    name: str
+    params: list[Binder]
+    fields: list[StructField]
+    deriving: list[str]
+    extends: list[str]
+    ctor_name: str = "mk"
+    is_class: bool = False
+    modifiers: Modifiers = field(default_factory=Modifiers)
+
+
+@dataclass(slots=True, eq=False)
+class CtorDecl(Node):
+    name: str
+    binders: list[Binder]
+    type: Term | None
+    type_text: str
+
+
+@dataclass(slots=True, eq=False)
+class InductiveCmd(Node):
+    name: str
+    params: list[Binder]
+    ctors: list[CtorDecl]
+    deriving: list[str]
+    modifiers: Modifiers = field(default_factory=Modifiers)
+
+
+@dataclass(slots=True, eq=False)
+class InstanceCmd(Node):
+    """``instance [name] [binders] : Class T where f := ...`` or ``:= ⟨...⟩`` / ``:= { ... }``."""
+
+    name: str | None
+    binders: list[Binder]
+    type: Term
+    type_text: str
+    methods: list[DefCmd]
+    body: Term | None
+    modifiers: Modifiers = field(default_factory=Modifiers)
+
+
+@dataclass(slots=True, eq=False)
+class DerivingCmd(Node):
+    """``deriving instance BEq, Repr for T``."""
+
+    classes: list[str]
+    types: list[str]
+
+
+@dataclass(slots=True, eq=False)
+class OpenCmd(Node):
+    names: list[str]
+
+
+@dataclass(slots=True, eq=False)
+class NamespaceCmd(Node):
+    name: str
+
+
+@dataclass(slots=True, eq=False)
+class SectionCmd(Node):
+    name: str | None
+
+
+@dataclass(slots=True, eq=False)
+class EndCmd(Node):
+    name: str | None
+
+
+@dataclass(slots=True, eq=False)
+class OtherCmd(Node):
+    """A command that has no bearing on evaluation (``import``, ``set_option``, ``#eval``...)."""
+
+    keyword: str
+    text: str
+
+
+@dataclass(slots=True, eq=False)
+class CommandError(Node):
+    """A command that failed to parse: where, why, and (if known) the name it would define."""
+
+    message: str
+    name: str | None
+    text: str
+
+
+Term = Node
+"""Any term node (the union of the classes above that are terms)."""
+
+Command = Node

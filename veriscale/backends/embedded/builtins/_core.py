@@ -1,0 +1,174 @@
+"""Shared helpers of the builtin library: runtime type names, sizes, defaults, wrapping.
+
+Everything here is about the runtime representation of :mod:`veriscale.runtime`; Lean semantics
+live in the topical modules.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from veriscale.backends.embedded.registry import MAX_COLLECTION
+from veriscale.runtime import (
+    NONE,
+    UNIT,
+    Arr,
+    BudgetExceeded,
+    Char,
+    Ctor,
+    Nat,
+    Pair,
+    Some,
+    Struct,
+    UInt8,
+    UInt16,
+    UInt32,
+    UInt64,
+    Unsupported,
+    _FixedWidth,
+    _NoneType,
+    _UnitType,
+)
+
+MAX_BITS = 1 << 20
+"""Largest integer (in bits) a builtin computes; ``2 ^ 10^9`` is a runaway, not a test value."""
+
+
+def type_name_of(value: Any) -> str:
+    """The Lean type head of a runtime value (``Nat``, ``List``, ``Prod`` ...).
+
+    ``bool`` and the integer subclasses are checked before ``int`` because Python's ``bool`` is an
+    ``int`` and so are :class:`Nat` and the fixed-width types.
+    """
+    if isinstance(value, bool):
+        return "Bool"
+    if isinstance(value, Nat):
+        return "Nat"
+    if isinstance(value, _FixedWidth):
+        return type(value).__name__
+    if isinstance(value, int):
+        return "Int"
+    if isinstance(value, float):
+        return "Float"
+    if isinstance(value, Char):
+        return "Char"
+    if isinstance(value, str):
+        return "String"
+    if isinstance(value, Arr):
+        return "Array"
+    if isinstance(value, tuple):
+        return "List"
+    if isinstance(value, Pair):
+        return "Prod"
+    if isinstance(value, (Some, _NoneType)):
+        return "Option"
+    if isinstance(value, _UnitType):
+        return "Unit"
+    if isinstance(value, Struct):
+        return value.type_name
+    if isinstance(value, Ctor):
+        return value.name.rsplit(".", 1)[0]
+    name = getattr(value, "LEAN_TYPE", None)
+    if isinstance(name, str):
+        return name
+    if callable(value):
+        return "Function"
+    raise Unsupported("runtime value", f"unknown representation {type(value).__name__}")
+
+
+def nat(value: int) -> Nat:
+    """Wrap a non-negative Python int as a Lean ``Nat``."""
+    return Nat(int(value))
+
+
+def check_size(count: int, what: str = "collection") -> None:
+    """Refuse to build a collection larger than the registry's limit."""
+    if count > MAX_COLLECTION:
+        raise BudgetExceeded(f"{what} of {count} elements exceeds the limit of {MAX_COLLECTION}")
+
+
+def check_bits(value: int) -> int:
+    if value.bit_length() > MAX_BITS:
+        raise BudgetExceeded(f"integer of {value.bit_length()} bits exceeds the limit of {MAX_BITS}")
+    return value
+
+
+def same_kind(value: int, like: Any) -> Any:
+    """Re-wrap an integer result with the integer type of ``like`` (Nat, fixed width, or Int)."""
+    if isinstance(like, bool):
+        raise Unsupported("integer operation on Bool")
+    if isinstance(like, Nat):
+        return Nat(value)
+    if isinstance(like, _FixedWidth):
+        return type(like)(value)
+    return int(value)
+
+
+FIXED_WIDTH_BY_NAME: dict[str, type[_FixedWidth]] = {
+    "UInt8": UInt8,
+    "UInt16": UInt16,
+    "UInt32": UInt32,
+    "UInt64": UInt64,
+}
+
+
+def default_of_type(ty: Any, *, construct: str) -> Any:
+    """``Inhabited.default`` of a Lean type (what ``xs[i]!`` and ``panic!`` return).
+
+    ``ty`` is a :mod:`veriscale.lean_types` type, or ``None`` when the evaluator does not know it,
+    in which case the builtin cannot answer and says so instead of guessing.
+    """
+    from veriscale.lean_types import NamedType, ProdType
+
+    if ty is None:
+        raise Unsupported(construct, "result type unknown, so the default value is unknown")
+    if isinstance(ty, ProdType):
+        return Pair(
+            default_of_type(ty.fst, construct=construct), default_of_type(ty.snd, construct=construct)
+        )
+    if isinstance(ty, NamedType):
+        name, args = ty.name, ty.args
+        simple: dict[str, Any] = {
+            "Nat": Nat(0),
+            "Int": 0,
+            "Bool": False,
+            "String": "",
+            # Lean: `instance : Inhabited Char := ⟨'A'⟩` (Init/Data/Char/Basic.lean).
+            "Char": Char("A"),
+            # Lean: `instance : Inhabited Float := ⟨UInt64.toFloat 0⟩`, i.e. +0.0.
+            "Float": 0.0,
+            "Unit": UNIT,
+        }
+        if name in simple and not args:
+            return simple[name]
+        if name in FIXED_WIDTH_BY_NAME and not args:
+            return FIXED_WIDTH_BY_NAME[name](0)
+        if name == "List":
+            return ()
+        if name == "Array":
+            return Arr(())
+        if name == "Option":
+            return NONE
+        if name == "Prod" and len(args) == 2:
+            return Pair(
+                default_of_type(args[0], construct=construct),
+                default_of_type(args[1], construct=construct),
+            )
+    raise Unsupported(construct, f"no known default value for type {ty}")
+
+
+def contains_float(value: Any) -> bool:
+    """Whether a value has a Float inside (such values have no lawful ``BEq``/``Hashable``)."""
+    if isinstance(value, float):
+        return True
+    if isinstance(value, tuple):
+        return any(contains_float(v) for v in value)
+    if isinstance(value, Pair):
+        return contains_float(value.fst) or contains_float(value.snd)
+    if isinstance(value, Some):
+        return contains_float(value.value)
+    if isinstance(value, Struct):
+        return any(contains_float(v) for _, v in value.fields)
+    if isinstance(value, Ctor):
+        return any(contains_float(v) for v in value.args)
+    return False

@@ -1,0 +1,133 @@
+"""Lean's ``<``, ``≤``, ``==`` and ``=`` on runtime values, and ``max``/``min``.
+
+* ``<``/``≤`` follow the ``LT``/``LE`` instances: numbers and ``Char`` by value, ``Float`` by IEEE
+  (every comparison with NaN is false), ``String`` lexicographically by code point, ``List``
+  lexicographically (``List.lt`` is ``List.Lex (· < ·)``: the first position where the heads are
+  not equal decides, by ``<``; ``l₁ ≤ l₂`` is ``¬ l₂ < l₁``). Types whose instance differs between
+  core Lean and Mathlib (``Prod``: lexicographic in core, componentwise with Mathlib) or that we
+  could not pin down (``Array``, ``Option``, ``Bool``) raise :class:`Unsupported`.
+* ``==`` follows the ``BEq`` instances: IEEE on ``Float`` (``NaN != NaN``, ``0.0 == -0.0``),
+  elementwise on containers (so ``[NaN] == [NaN]`` is false), structural elsewhere.
+* ``=`` (``DecidableEq``) is structural; ``Float`` has no ``DecidableEq`` instance, so deciding
+  ``x = y`` on floats is not something Lean does.
+* ``max``/``min`` are ``maxOfLe``/``minOfLe`` (``max x y = if x ≤ y then y else x``,
+  ``min x y = if x ≤ y then x else y``), which is also how ``Nat.max``/``Nat.min`` are defined.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from veriscale.backends.embedded.builtins._core import type_name_of
+from veriscale.backends.embedded.registry import builtin
+from veriscale.runtime import Arr, Ctor, Pair, Some, Struct, Unsupported, _NoneType
+
+_SCALAR_ORDERED = frozenset({"Nat", "Int", "UInt8", "UInt16", "UInt32", "UInt64", "Char", "String"})
+
+
+def _kind(a: Any, b: Any) -> str:
+    ka, kb = type_name_of(a), type_name_of(b)
+    if ka != kb:
+        # Nat and Int literals can meet when the evaluator has not coerced yet; they order alike.
+        if {ka, kb} <= {"Nat", "Int"}:
+            return "Int"
+        raise Unsupported("comparison", f"values of different types {ka} and {kb}")
+    return ka
+
+
+def compare_lt(a: Any, b: Any) -> bool:
+    """Lean's ``a < b`` (decided)."""
+    kind = _kind(a, b)
+    if kind in _SCALAR_ORDERED:
+        return bool(a < b)
+    if kind == "Float":
+        return bool(a < b)  # IEEE: false whenever a NaN is involved
+    if kind == "List":
+        for x, y in zip(a, b):
+            if compare_lt(x, y):
+                return True
+            if not decidable_eq(x, y):
+                return False
+        return len(a) < len(b)
+    raise Unsupported("<", f"no LT instance handled for {kind}")
+
+
+def compare_le(a: Any, b: Any) -> bool:
+    """Lean's ``a ≤ b`` (decided)."""
+    kind = _kind(a, b)
+    if kind in _SCALAR_ORDERED:
+        return bool(a <= b)
+    if kind == "Float":
+        return bool(a <= b)
+    if kind == "List":
+        # `List.le a b := ¬ b < a`
+        return not compare_lt(b, a)
+    raise Unsupported("≤", f"no LE instance handled for {kind}")
+
+
+def lean_beq(a: Any, b: Any) -> bool:
+    """Lean's ``a == b`` with the standard ``BEq`` instances (derived ones are fieldwise)."""
+    if isinstance(a, float) or isinstance(b, float):
+        return bool(a == b)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        if isinstance(a, Arr) != isinstance(b, Arr):
+            return False
+        return len(a) == len(b) and all(lean_beq(x, y) for x, y in zip(a, b))
+    if isinstance(a, Pair) and isinstance(b, Pair):
+        return lean_beq(a.fst, b.fst) and lean_beq(a.snd, b.snd)
+    if isinstance(a, Some) and isinstance(b, Some):
+        return lean_beq(a.value, b.value)
+    if isinstance(a, Struct) and isinstance(b, Struct):
+        return a.type_name == b.type_name and all(
+            lean_beq(x, y) for (_, x), (_, y) in zip(a.fields, b.fields)
+        )
+    if isinstance(a, Ctor) and isinstance(b, Ctor):
+        return a.name == b.name and len(a.args) == len(b.args) and all(
+            lean_beq(x, y) for x, y in zip(a.args, b.args)
+        )
+    if isinstance(a, _NoneType) or isinstance(b, _NoneType):
+        return a is b
+    if callable(a) or callable(b):
+        raise Unsupported("==", "functions have no BEq instance")
+    return bool(a == b)
+
+
+def decidable_eq(a: Any, b: Any) -> bool:
+    """Lean's decided ``a = b``; refuses floats, which have no ``DecidableEq`` instance."""
+    if isinstance(a, float) or isinstance(b, float):
+        raise Unsupported("=", "Float has no DecidableEq instance")
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        if isinstance(a, Arr) != isinstance(b, Arr):
+            return False
+        return len(a) == len(b) and all(decidable_eq(x, y) for x, y in zip(a, b))
+    if isinstance(a, Pair) and isinstance(b, Pair):
+        return decidable_eq(a.fst, b.fst) and decidable_eq(a.snd, b.snd)
+    if isinstance(a, Some) and isinstance(b, Some):
+        return decidable_eq(a.value, b.value)
+    if isinstance(a, Struct) and isinstance(b, Struct):
+        return a.type_name == b.type_name and all(
+            decidable_eq(x, y) for (_, x), (_, y) in zip(a.fields, b.fields)
+        )
+    if isinstance(a, Ctor) and isinstance(b, Ctor):
+        return a.name == b.name and len(a.args) == len(b.args) and all(
+            decidable_eq(x, y) for x, y in zip(a.args, b.args)
+        )
+    if callable(a) or callable(b):
+        raise Unsupported("=", "equality of functions is not decidable")
+    return bool(a == b)
+
+
+def lean_max(a: Any, b: Any) -> Any:
+    """``max a b`` = ``maxOfLe``: ``if a ≤ b then b else a``."""
+    return b if compare_le(a, b) else a
+
+
+def lean_min(a: Any, b: Any) -> Any:
+    """``min a b`` = ``minOfLe``: ``if a ≤ b then a else b``."""
+    return a if compare_le(a, b) else b
+
+
+builtin("max", 2)(lean_max)
+builtin("min", 2)(lean_min)
+builtin("Max.max", 2)(lean_max)
+builtin("Min.min", 2)(lean_min)

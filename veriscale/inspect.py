@@ -1,0 +1,91 @@
+"""``veriscale inspect``: a readable summary of one task or a whole benchmark."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel
+
+from veriscale.task import Task, TaskLoadError, load_benchmark
+
+
+class TaskSummary(BaseModel):
+    task: str
+    signature: str
+    tests: int
+    unexpected: int
+    reject_inputs: int
+    imports: str
+
+    @classmethod
+    def of(cls, task: Task) -> TaskSummary:
+        params = " ".join(f"({p.name} : {p.type})" for p in task.signature.parameters)
+        imports = " ".join(
+            line.split(None, 1)[1] for line in task.section("import").splitlines() if line.startswith("import ")
+        )
+        return cls(
+            task=task.id,
+            signature=f"{task.signature.name} {params} : {task.signature.return_type}",
+            tests=len(task.tests),
+            unexpected=sum(len(t.unexpected) for t in task.tests),
+            reject_inputs=len(task.reject_inputs),
+            imports=imports or "-",
+        )
+
+
+class LoadFailure(BaseModel):
+    task: str
+    file: str
+    line: int | None
+    reason: str
+
+    @classmethod
+    def of(cls, error: TaskLoadError) -> LoadFailure:
+        return cls(task=error.task, file=str(error.file), line=error.line, reason=error.reason)
+
+
+class BenchmarkSummary(BaseModel):
+    root: str
+    tasks: list[TaskSummary]
+    failed: list[LoadFailure]
+
+    @property
+    def checks(self) -> int:
+        """Checks as counted by the method: tests + unexpected outputs + reject inputs."""
+        return sum(t.tests + t.unexpected + t.reject_inputs for t in self.tasks)
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "loaded": len(self.tasks),
+            "failed": [f.model_dump() for f in self.failed],
+            "tasks": [t.model_dump() for t in self.tasks],
+        }
+
+    def format_table(self) -> str:
+        width = max((len(t.task) for t in self.tasks), default=4)
+        lines = [f"{'task':<{width}}  {'tests':>6} {'unexp':>6} {'reject':>6}  signature"]
+        for t in self.tasks:
+            lines.append(f"{t.task:<{width}}  {t.tests:>6} {t.unexpected:>6} {t.reject_inputs:>6}  {t.signature}")
+        tests = sum(t.tests for t in self.tasks)
+        unexpected = sum(t.unexpected for t in self.tasks)
+        rejects = sum(t.reject_inputs for t in self.tasks)
+        lines.append("")
+        lines.append(
+            f"{len(self.tasks)} task(s) loaded from {self.root}: {tests} tests, {unexpected} unexpected outputs, "
+            f"{rejects} reject inputs, {self.checks} checks"
+        )
+        if self.failed:
+            lines.append(f"{len(self.failed)} task(s) failed to load:")
+            for f in self.failed:
+                where = f"{f.file}:{f.line}" if f.line is not None else f.file
+                lines.append(f"  {f.task}: {where}: {f.reason}")
+        return "\n".join(lines)
+
+
+def inspect_benchmark(path: Path) -> BenchmarkSummary:
+    loaded = load_benchmark(path)
+    return BenchmarkSummary(
+        root=str(path),
+        tasks=[TaskSummary.of(t) for t in loaded.tasks],
+        failed=[LoadFailure.of(e) for e in loaded.failures],
+    )

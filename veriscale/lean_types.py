@@ -1,0 +1,492 @@
+"""Lean type expressions as immutable, hashable values with one printed normal form.
+
+Task signatures name parameter and return types as Lean source text (``List (Int × Nat)``,
+``Prod Nat Nat``, ``Int -> Bool``, ``Map Int Int``). :func:`parse_type` turns such text into a
+:class:`LeanType`; equal types written differently parse to equal values, and ``str(t)`` prints the
+normal form:
+
+* products use ``×`` and are right-associative: ``Prod A B`` becomes ``A × B``, and
+  ``A × B × C`` is ``A × (B × C)``;
+* functions use ``→`` (``->`` is accepted when parsing) and are right-associative;
+* parentheses appear only where Lean needs them (``List (Int)`` prints as ``List Int``).
+
+Supported forms: any (possibly dotted) type name applied to arguments, parentheses, ``×`` /
+``Prod``, ``→`` / ``->``, and numeric literals as arguments (``Fin 5``). Built-in names with a known
+arity are checked (``List Int Nat`` is an error): ``Nat Int Bool String Char Float Unit UInt8
+UInt16 UInt32 UInt64 USize`` (no arguments), ``List Array Option Fin Std.HashSet HashSet`` (one),
+``Prod Std.HashMap HashMap`` (two). Other names -- user structures such as ``Map`` or type
+parameters such as ``K`` -- are accepted with any number of arguments; the value codec decides
+what it can represent.
+
+Structures declared in a task's ``task_aux`` section are read by :func:`parse_structures`;
+:meth:`StructDef.fields_for` gives a field's type for a concrete instance (``Map Int Int``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+
+__all__ = [
+    "BOOL",
+    "CHAR",
+    "FLOAT",
+    "INT",
+    "NAT",
+    "STRING",
+    "UNIT",
+    "FunType",
+    "LeanType",
+    "LeanTypeError",
+    "NamedType",
+    "NatLitType",
+    "ProdType",
+    "StructDef",
+    "StructField",
+    "array_of",
+    "fun_of",
+    "list_of",
+    "option_of",
+    "parse_structures",
+    "parse_type",
+    "prod_of",
+    "substitute",
+]
+
+
+class LeanTypeError(ValueError):
+    """A type (or structure declaration) that could not be parsed; says what, where, and why."""
+
+    def __init__(self, text: str, position: int, reason: str) -> None:
+        self.text = text
+        self.position = position
+        self.reason = reason
+        super().__init__(f"{reason} at position {position} in Lean type {text!r}")
+
+
+# ---------------------------------------------------------------------------------------------
+# The type values
+
+
+class LeanType:
+    """Base class of type expressions. Instances are frozen dataclasses: hashable, comparable."""
+
+    __slots__ = ()
+
+    def _render(self, prec: int) -> str:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return self._render(_PREC_TOP)
+
+
+# Binding strength of the printed forms (Lean: `→` is 25, `×` is infixr 35, application is max).
+_PREC_TOP = 0
+_PREC_FUN = 25
+_PREC_PROD = 35
+_PREC_ARG = 1024
+
+
+def _paren(text: str, needed: bool) -> str:
+    return f"({text})" if needed else text
+
+
+@dataclass(frozen=True, slots=True)
+class NamedType(LeanType):
+    """A type name applied to zero or more arguments: ``Nat``, ``List Int``, ``Map Int Int``."""
+
+    name: str
+    args: tuple[LeanType, ...] = ()
+
+    def _render(self, prec: int) -> str:
+        if not self.args:
+            return self.name
+        text = " ".join([self.name, *(a._render(_PREC_ARG) for a in self.args)])
+        return _paren(text, prec >= _PREC_ARG)
+
+    def __repr__(self) -> str:
+        return f"NamedType({str(self)!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class ProdType(LeanType):
+    """``fst × snd`` (Lean's ``Prod fst snd``)."""
+
+    fst: LeanType
+    snd: LeanType
+
+    def _render(self, prec: int) -> str:
+        # `×` is right-associative: a product on the left needs parentheses, on the right not.
+        text = f"{self.fst._render(_PREC_PROD + 1)} × {self.snd._render(_PREC_PROD)}"
+        return _paren(text, prec > _PREC_PROD)
+
+    def __repr__(self) -> str:
+        return f"ProdType({str(self)!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class FunType(LeanType):
+    """``domain → codomain``."""
+
+    domain: LeanType
+    codomain: LeanType
+
+    def _render(self, prec: int) -> str:
+        text = f"{self.domain._render(_PREC_FUN + 1)} → {self.codomain._render(_PREC_FUN)}"
+        return _paren(text, prec > _PREC_FUN)
+
+    def __repr__(self) -> str:
+        return f"FunType({str(self)!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class NatLitType(LeanType):
+    """A numeric literal in argument position, as in ``Fin 5``."""
+
+    value: int
+
+    def _render(self, prec: int) -> str:
+        return str(self.value)
+
+    def __repr__(self) -> str:
+        return f"NatLitType({self.value})"
+
+
+NAT = NamedType("Nat")
+INT = NamedType("Int")
+BOOL = NamedType("Bool")
+STRING = NamedType("String")
+CHAR = NamedType("Char")
+FLOAT = NamedType("Float")
+UNIT = NamedType("Unit")
+
+
+def list_of(elem: LeanType) -> NamedType:
+    return NamedType("List", (elem,))
+
+
+def array_of(elem: LeanType) -> NamedType:
+    return NamedType("Array", (elem,))
+
+
+def option_of(elem: LeanType) -> NamedType:
+    return NamedType("Option", (elem,))
+
+
+def prod_of(*components: LeanType) -> LeanType:
+    """``prod_of(A, B, C)`` is ``A × B × C`` (that is, ``A × (B × C)``)."""
+    if len(components) < 2:
+        raise ValueError("a product needs at least two components")
+    result = components[-1]
+    for component in reversed(components[:-1]):
+        result = ProdType(component, result)
+    return result
+
+
+def fun_of(*types: LeanType) -> LeanType:
+    """``fun_of(A, B, C)`` is ``A → B → C``."""
+    if len(types) < 2:
+        raise ValueError("a function type needs a domain and a codomain")
+    result = types[-1]
+    for domain in reversed(types[:-1]):
+        result = FunType(domain, result)
+    return result
+
+
+# Names whose arity we know; anything else (user structures, type variables) is unchecked.
+BUILTIN_ARITY: dict[str, int] = {
+    **{
+        name: 0
+        for name in (
+            "Nat", "Int", "Bool", "String", "Char", "Float", "Unit",
+            "UInt8", "UInt16", "UInt32", "UInt64", "USize",
+        )
+    },
+    "List": 1,
+    "Array": 1,
+    "Option": 1,
+    "Fin": 1,
+    "Std.HashSet": 1,
+    "HashSet": 1,
+    "Prod": 2,
+    "Std.HashMap": 2,
+    "HashMap": 2,
+}
+
+
+# ---------------------------------------------------------------------------------------------
+# Parsing
+
+
+_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<arrow>->|→)
+  | (?P<times>×)
+  | (?P<lparen>\()
+  | (?P<rparen>\))
+  | (?P<num>[0-9]+)
+  | (?P<name>[^\W\d][\w'!?]*(?:\.[^\W\d][\w'!?]*)*)
+    """,
+    re.VERBOSE,
+)
+
+
+@dataclass(frozen=True, slots=True)
+class _Tok:
+    kind: str
+    text: str
+    pos: int
+
+
+def _tokenize(text: str) -> list[_Tok]:
+    tokens: list[_Tok] = []
+    pos = 0
+    while pos < len(text):
+        m = _TOKEN.match(text, pos)
+        if m is None:
+            raise LeanTypeError(text, pos, f"unexpected character {text[pos]!r}")
+        kind = m.lastgroup or ""
+        if kind != "ws":
+            tokens.append(_Tok(kind, m.group(), pos))
+        pos = m.end()
+    tokens.append(_Tok("end", "", len(text)))
+    return tokens
+
+
+class _TypeParser:
+    """Recursive descent: fun := prod ('→' fun)? ; prod := app ('×' prod)? ; app := atom atom*."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.tokens = _tokenize(text)
+        self.i = 0
+
+    def peek(self) -> _Tok:
+        return self.tokens[self.i]
+
+    def advance(self) -> _Tok:
+        tok = self.tokens[self.i]
+        self.i += 1
+        return tok
+
+    def error(self, tok: _Tok, reason: str) -> LeanTypeError:
+        return LeanTypeError(self.text, tok.pos, reason)
+
+    def parse(self) -> LeanType:
+        if self.peek().kind == "end":
+            raise self.error(self.peek(), "empty type")
+        ty = self.parse_fun()
+        if self.peek().kind != "end":
+            raise self.error(self.peek(), f"unexpected {self.peek().text!r}")
+        return ty
+
+    def parse_fun(self) -> LeanType:
+        domain = self.parse_prod()
+        if self.peek().kind == "arrow":
+            self.advance()
+            return FunType(domain, self.parse_fun())
+        return domain
+
+    def parse_prod(self) -> LeanType:
+        left = self.parse_app()
+        if self.peek().kind == "times":
+            self.advance()
+            return ProdType(left, self.parse_prod())
+        return left
+
+    def parse_app(self) -> LeanType:
+        head_tok = self.peek()
+        head = self.parse_atom()
+        args: list[LeanType] = []
+        while self.peek().kind in ("name", "num", "lparen"):
+            args.append(self.parse_atom())
+        if not args:
+            if isinstance(head, NamedType) and not head.args:
+                self.check_arity(head_tok, head.name, 0)
+            return head
+        if not (isinstance(head, NamedType) and not head.args) or head_tok.kind != "name":
+            raise self.error(head_tok, f"{str(head)!r} cannot be applied to arguments")
+        self.check_arity(head_tok, head.name, len(args))
+        if head.name == "Prod":
+            return ProdType(args[0], args[1])
+        return NamedType(head.name, tuple(args))
+
+    def check_arity(self, tok: _Tok, name: str, count: int) -> None:
+        expected = BUILTIN_ARITY.get(name)
+        if expected is not None and expected != count:
+            raise self.error(
+                tok, f"{name} takes {expected} type argument{'s' if expected != 1 else ''}, got {count}"
+            )
+
+    def parse_atom(self) -> LeanType:
+        tok = self.advance()
+        if tok.kind == "name":
+            return NamedType(tok.text)
+        if tok.kind == "num":
+            return NatLitType(int(tok.text))
+        if tok.kind == "lparen":
+            if self.peek().kind == "rparen":
+                raise self.error(self.peek(), "empty parentheses")
+            inner = self.parse_fun()
+            close = self.advance()
+            if close.kind != "rparen":
+                raise self.error(close, f"expected ')' but found {close.text or 'end of text'!r}")
+            return inner
+        if tok.kind == "end":
+            raise self.error(tok, "unexpected end of type")
+        raise self.error(tok, f"unexpected {tok.text!r}")
+
+
+@lru_cache(maxsize=4096)
+def parse_type(text: str) -> LeanType:
+    """Parse Lean type text into its normal form; raises :class:`LeanTypeError`."""
+    if not isinstance(text, str):
+        raise LeanTypeError(repr(text), 0, "type text must be a string")
+    return _TypeParser(text).parse()
+
+
+def substitute(ty: LeanType, mapping: Mapping[str, LeanType]) -> LeanType:
+    """Replace bare type names (type parameters such as ``K``) by the types they stand for."""
+    if isinstance(ty, NamedType):
+        if not ty.args and ty.name in mapping:
+            return mapping[ty.name]
+        if not ty.args:
+            return ty
+        return NamedType(ty.name, tuple(substitute(a, mapping) for a in ty.args))
+    if isinstance(ty, ProdType):
+        return ProdType(substitute(ty.fst, mapping), substitute(ty.snd, mapping))
+    if isinstance(ty, FunType):
+        return FunType(substitute(ty.domain, mapping), substitute(ty.codomain, mapping))
+    return ty
+
+
+# ---------------------------------------------------------------------------------------------
+# Structures
+
+
+@dataclass(frozen=True, slots=True)
+class StructField:
+    name: str
+    type: LeanType
+
+
+@dataclass(frozen=True, slots=True)
+class StructDef:
+    """A ``structure`` declaration: its name, explicit type parameters, and fields in order."""
+
+    name: str
+    params: tuple[str, ...]
+    fields: tuple[StructField, ...]
+
+    @property
+    def field_names(self) -> tuple[str, ...]:
+        return tuple(f.name for f in self.fields)
+
+    def fields_for(self, ty: LeanType) -> tuple[StructField, ...]:
+        """The fields with the type parameters replaced by the arguments of ``ty``."""
+        if not isinstance(ty, NamedType) or ty.name != self.name:
+            raise ValueError(f"{ty} is not an instance of structure {self.name}")
+        if len(ty.args) != len(self.params):
+            raise ValueError(
+                f"structure {self.name} takes {len(self.params)} type arguments, {ty} gives {len(ty.args)}"
+            )
+        mapping = dict(zip(self.params, ty.args))
+        return tuple(StructField(f.name, substitute(f.type, mapping)) for f in self.fields)
+
+    def field_type(self, ty: LeanType, field: str) -> LeanType:
+        for f in self.fields_for(ty):
+            if f.name == field:
+                return f.type
+        raise KeyError(f"structure {self.name} has no field {field!r}")
+
+
+_STRUCT_HEAD = re.compile(
+    r"^structure[ \t]+(?P<name>[^\W\d][\w'.]*)(?P<binders>.*?)(?:[ \t]+extends[ \t].*?)?"
+    r"(?:[ \t]*:[ \t]*(?:Type|Sort)(?:[ \t]+[\w*]+)?)?[ \t]+where[ \t]*(?:--.*)?$",
+    re.MULTILINE,
+)
+_BINDER = re.compile(r"\(([^():]*):([^()]*)\)|\[[^\]]*\]|\{[^}]*\}|⦃[^⦄]*⦄")
+_FIELD = re.compile(r"^(?P<names>[^\W\d][\w']*(?:[ \t]+[^\W\d][\w']*)*)[ \t]*:(?!=)[ \t]*(?P<type>.+)$")
+_CTOR_LINE = re.compile(r"^[^\W\d][\w']*[ \t]*::[ \t]*$")
+
+
+def _strip_comment(line: str) -> str:
+    cut = line.find("--")
+    return line if cut < 0 else line[:cut]
+
+
+def _parse_binders(text: str, decl: str, offset: int) -> tuple[str, ...]:
+    """Explicit ``(K V : Type)`` binders become parameters; instance/implicit binders are skipped."""
+    params: list[str] = []
+    pos = 0
+    stripped = text.strip()
+    while pos < len(stripped):
+        if stripped[pos].isspace():
+            pos += 1
+            continue
+        m = _BINDER.match(stripped, pos)
+        if m is None:
+            raise LeanTypeError(decl, offset + text.find(stripped) + pos, "unsupported structure binder")
+        if m.group(1) is not None:
+            params.extend(m.group(1).split())
+        pos = m.end()
+    return tuple(params)
+
+
+def parse_structures(lean_source: str) -> dict[str, StructDef]:
+    """Extract ``structure Name (params) where field : Type ...`` declarations from Lean source.
+
+    Handles explicit type-parameter binders (``(K V : Type)``), instance binders (``[BEq K]``,
+    skipped), an optional ``mk ::`` constructor line, several names per field line
+    (``x y : Int``), default values (``:= ...``, ignored), comments, and a trailing ``deriving``
+    clause. The field block ends at the first non-indented line.
+    """
+    result: dict[str, StructDef] = {}
+    for head in _STRUCT_HEAD.finditer(lean_source):
+        name = head.group("name")
+        params = _parse_binders(head.group("binders"), head.group(0), head.start("binders") - head.start())
+        fields: list[StructField] = []
+        pos = head.end() + 1
+        while pos < len(lean_source):
+            end = lean_source.find("\n", pos)
+            end = len(lean_source) if end < 0 else end
+            raw_line = lean_source[pos:end]
+            line_start = pos
+            pos = end + 1
+            line = _strip_comment(raw_line)
+            if not line.strip():
+                continue
+            if not line[0].isspace():
+                break  # `deriving ...`, the next declaration, or the end of the block
+            body = line.strip()
+            if _CTOR_LINE.match(body):
+                continue
+            body = body.split(":=", 1)[0].rstrip()
+            m = _FIELD.match(body)
+            if m is None:
+                raise LeanTypeError(raw_line, 0, f"cannot read a field of structure {name}")
+            try:
+                field_type = parse_type(m.group("type").strip())
+            except LeanTypeError as exc:
+                raise LeanTypeError(
+                    lean_source, line_start + raw_line.find(m.group("type")) + exc.position,
+                    f"in a field of structure {name}: {exc.reason}",
+                ) from exc
+            for field_name in m.group("names").split():
+                fields.append(StructField(field_name, field_type))
+        result[name] = StructDef(name, params, tuple(fields))
+    return result
+
+
+def struct_def_for(ty: LeanType, structs: Mapping[str, StructDef]) -> StructDef | None:
+    """The declaration of ``ty`` when it names one of ``structs``."""
+    if isinstance(ty, NamedType):
+        return structs.get(ty.name)
+    return None
+
+
+def type_args(ty: LeanType) -> Sequence[LeanType]:
+    return ty.args if isinstance(ty, NamedType) else ()

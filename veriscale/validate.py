@@ -1,0 +1,339 @@
+"""``veriscale validate``: check an engine against a benchmark whose answers came from real Lean.
+
+For every task, five kinds of check:
+
+* ``precond_tests``       (a) the precondition holds on every test input;
+* ``precond_rejects``     (b) the precondition fails on every reject input;
+* ``code``                (c) the reference code returns ``expected`` (compared as typed values);
+* ``postcond_expected``   (d) the postcondition holds on (input, expected);
+* ``postcond_unexpected`` (e) the postcondition fails on (input, unexpected) -- reported apart,
+  because the published suites contain unexpected outputs that the ground truth accepts.
+
+A task is ``full`` when every check of kinds (a)-(d) was answered, ``unsupported`` when none was,
+``partial`` otherwise. Values that do not parse (the published VerinaPlus's truncated
+``expected`` values) are data defects, reported with the evidence, not disagreements.
+"""
+
+from __future__ import annotations
+
+import os
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from veriscale.backends.base import Answer, Backend, Check, CheckKind
+from veriscale.runtime import values_equal
+from veriscale.task import Task, load_benchmark
+from veriscale.typed_task import TypedTaskError, ValueProblem, typed_view
+from veriscale.values import render_value
+
+CORE_KINDS = ("precond_tests", "precond_rejects", "code", "postcond_expected")
+ALL_KINDS = (*CORE_KINDS, "postcond_unexpected")
+Verdict = Literal["agree", "disagree", "unknown"]
+
+
+class KindCounts(BaseModel):
+    agree: int = 0
+    disagree: int = 0
+    unknown: int = 0
+
+    @property
+    def total(self) -> int:
+        return self.agree + self.disagree + self.unknown
+
+    def add(self, other: KindCounts) -> None:
+        self.agree += other.agree
+        self.disagree += other.disagree
+        self.unknown += other.unknown
+
+
+class Disagreement(BaseModel):
+    kind: str
+    row: str
+    """Where the check comes from, e.g. ``test.json[3]`` or ``test.json[3].unexpected[1]``."""
+    input: dict[str, Any]
+    stored: Any
+    """What the data says: the stored expected value, or the truth value it implies."""
+    engine: Any
+    """What the engine answered."""
+
+
+class Defect(BaseModel):
+    kind: str
+    """``truncated-expected``, ``unparseable-value``, ``duplicate-input``."""
+    row: str
+    detail: str
+
+
+class TaskValidation(BaseModel):
+    task: str
+    status: Literal["full", "partial", "unsupported", "error"]
+    first_unsupported: str | None = None
+    counts: dict[str, KindCounts] = Field(default_factory=lambda: {k: KindCounts() for k in ALL_KINDS})
+    disagreements: list[Disagreement] = Field(default_factory=list)
+    unknown_reasons: dict[str, int] = Field(default_factory=dict)
+    defects: list[Defect] = Field(default_factory=list)
+    error: str | None = None
+    seconds: float = 0.0
+
+    @property
+    def checks(self) -> int:
+        return sum(c.total for c in self.counts.values())
+
+
+class ValidationReport(BaseModel):
+    root: str
+    engine: str
+    tasks: list[TaskValidation]
+    totals: dict[str, KindCounts]
+    status_counts: dict[str, int]
+    defect_counts: dict[str, int]
+    checks: int
+    seconds: float
+    checks_per_second: float
+    load_failures: list[str]
+
+
+# ---------------------------------------------------------------------------------------------
+# One task
+
+
+def _compact(text: str) -> str:
+    return "".join(text.split())
+
+
+def _render(value: Any, ty: Any) -> str:
+    try:
+        return render_value(value, ty)
+    except Exception:  # noqa: BLE001 - rendering is for the report only
+        return repr(value)
+
+
+def _first_reason(answer: Answer) -> str:
+    reason = answer.reason.value if answer.reason is not None else "unknown"
+    return f"{reason}: {answer.detail}" if answer.detail else reason
+
+
+def validate_task(task: Task, backend: Backend) -> TaskValidation:
+    """Run every check of one task through ``backend`` and compare with the stored answers."""
+    started = time.perf_counter()
+    result = TaskValidation(task=task.id, status="full")
+    try:
+        view = typed_view(task)
+    except TypedTaskError as exc:
+        result.status = "error"
+        result.error = exc.reason
+        return result
+
+    problems_by_field: dict[str, ValueProblem] = {p.field: p for p in view.problems}
+    for problem in view.problems:
+        if problem.kind != "truncated" or not problem.field.endswith(".expected"):
+            result.defects.append(Defect(kind="unparseable-value", row=problem.field, detail=problem.reason))
+
+    # Build the batch, remembering what each check means.
+    checks: list[Check] = []
+    meaning: list[tuple[str, str, dict[str, Any], Any]] = []  # (kind, row, raw input, stored answer)
+
+    def add(kind: str, row: str, raw_input: dict[str, Any], stored: Any, check: Check) -> None:
+        checks.append(check)
+        meaning.append((kind, row, raw_input, stored))
+
+    seen_keys: set[str] = set()
+    for test in view.tests:
+        raw = task.tests[test.index]
+        row = f"test.json[{test.index}]"
+        if test.args is None:
+            continue
+        if test.key is not None:
+            if test.key in seen_keys:
+                result.defects.append(Defect(kind="duplicate-input", row=row, detail="same input as an earlier test"))
+            seen_keys.add(test.key)
+        add("precond_tests", row, raw.input, True, Check(kind=CheckKind.PRECOND, args=test.args))
+        add("code", row, raw.input, test.expected if test.expected_ok else raw.expected,
+            Check(kind=CheckKind.CODE, args=test.args))
+        if test.expected_ok:
+            add("postcond_expected", row, raw.input, True,
+                Check(kind=CheckKind.POSTCOND, args=test.args, output=test.expected))
+        for j, value in test.unexpected:
+            add("postcond_unexpected", f"{row}.unexpected[{j}]", raw.input, False,
+                Check(kind=CheckKind.POSTCOND, args=test.args, output=value))
+    for reject in view.rejects:
+        if reject.args is None:
+            continue
+        row = f"reject_inputs.json[{reject.index}]"
+        add("precond_rejects", row, task.reject_inputs[reject.index].input, False,
+            Check(kind=CheckKind.PRECOND, args=reject.args))
+
+    answers = backend.run(task, checks) if checks else []
+    reasons: Counter[str] = Counter()
+    for (kind, row, raw_input, stored), answer in zip(meaning, answers, strict=True):
+        counts = result.counts[kind]
+        if answer.is_unknown:
+            counts.unknown += 1
+            reasons[_first_reason(answer)] += 1
+            if result.first_unsupported is None and answer.reason is not None and answer.reason.value == "unsupported":
+                result.first_unsupported = answer.detail
+            continue
+        if kind == "code":
+            problem = problems_by_field.get(f"{row}.expected")
+            if problem is not None:
+                # The stored value does not parse: a data defect, proven when it is the tail of ours.
+                rendered = _render(answer.value, view.return_type)
+                tail = _compact(str(problem.raw))
+                if tail and _compact(rendered).endswith(tail):
+                    result.defects.append(Defect(
+                        kind="truncated-expected", row=row,
+                        detail=f"stored {str(problem.raw)[:60]!r} is the tail of the computed value"))
+                else:
+                    result.defects.append(Defect(
+                        kind="unparseable-expected", row=row,
+                        detail=f"{problem.reason}; computed {rendered[:80]}"))
+                continue
+            same = values_equal(answer.value, stored)
+            verdict: Verdict = "agree" if same else "disagree"
+            engine_view: Any = _render(answer.value, view.return_type)
+            stored_view: Any = _render(stored, view.return_type)
+        else:
+            got = answer.status == "true"
+            verdict = "agree" if got == stored else "disagree"
+            engine_view, stored_view = got, stored
+        if verdict == "agree":
+            counts.agree += 1
+        else:
+            counts.disagree += 1
+            result.disagreements.append(Disagreement(
+                kind=kind, row=row, input=raw_input, stored=stored_view, engine=engine_view))
+
+    result.unknown_reasons = dict(reasons.most_common())
+    core_answered = sum(result.counts[k].agree + result.counts[k].disagree for k in CORE_KINDS)
+    core_unknown = sum(result.counts[k].unknown for k in CORE_KINDS)
+    if core_unknown == 0:
+        result.status = "full"
+    elif core_answered == 0:
+        result.status = "unsupported"
+    else:
+        result.status = "partial"
+    result.seconds = round(time.perf_counter() - started, 4)
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# A whole benchmark, in worker processes
+
+_WORKER_BACKEND: Backend | None = None
+
+
+def _make_backend(name: str) -> Backend:
+    from veriscale.backends.select import make_backend
+
+    return make_backend(name)
+
+
+def _worker_init(backend_name: str) -> None:
+    global _WORKER_BACKEND
+    _WORKER_BACKEND = _make_backend(backend_name)
+
+
+def _worker_validate(task: Task) -> TaskValidation:
+    assert _WORKER_BACKEND is not None
+    try:
+        return validate_task(task, _WORKER_BACKEND)
+    except Exception as exc:  # noqa: BLE001 - one broken task must not end the run
+        return TaskValidation(task=task.id, status="error", error=f"{type(exc).__name__}: {exc}")
+
+
+def validate_benchmark(
+    root: Path,
+    *,
+    backend_name: str = "embedded",
+    jobs: int | None = None,
+    progress: Callable[[Iterable[TaskValidation], int], Iterable[TaskValidation]] | None = None,
+    task_ids: Sequence[str] | None = None,
+) -> ValidationReport:
+    started = time.perf_counter()
+    loaded = load_benchmark(root)
+    tasks = [t for t in loaded.tasks if task_ids is None or t.id in set(task_ids)]
+    # Biggest tasks first keeps both workers busy until the end.
+    tasks.sort(key=lambda t: -(len(t.tests) + len(t.reject_inputs)))
+    jobs = max(1, jobs or min(len(tasks), os.cpu_count() or 1))
+    results: list[TaskValidation]
+    if jobs == 1 or len(tasks) <= 1:
+        _worker_init(backend_name)
+        stream: Iterable[TaskValidation] = (_worker_validate(t) for t in tasks)
+        results = list(progress(stream, len(tasks)) if progress else stream)
+    else:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(backend_name,)) as pool:
+            stream = pool.map(_worker_validate, tasks, chunksize=1)
+            results = list(progress(stream, len(tasks)) if progress else stream)
+    results.sort(key=lambda r: r.task)
+    return summarize(str(root), backend_name, results, time.perf_counter() - started,
+                     [str(e) for e in loaded.failures])
+
+
+def summarize(
+    root: str, engine: str, results: list[TaskValidation], seconds: float, load_failures: list[str]
+) -> ValidationReport:
+    totals = {k: KindCounts() for k in ALL_KINDS}
+    for r in results:
+        for k, c in r.counts.items():
+            totals[k].add(c)
+    checks = sum(r.checks for r in results)
+    status_counts = Counter(r.status for r in results)
+    defect_counts = Counter(d.kind for r in results for d in r.defects)
+    return ValidationReport(
+        root=root,
+        engine=engine,
+        tasks=results,
+        totals=totals,
+        status_counts=dict(sorted(status_counts.items())),
+        defect_counts=dict(sorted(defect_counts.items())),
+        checks=checks,
+        seconds=round(seconds, 2),
+        checks_per_second=round(checks / seconds, 1) if seconds > 0 else 0.0,
+        load_failures=load_failures,
+    )
+
+
+def format_report(report: ValidationReport, *, verbose: bool = False) -> str:
+    short = {"precond_tests": "pre+", "precond_rejects": "pre-", "code": "code",
+             "postcond_expected": "post+", "postcond_unexpected": "post-"}
+    width = max((len(r.task) for r in report.tasks), default=4)
+    header = f"{'task':<{width}}  {'status':<11}" + "".join(f"{short[k]:>16}" for k in ALL_KINDS)
+    lines = [header, " " * (width + 13) + "".join(f"{'ok/bad/unk':>16}" for _ in ALL_KINDS)]
+    for r in report.tasks:
+        if not verbose and r.status == "full" and not r.disagreements and not r.defects:
+            continue
+        cells = "".join(
+            f"{f'{c.agree}/{c.disagree}/{c.unknown}':>16}" for c in (r.counts[k] for k in ALL_KINDS)
+        )
+        lines.append(f"{r.task:<{width}}  {r.status:<11}{cells}")
+        if r.status in ("partial", "unsupported") and r.unknown_reasons:
+            top = next(iter(r.unknown_reasons))
+            lines.append(f"{'':<{width}}    unknown: {top[:140]}")
+        if r.error:
+            lines.append(f"{'':<{width}}    error: {r.error[:140]}")
+    cells = "".join(
+        f"{f'{c.agree}/{c.disagree}/{c.unknown}':>16}" for c in (report.totals[k] for k in ALL_KINDS)
+    )
+    lines.append(f"{'TOTAL':<{width}}  {'':<11}{cells}")
+    lines.append("")
+    n = len(report.tasks)
+    full = report.status_counts.get("full", 0)
+    lines.append(
+        f"{n} tasks: " + ", ".join(f"{v} {k}" for k, v in report.status_counts.items())
+        + (f" ({100 * full / n:.1f}% full)" if n else "")
+    )
+    if report.defect_counts:
+        lines.append("data defects: " + ", ".join(f"{v} {k}" for k, v in report.defect_counts.items()))
+    lines.append(
+        f"{report.checks} checks in {report.seconds:.1f} s = {report.checks_per_second:.0f} checks/s "
+        f"(engine: {report.engine})"
+    )
+    for failure in report.load_failures:
+        lines.append(f"not loaded: {failure}")
+    return "\n".join(lines)

@@ -1,0 +1,1010 @@
+"""Typed values: read Verina's stored encodings, render Lean literals, build canonical keys.
+
+Stored test data mixes encodings (measured on ``../shared/data``; see the report in
+``tests/test_values_data.py``):
+
+* ``Nat``/``Int``/``UInt8`` -- JSON integers, occasionally integers written as strings (``"5"``);
+* ``Bool`` -- JSON booleans, occasionally ``"true"``/``"false"``;
+* ``Float`` -- JSON numbers; inside Lean text ``1.5``, ``1e10``, ``3.000000`` (Lean's printing),
+  ``Float.nan``, ``Float.inf``, ``-Float.inf``, ``NaN``, ``inf``, ``(0.0 / 0.0 : Float)``;
+* ``String`` and ``Char`` at the top level of a parameter or result -- the *raw* text, not
+  Lean-quoted (``"hello"`` is the five letters; a ``Char`` is a one-character string);
+* everything else (``List``, ``Array``, products, ``Option``, structures) -- Lean literal text:
+  ``"#[1, -2]"``, ``"[(1, 2)]"``, ``"some (1, 2)"``, ``"none"``, ``"['a', 'b']"``,
+  ``"[\\"x\\"]"``, ``"{ entries := [(1, 2)] }"``, ``"⟨[(1, 2)]⟩"``, with optional type ascriptions
+  ``(1 : Int)``; some rows store lists as JSON arrays instead, whose elements follow the same rules
+  (a ``String`` element of a JSON array is raw text);
+* a function parameter (``Int -> Bool``) -- Lean source text, kept as :class:`LeanSource`.
+
+:func:`parse_value` accepts all of these (and runtime values, so it is idempotent) and returns the
+runtime representation of :mod:`veriscale.runtime`. Lean text is read by a small hand-written
+tokenizer and recursive-descent reader guided by the expected type; nothing is ``eval``-ed.
+
+Decisions:
+
+* A stored ``UInt8``/``UInt16``/``UInt32``/``UInt64`` outside its range is an error, even when
+  written ``(300 : UInt8)`` (which Lean would wrap to 44): an out-of-range stored value is far more
+  likely a data defect than an intended wrap-around.
+* A ``Nat`` must not be negative; a ``Char`` must be exactly one Unicode scalar value.
+* ``USize``, ``Fin n``, ``Std.HashMap``/``Std.HashSet`` types parse (``lean_types``) but have no
+  runtime representation yet, so values of them raise :class:`ValueParseError`.
+
+:func:`render_value` prints a Lean term of the type (``#[1, -2]``, ``some (-1)``, ``"a\\"b"``,
+``'x'``, ``{ entries := [(1, 2)] }``). Floats print as the shortest decimal that round-trips
+(``0.1``, ``1e16``, ``-0.0``); NaN and infinities print as ``(0.0 / 0.0 : Float)``,
+``(1.0 / 0.0 : Float)`` and ``(-1.0 / 0.0 : Float)`` because ``Float.nan``/``Float.inf`` are not
+part of core Lean 4. :func:`to_json` writes Verina's storage convention back: JSON natives for
+numbers and booleans, raw text for top-level ``String``/``Char``, Lean text otherwise.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from veriscale.lean_types import (
+    FunType,
+    LeanType,
+    LeanTypeError,
+    NamedType,
+    ProdType,
+    StructDef,
+    parse_type,
+)
+from veriscale.runtime import (
+    FIXED_WIDTH_TYPES,
+    NONE,
+    UNIT,
+    Arr,
+    Char,
+    Nat,
+    Pair,
+    Some,
+    Struct,
+    values_equal,
+)
+
+__all__ = [
+    "LeanSource",
+    "ValueParseError",
+    "canonical_key",
+    "canonical_value_key",
+    "default_value",
+    "parse_value",
+    "render_value",
+    "to_json",
+    "values_equal",
+]
+
+_NO_STRUCTS: Mapping[str, StructDef] = {}
+
+
+@dataclass(frozen=True, slots=True)
+class LeanSource:
+    """A value given as Lean source text (a ``fun x => ...`` argument); the evaluator compiles it."""
+
+    text: str
+
+
+class ValueParseError(ValueError):
+    """A stored value that does not fit its declared type.
+
+    ``reason`` says why, ``position`` is the offset in the Lean text where reading failed (when the
+    value was text). Callers that know where the value came from attach ``task`` and ``field``
+    with :meth:`with_context`; ``str()`` includes them.
+    """
+
+    def __init__(
+        self,
+        reason: str,
+        *,
+        raw: Any = None,
+        type: LeanType | str | None = None,
+        position: int | None = None,
+        task: str | None = None,
+        field: str | None = None,
+    ) -> None:
+        self.reason = reason
+        self.raw = raw
+        self.type = type
+        self.position = position
+        self.task = task
+        self.field = field
+        super().__init__(reason)
+
+    def with_context(self, task: str | None = None, field: str | None = None) -> ValueParseError:
+        """Record where the value came from (keeps what is already set); returns ``self``."""
+        if task is not None and self.task is None:
+            self.task = task
+        if field is not None and self.field is None:
+            self.field = field
+        return self
+
+    def __str__(self) -> str:
+        where = ", ".join(
+            part for part in (
+                f"task {self.task}" if self.task else "",
+                f"field {self.field}" if self.field else "",
+            ) if part
+        )
+        text = f"{where}: {self.reason}" if where else self.reason
+        details = []
+        if self.type is not None:
+            details.append(f"type {self.type}")
+        if self.raw is not None:
+            shown = repr(self.raw)
+            details.append(f"value {shown if len(shown) <= 120 else shown[:117] + '...'}")
+        if self.position is not None:
+            details.append(f"at position {self.position}")
+        return f"{text} ({', '.join(details)})" if details else text
+
+
+# ---------------------------------------------------------------------------------------------
+# Type classification
+
+
+_SCALAR_KINDS = {
+    "Nat": "nat",
+    "Int": "int",
+    "Bool": "bool",
+    "Float": "float",
+    "Char": "char",
+    "String": "string",
+    "Unit": "unit",
+    **{name: "uint" for name in FIXED_WIDTH_TYPES},
+}
+_CONTAINER_KINDS = {"List": "list", "Array": "array", "Option": "option"}
+_UNSUPPORTED = ("USize", "Fin", "Std.HashMap", "HashMap", "Std.HashSet", "HashSet")
+
+
+@lru_cache(maxsize=4096)
+def _builtin_kind(ty: LeanType) -> str:
+    """The codec's view of a type that does not depend on user structures ('' when it does)."""
+    if isinstance(ty, ProdType):
+        return "prod"
+    if isinstance(ty, FunType):
+        return "fun"
+    if isinstance(ty, NamedType):
+        if not ty.args and ty.name in _SCALAR_KINDS:
+            return _SCALAR_KINDS[ty.name]
+        if len(ty.args) == 1 and ty.name in _CONTAINER_KINDS:
+            return _CONTAINER_KINDS[ty.name]
+        if ty.name in _UNSUPPORTED:
+            return "unsupported"
+    return ""
+
+
+def _kind(ty: LeanType, structs: Mapping[str, StructDef]) -> str:
+    kind = _builtin_kind(ty)
+    if kind:
+        return kind
+    if isinstance(ty, NamedType) and ty.name in structs:
+        return "struct"
+    return "unknown"
+
+
+def _as_type(ty: LeanType | str) -> LeanType:
+    if isinstance(ty, LeanType):
+        return ty
+    try:
+        return parse_type(ty)
+    except LeanTypeError as exc:
+        raise ValueParseError(f"invalid type: {exc}", type=ty) from exc
+
+
+def _unsupported_type(ty: LeanType, raw: Any, structs: Mapping[str, StructDef]) -> ValueParseError:
+    if _kind(ty, structs) == "unsupported":
+        return ValueParseError(f"values of type {ty} are not supported", raw=raw, type=ty)
+    name = ty.name if isinstance(ty, NamedType) else str(ty)
+    return ValueParseError(
+        f"unknown type {name!r} (not a built-in type nor a structure of the task)", raw=raw, type=ty
+    )
+
+
+# ---------------------------------------------------------------------------------------------
+# Scalars
+
+
+def _make_int(value: int, kind: str, ty: LeanType, raw: Any) -> Any:
+    if kind == "int":
+        return int(value)
+    if kind == "nat":
+        if value < 0:
+            raise ValueParseError(f"a Nat cannot be negative: {value}", raw=raw, type=ty)
+        return value if type(value) is Nat else Nat(value)
+    if kind == "uint":
+        cls = FIXED_WIDTH_TYPES[ty.name]  # type: ignore[attr-defined]
+        if not 0 <= value < (1 << cls.BITS):
+            raise ValueParseError(
+                f"{value} is outside the range of {ty.name} (0..{(1 << cls.BITS) - 1}); "  # type: ignore[attr-defined]
+                "stored out-of-range values are rejected rather than wrapped",
+                raw=raw, type=ty,
+            )
+        return value if type(value) is cls else cls(value)
+    raise AssertionError(kind)
+
+
+def _make_char(text: str, ty: LeanType, raw: Any, position: int | None = None) -> Char:
+    if len(text) != 1:
+        raise ValueParseError(
+            f"a Char must be exactly one character, got {len(text)}", raw=raw, type=ty, position=position
+        )
+    try:
+        return Char(text)
+    except ValueError as exc:
+        raise ValueParseError(str(exc), raw=raw, type=ty, position=position) from exc
+
+
+def _float_div(a: float, b: float) -> float:
+    """IEEE division, as Lean's ``Float`` does it (Python raises on division by zero)."""
+    if b != 0.0 or math.isnan(b):
+        return a / b
+    if a == 0.0 or math.isnan(a):
+        return math.nan
+    negative = (math.copysign(1.0, a) < 0) != (math.copysign(1.0, b) < 0)
+    return -math.inf if negative else math.inf
+
+
+# ---------------------------------------------------------------------------------------------
+# Lean literal text: tokens
+
+
+_LIT_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<num>0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO][0-7]+|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)
+  | (?P<str>"(?:[^"\\]|\\.)*")
+  | (?P<chr>'(?:\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|.)|[^'\\])')
+  | (?P<punct>\#\[|:=|->|[\[\](),:⟨⟩{}/×→-])
+  | (?P<name>[^\W\d][\w'!?]*(?:\.[^\W\d][\w'!?]*)*)
+  | (?P<bad>.)
+    """,
+    re.VERBOSE | re.DOTALL,
+)
+
+_ESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|(.))", re.DOTALL)
+_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'"}
+
+# Fast path for the most common stored shape: a list/array of integer literals.
+_INT_SEQ = re.compile(r"\s*(#?)\[\s*((?:-?\s*[0-9]+\s*,\s*)*-?\s*[0-9]+)?\s*\]\s*")
+
+
+def _unescape(body: str, offset: int, raw: Any, ty: LeanType) -> str:
+    """Decode the escapes Lean accepts: ``\\n \\t \\r \\\\ \\" \\' \\xHH \\uHHHH`` (and ``\\u{H..}``)."""
+    if "\\" not in body:
+        return body
+
+    def decode(m: re.Match[str]) -> str:
+        hex_digits = m.group(1) or m.group(2) or m.group(3)
+        if hex_digits is not None:
+            code = int(hex_digits, 16)
+            if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
+                raise ValueParseError(
+                    f"escape {m.group()} is not a Unicode scalar value", raw=raw, type=ty,
+                    position=offset + m.start(),
+                )
+            return chr(code)
+        simple = _SIMPLE_ESCAPES.get(m.group(4))
+        if simple is None:
+            raise ValueParseError(
+                f"invalid escape sequence {m.group()!r}", raw=raw, type=ty, position=offset + m.start()
+            )
+        return simple
+
+    return _ESCAPE.sub(decode, body)
+
+
+class _Reader:
+    """Recursive-descent reader of one Lean literal, guided by the expected type."""
+
+    __slots__ = ("text", "raw", "structs", "kinds", "texts", "starts", "i")
+
+    def __init__(self, text: str, raw: Any, structs: Mapping[str, StructDef]) -> None:
+        self.text = text
+        self.raw = raw
+        self.structs = structs
+        kinds: list[str] = []
+        texts: list[str] = []
+        starts: list[int] = []
+        for m in _LIT_TOKEN.finditer(text):
+            kind = m.lastgroup or ""
+            if kind == "ws":
+                continue
+            if kind == "bad":
+                bad = m.group()
+                reason = (
+                    "unterminated string literal" if bad == '"'
+                    else "unterminated or invalid character literal" if bad == "'"
+                    else f"unexpected character {bad!r}"
+                )
+                raise ValueParseError(reason, raw=raw, position=m.start())
+            kinds.append(kind)
+            texts.append(m.group())
+            starts.append(m.start())
+        kinds.append("end")
+        texts.append("")
+        starts.append(len(text))
+        self.kinds = kinds
+        self.texts = texts
+        self.starts = starts
+        self.i = 0
+
+    # -- helpers ----------------------------------------------------------------------------
+
+    def error(self, reason: str, ty: LeanType | None = None, index: int | None = None) -> ValueParseError:
+        pos = self.starts[self.i if index is None else index]
+        return ValueParseError(reason, raw=self.raw, type=ty, position=pos)
+
+    def describe(self, index: int | None = None) -> str:
+        i = self.i if index is None else index
+        return "end of text" if self.kinds[i] == "end" else repr(self.texts[i])
+
+    def expect(self, punct: str, ty: LeanType) -> None:
+        if self.texts[self.i] == punct and self.kinds[self.i] == "punct":
+            self.i += 1
+            return
+        raise self.error(f"expected {punct!r} but found {self.describe()}", ty)
+
+    def at(self, punct: str) -> bool:
+        return self.kinds[self.i] == "punct" and self.texts[self.i] == punct
+
+    # -- entry --------------------------------------------------------------------------------
+
+    def read_all(self, ty: LeanType) -> Any:
+        value = self.read(ty)
+        if self.kinds[self.i] != "end":
+            raise self.error(f"unexpected {self.describe()} after a complete {ty} value", ty)
+        return value
+
+    def read(self, ty: LeanType, arg: bool = False) -> Any:
+        """One term of type ``ty``; ``arg`` is true in argument position (``some x``)."""
+        if self.at("("):
+            return self.read_paren(ty)
+        kind = _kind(ty, self.structs)
+        if kind in ("int", "nat", "uint"):
+            return self.read_int(ty, kind, arg)
+        if kind == "float":
+            return self.read_float(ty, arg)
+        kind_tok = self.kinds[self.i]
+        if kind == "bool":
+            if kind_tok == "name" and self.texts[self.i] in ("true", "false", "Bool.true", "Bool.false"):
+                self.i += 1
+                return self.texts[self.i - 1].endswith("true")
+            raise self.error(f"expected true or false but found {self.describe()}", ty)
+        if kind == "string":
+            if kind_tok == "str":
+                tok = self.texts[self.i]
+                self.i += 1
+                return _unescape(tok[1:-1], self.starts[self.i - 1] + 1, self.raw, ty)
+            raise self.error(f"expected a string literal but found {self.describe()}", ty)
+        if kind == "char":
+            if kind_tok == "chr":
+                tok = self.texts[self.i]
+                start = self.starts[self.i]
+                self.i += 1
+                return _make_char(_unescape(tok[1:-1], start + 1, self.raw, ty), ty, self.raw, start)
+            raise self.error(f"expected a character literal but found {self.describe()}", ty)
+        if kind == "list":
+            return self.read_seq(ty, "[")
+        if kind == "array":
+            return Arr(self.read_seq(ty, "#["))
+        if kind == "option":
+            return self.read_option(ty, arg)
+        if kind == "prod":
+            if self.at("⟨"):
+                self.i += 1
+                return self.read_tuple(ty, "⟩")  # type: ignore[arg-type]
+            raise self.error(f"expected a pair '(a, b)' but found {self.describe()}", ty)
+        if kind == "struct":
+            return self.read_struct(ty, arg)
+        if kind == "unit":
+            raise self.error(f"expected '()' but found {self.describe()}", ty)
+        if kind == "fun":
+            raise self.error("a function value inside Lean literal text is not supported", ty)
+        raise _unsupported_type(ty, self.raw, self.structs)
+
+    # -- parentheses, ascriptions, tuples -----------------------------------------------------
+
+    def read_paren(self, ty: LeanType) -> Any:
+        open_index = self.i
+        self.i += 1
+        if self.at(")") and _kind(ty, self.structs) == "unit":
+            self.i += 1
+            return UNIT
+        if isinstance(ty, ProdType):
+            try:
+                return self.read_tuple(ty, ")")
+            except ValueParseError:
+                self.i = open_index + 1  # not a tuple: `((a, b))` or `((a, b) : T)`
+        value = self.read(ty)
+        if self.at(":"):
+            self.read_ascription(ty)
+        if not self.at(")"):
+            raise self.error(
+                f"expected ')' (closing the '(' at position {self.starts[open_index]}) "
+                f"but found {self.describe()}", ty,
+            )
+        self.i += 1
+        return value
+
+    def read_ascription(self, ty: LeanType) -> None:
+        colon = self.i
+        self.i += 1
+        depth = 0
+        while True:
+            kind, tok = self.kinds[self.i], self.texts[self.i]
+            if kind == "end":
+                raise self.error("unterminated type ascription", ty)
+            if kind == "punct" and tok == "(":
+                depth += 1
+            elif kind == "punct" and tok == ")":
+                if depth == 0:
+                    break
+                depth -= 1
+            self.i += 1
+        type_text = self.text[self.starts[colon] + 1 : self.starts[self.i]]
+        try:
+            ascribed = parse_type(type_text.strip())
+        except LeanTypeError as exc:
+            raise self.error(f"invalid type ascription: {exc.reason}", ty, colon) from exc
+        if ascribed != ty:
+            raise self.error(f"type ascription ({ascribed}) does not match the expected type {ty}", ty, colon)
+
+    def read_tuple(self, ty: ProdType, closer: str) -> Pair:
+        """After the opening bracket: ``a, b`` or ``a, b, c`` (right-nested) then ``closer``."""
+        first = self.read(ty.fst)
+        self.expect(",", ty)
+        return Pair(first, self.read_tuple_rest(ty.snd, closer))
+
+    def read_tuple_rest(self, ty: LeanType, closer: str) -> Any:
+        if isinstance(ty, ProdType):
+            save = self.i
+            try:
+                head = self.read(ty.fst)
+                if self.at(","):
+                    self.i += 1
+                    return Pair(head, self.read_tuple_rest(ty.snd, closer))
+            except ValueParseError:
+                pass
+            self.i = save  # the remaining element is the whole nested product, e.g. `(1, (2, 3))`
+        value = self.read(ty)
+        self.expect(closer, ty)
+        return value
+
+    # -- numbers --------------------------------------------------------------------------------
+
+    def read_int(self, ty: LeanType, kind: str, arg: bool) -> Any:
+        start = self.i
+        negative = False
+        if self.at("-"):
+            if arg:
+                raise self.error("a negative number in argument position needs parentheses", ty)
+            negative = True
+            self.i += 1
+        if self.kinds[self.i] != "num":
+            raise self.error(f"expected an integer but found {self.describe()}", ty)
+        tok = self.texts[self.i]
+        if "." in tok or (("e" in tok or "E" in tok) and not tok[:2].lower() == "0x"):
+            raise self.error(f"expected an integer but found the decimal {tok!r}", ty)
+        prefix = tok[:2].lower()
+        value = int(tok, 0) if prefix in ("0x", "0b", "0o") else int(tok)
+        self.i += 1
+        try:
+            return _make_int(-value if negative else value, kind, ty, self.raw)
+        except ValueParseError as exc:
+            exc.position = self.starts[start]
+            raise
+
+    def read_float_atom(self, ty: LeanType) -> float:
+        negative = False
+        if self.at("-"):
+            negative = True
+            self.i += 1
+        kind, tok = self.kinds[self.i], self.texts[self.i]
+        if kind == "num":
+            prefix = tok[:2].lower()
+            value = float(int(tok, 0)) if prefix in ("0x", "0b", "0o") else float(tok)
+        elif kind == "name" and tok in ("Float.nan", "NaN", "nan"):
+            value = math.nan
+        elif kind == "name" and tok in ("Float.inf", "inf", "Float.infinity"):
+            value = math.inf
+        elif self.at("("):
+            value = self.read_paren(ty)
+            return -value if negative else value
+        else:
+            raise self.error(f"expected a Float but found {self.describe()}", ty)
+        self.i += 1
+        return -value if negative else value
+
+    def read_float(self, ty: LeanType, arg: bool) -> float:
+        if arg and self.at("-"):
+            raise self.error("a negative number in argument position needs parentheses", ty)
+        value = self.read_float_atom(ty)
+        while self.at("/"):  # `0.0 / 0.0`, `1.0 / 0.0`: how NaN and infinities are written
+            self.i += 1
+            value = _float_div(value, self.read_float_atom(ty))
+        return value
+
+    # -- containers -------------------------------------------------------------------------------
+
+    def read_seq(self, ty: LeanType, opener: str) -> tuple[Any, ...]:
+        elem_ty = ty.args[0]  # type: ignore[attr-defined]
+        if not self.at(opener):
+            raise self.error(f"expected {opener!r} to open the {ty} but found {self.describe()}", ty)
+        self.i += 1
+        items: list[Any] = []
+        if self.at("]"):
+            self.i += 1
+            return ()
+        while True:
+            items.append(self.read(elem_ty))
+            if self.at(","):
+                self.i += 1
+                continue
+            if self.at("]"):
+                self.i += 1
+                return tuple(items)
+            raise self.error(f"expected ',' or ']' in a {ty} but found {self.describe()}", ty)
+
+    def read_option(self, ty: LeanType, arg: bool) -> Any:
+        tok = self.texts[self.i] if self.kinds[self.i] == "name" else ""
+        if tok in ("none", "Option.none"):
+            self.i += 1
+            return NONE
+        if tok in ("some", "Option.some"):
+            if arg:
+                raise self.error("'some x' in argument position needs parentheses", ty)
+            self.i += 1
+            return Some(self.read(ty.args[0], arg=True))  # type: ignore[attr-defined]
+        raise self.error(f"expected 'none' or 'some' but found {self.describe()}", ty)
+
+    def read_struct(self, ty: LeanType, arg: bool) -> Struct:
+        sdef = self.structs[ty.name]  # type: ignore[attr-defined]
+        try:
+            fields = sdef.fields_for(ty)
+        except ValueError as exc:
+            raise self.error(str(exc), ty) from exc
+        if self.at("⟨"):
+            self.i += 1
+            values: list[Any] = []
+            for n, f in enumerate(fields):
+                if n:
+                    self.expect(",", ty)
+                values.append(self.read(f.type))
+            self.expect("⟩", ty)
+            return Struct(sdef.name, tuple((f.name, v) for f, v in zip(fields, values)))
+        if self.at("{"):
+            self.i += 1
+            by_name: dict[str, Any] = {}
+            types = {f.name: f.type for f in fields}
+            while not self.at("}"):
+                if self.kinds[self.i] != "name":
+                    raise self.error(f"expected a field name of {sdef.name} but found {self.describe()}", ty)
+                name = self.texts[self.i]
+                if name not in types:
+                    raise self.error(f"structure {sdef.name} has no field {name!r}", ty)
+                if name in by_name:
+                    raise self.error(f"field {name!r} is given twice", ty)
+                self.i += 1
+                self.expect(":=", ty)
+                by_name[name] = self.read(types[name])
+                if self.at(","):
+                    self.i += 1
+            self.i += 1
+            missing = [f.name for f in fields if f.name not in by_name]
+            if missing:
+                raise self.error(f"structure {sdef.name} is missing field(s) {', '.join(missing)}", ty)
+            return Struct(sdef.name, tuple((f.name, by_name[f.name]) for f in fields))
+        if self.kinds[self.i] == "name" and self.texts[self.i] == f"{sdef.name}.mk":
+            if arg:
+                raise self.error(f"'{sdef.name}.mk ...' in argument position needs parentheses", ty)
+            self.i += 1
+            return Struct(sdef.name, tuple((f.name, self.read(f.type, arg=True)) for f in fields))
+        raise self.error(
+            f"expected a {sdef.name} value ('{{ field := ... }}' or '⟨...⟩') but found {self.describe()}", ty
+        )
+
+
+def _read_int_seq(text: str, kind: str, elem_ty: LeanType, want_array: bool, raw: Any) -> Any | None:
+    """Fast path for ``[1, -2]`` / ``#[1, -2]``; ``None`` when the text is not of that shape."""
+    m = _INT_SEQ.fullmatch(text)
+    if m is None or bool(m.group(1)) != want_array:
+        return None
+    body = m.group(2)
+    if body is None:
+        items: tuple[Any, ...] = ()
+    else:
+        ints = [int("".join(part.split())) for part in body.split(",")]
+        if kind == "int":
+            items = tuple(ints)
+        else:
+            items = tuple(_make_int(v, kind, elem_ty, raw) for v in ints)
+    return Arr(items) if want_array else items
+
+
+def _parse_text(text: str, ty: LeanType, structs: Mapping[str, StructDef], raw: Any) -> Any:
+    kind = _kind(ty, structs)
+    if kind in ("list", "array"):
+        elem_ty = ty.args[0]  # type: ignore[attr-defined]
+        elem_kind = _builtin_kind(elem_ty)
+        if elem_kind in ("int", "nat", "uint"):
+            fast = _read_int_seq(text, elem_kind, elem_ty, kind == "array", raw)
+            if fast is not None:
+                return fast
+    elif kind == "unsupported" or kind == "unknown":
+        raise _unsupported_type(ty, raw, structs)
+    try:
+        return _Reader(text, raw, structs).read_all(ty)
+    except ValueParseError as exc:
+        if exc.type is None:
+            exc.type = ty
+        exc.raw = raw
+        raise
+
+
+# ---------------------------------------------------------------------------------------------
+# parse_value
+
+
+def parse_value(raw: Any, ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_STRUCTS) -> Any:
+    """Read a stored value (any encoding found in the data) at its declared type.
+
+    Also accepts runtime values, so ``parse_value(parse_value(x, t), t) == parse_value(x, t)``.
+    Raises :class:`ValueParseError` when the value does not fit the type.
+    """
+    ty = _as_type(ty)
+    try:
+        return _parse(raw, ty, structs)
+    except ValueParseError as exc:
+        if exc.raw is None:
+            exc.raw = raw
+        if exc.type is None:
+            exc.type = ty
+        raise
+    except RecursionError as exc:
+        raise ValueParseError("value is nested too deeply", raw=raw, type=ty) from exc
+
+
+def _parse(raw: Any, ty: LeanType, structs: Mapping[str, StructDef]) -> Any:
+    kind = _kind(ty, structs)
+    if isinstance(raw, str):
+        if kind == "string":
+            return str(raw)
+        if kind == "char":
+            if len(raw) == 1:
+                return _make_char(raw, ty, raw)
+            try:  # a Lean char literal such as "'a'"
+                return _parse_text(raw, ty, structs, raw)
+            except ValueParseError:
+                if len(raw) > 2 and raw[0] == raw[-1] == "'":
+                    raise
+                raise ValueParseError(
+                    f"a Char must be one character (or a Lean char literal), got {len(raw)} characters",
+                    raw=raw, type=ty,
+                ) from None
+        if kind == "fun":
+            if not raw.strip():
+                raise ValueParseError("empty Lean source for a function value", raw=raw, type=ty)
+            return LeanSource(raw)
+        return _parse_text(raw, ty, structs, raw)
+    if isinstance(raw, bool):
+        if kind == "bool":
+            return raw
+        raise ValueParseError(f"a boolean is not a {ty}", raw=raw, type=ty)
+    if isinstance(raw, int):
+        if kind in ("int", "nat", "uint"):
+            return _make_int(raw, kind, ty, raw)
+        if kind == "float":
+            try:
+                return float(raw)
+            except OverflowError as exc:
+                raise ValueParseError("integer too large for a Float", raw=raw, type=ty) from exc
+        raise ValueParseError(f"a number is not a {ty}", raw=raw, type=ty)
+    if isinstance(raw, float):
+        if kind == "float":
+            return raw
+        raise ValueParseError(f"a decimal number is not a {ty}", raw=raw, type=ty)
+    if kind == "list":
+        # A JSON array or a runtime List (plain tuple); a runtime Array is a different type.
+        if isinstance(raw, list) or type(raw) is tuple:
+            elem = ty.args[0]  # type: ignore[attr-defined]
+            return tuple(_parse(x, elem, structs) for x in raw)
+    elif kind == "array":
+        if isinstance(raw, (list, Arr)):
+            elem = ty.args[0]  # type: ignore[attr-defined]
+            return Arr(_parse(x, elem, structs) for x in raw)
+    elif kind == "option":
+        if raw is NONE:
+            return NONE
+        if isinstance(raw, Some):
+            return Some(_parse(raw.value, ty.args[0], structs))  # type: ignore[attr-defined]
+    elif kind == "prod":
+        if isinstance(raw, Pair):
+            return Pair(_parse(raw.fst, ty.fst, structs), _parse(raw.snd, ty.snd, structs))  # type: ignore[attr-defined]
+    elif kind == "unit":
+        if raw is UNIT:
+            return UNIT
+    elif kind == "fun":
+        if isinstance(raw, LeanSource) or callable(raw):
+            return raw
+    elif kind == "struct":
+        return _parse_struct_native(raw, ty, structs)
+    elif kind in ("unsupported", "unknown"):
+        raise _unsupported_type(ty, raw, structs)
+    raise ValueParseError(f"a {type(raw).__name__} is not a {ty}", raw=raw, type=ty)
+
+
+def _parse_struct_native(raw: Any, ty: LeanType, structs: Mapping[str, StructDef]) -> Struct:
+    sdef = structs[ty.name]  # type: ignore[attr-defined]
+    try:
+        fields = sdef.fields_for(ty)
+    except ValueError as exc:
+        raise ValueParseError(str(exc), raw=raw, type=ty) from exc
+    if isinstance(raw, Struct):
+        if raw.type_name != sdef.name:
+            raise ValueParseError(f"a {raw.type_name} is not a {ty}", raw=raw, type=ty)
+        given = dict(raw.fields)
+    elif isinstance(raw, dict):
+        given = raw
+    else:
+        raise ValueParseError(f"a {type(raw).__name__} is not a {ty}", raw=raw, type=ty)
+    unknown = sorted(set(given) - {f.name for f in fields})
+    missing = [f.name for f in fields if f.name not in given]
+    if unknown or missing:
+        problems = ([f"missing field(s) {', '.join(missing)}"] if missing else []) + (
+            [f"unknown field(s) {', '.join(unknown)}"] if unknown else []
+        )
+        raise ValueParseError(f"structure {sdef.name}: {'; '.join(problems)}", raw=raw, type=ty)
+    return Struct(sdef.name, tuple((f.name, _parse(given[f.name], f.type, structs)) for f in fields))
+
+
+# ---------------------------------------------------------------------------------------------
+# Rendering Lean literals
+
+
+def _quote_char_core(c: str, in_string: bool) -> str:
+    # Mirrors Lean's `Char.quoteCore`, plus `\'` inside character literals.
+    if c == "\n":
+        return "\\n"
+    if c == "\t":
+        return "\\t"
+    if c == "\\":
+        return "\\\\"
+    if c == '"' and in_string:
+        return '\\"'
+    if c == "'" and not in_string:
+        return "\\'"
+    code = ord(c)
+    if code <= 31 or code == 0x7F:
+        return f"\\x{code:02x}"
+    return c
+
+
+_NEEDS_STRING_ESCAPE = re.compile(r'[\x00-\x1f\x7f"\\]')
+
+
+def quote_string(s: str) -> str:
+    """A Lean string literal for ``s`` (Lean's ``String.quote`` escapes)."""
+    if not _NEEDS_STRING_ESCAPE.search(s):
+        return f'"{s}"'
+    return '"' + "".join(_quote_char_core(c, True) for c in s) + '"'
+
+
+def quote_char(c: str) -> str:
+    """A Lean character literal for ``c``."""
+    return "'" + _quote_char_core(c, False) + "'"
+
+
+def render_float(x: float) -> str:
+    """The shortest decimal Lean reads back as ``x``; NaN and infinities as divisions."""
+    if math.isnan(x):
+        return "(0.0 / 0.0 : Float)"
+    if math.isinf(x):
+        return "(1.0 / 0.0 : Float)" if x > 0 else "(-1.0 / 0.0 : Float)"
+    text = repr(float(x))
+    # Python writes `1e+16`; Lean's scientific literals take no `+` in the exponent.
+    return text.replace("e+", "e")
+
+
+def render_value(v: Any, ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_STRUCTS) -> str:
+    """A Lean term of type ``ty`` denoting the runtime value ``v``."""
+    ty = _as_type(ty)
+    try:
+        return _render(v, ty, structs, False)
+    except ValueParseError as exc:
+        if exc.type is None:
+            exc.type = ty
+        raise
+
+
+def _mismatch(v: Any, ty: LeanType) -> ValueParseError:
+    return ValueParseError(f"cannot render a {type(v).__name__} as a {ty}", raw=v, type=ty)
+
+
+def _render(v: Any, ty: LeanType, structs: Mapping[str, StructDef], arg: bool) -> str:
+    kind = _kind(ty, structs)
+    if kind in ("int", "nat", "uint"):
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise _mismatch(v, ty)
+        text = str(int(v))
+        return f"({text})" if arg and v < 0 else text
+    if kind == "bool":
+        if not isinstance(v, bool):
+            raise _mismatch(v, ty)
+        return "true" if v else "false"
+    if kind == "float":
+        if not isinstance(v, float):
+            raise _mismatch(v, ty)
+        text = render_float(v)
+        return f"({text})" if arg and text.startswith("-") else text
+    if kind == "string":
+        if not isinstance(v, str):
+            raise _mismatch(v, ty)
+        return quote_string(v)
+    if kind == "char":
+        if not isinstance(v, str) or len(v) != 1:
+            raise _mismatch(v, ty)
+        return quote_char(v)
+    if kind == "list" or kind == "array":
+        if not isinstance(v, tuple) or isinstance(v, Arr) != (kind == "array"):
+            raise _mismatch(v, ty)
+        elem = ty.args[0]  # type: ignore[attr-defined]
+        body = ", ".join(_render(x, elem, structs, False) for x in v)
+        return f"#[{body}]" if kind == "array" else f"[{body}]"
+    if kind == "option":
+        if v is NONE:
+            return "none"
+        if not isinstance(v, Some):
+            raise _mismatch(v, ty)
+        text = "some " + _render(v.value, ty.args[0], structs, True)  # type: ignore[attr-defined]
+        return f"({text})" if arg else text
+    if kind == "prod":
+        if not isinstance(v, Pair):
+            raise _mismatch(v, ty)
+        parts = [_render(v.fst, ty.fst, structs, False)]  # type: ignore[attr-defined]
+        rest, rest_ty = v.snd, ty.snd  # type: ignore[attr-defined]
+        # Right-nested pairs print flat, as Lean's `Repr` does: `(1, 2, 3)`.
+        while isinstance(rest_ty, ProdType) and isinstance(rest, Pair):
+            parts.append(_render(rest.fst, rest_ty.fst, structs, False))
+            rest, rest_ty = rest.snd, rest_ty.snd
+        parts.append(_render(rest, rest_ty, structs, False))
+        return "(" + ", ".join(parts) + ")"
+    if kind == "unit":
+        if v is not UNIT:
+            raise _mismatch(v, ty)
+        return "()"
+    if kind == "struct":
+        sdef = structs[ty.name]  # type: ignore[attr-defined]
+        if not isinstance(v, Struct) or v.type_name != sdef.name:
+            raise _mismatch(v, ty)
+        fields = sdef.fields_for(ty)
+        given = dict(v.fields)
+        if set(given) != {f.name for f in fields}:
+            raise ValueParseError(f"fields of the value do not match structure {sdef.name}", raw=v, type=ty)
+        body = ", ".join(f"{f.name} := {_render(given[f.name], f.type, structs, False)}" for f in fields)
+        return "{ " + body + " }" if body else "{}"
+    if kind == "fun":
+        if isinstance(v, LeanSource):
+            text = v.text.strip()
+            return f"({text})" if arg else text
+        raise ValueParseError("only functions given as Lean source text can be rendered", raw=v, type=ty)
+    raise _unsupported_type(ty, v, structs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Storage encoding, canonical keys, defaults
+
+
+def to_json(v: Any, ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_STRUCTS) -> Any:
+    """The value in Verina's storage convention; ``parse_value(to_json(v, t), t) == v``.
+
+    Integers and booleans as JSON natives, finite floats as JSON numbers (NaN and infinities as
+    Lean text, since JSON has no such numbers), top-level ``String``/``Char`` as raw text, functions
+    as their source text, and every other type as a Lean literal string.
+    """
+    ty = _as_type(ty)
+    kind = _kind(ty, structs)
+    if kind in ("int", "nat", "uint"):
+        if not isinstance(v, int) or isinstance(v, bool):
+            raise _mismatch(v, ty)
+        return int(v)
+    if kind == "bool":
+        if not isinstance(v, bool):
+            raise _mismatch(v, ty)
+        return v
+    if kind == "float":
+        if not isinstance(v, float):
+            raise _mismatch(v, ty)
+        return float(v) if math.isfinite(v) else render_float(v)
+    if kind == "string":
+        if not isinstance(v, str):
+            raise _mismatch(v, ty)
+        return str(v)
+    if kind == "char":
+        if not isinstance(v, str) or len(v) != 1:
+            raise _mismatch(v, ty)
+        return str(v)
+    if kind == "fun" and isinstance(v, LeanSource):
+        return v.text
+    return render_value(v, ty, structs)
+
+
+def canonical_value_key(v: Any, ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_STRUCTS) -> str:
+    """One text per value, whatever its encoding: ``[1,2]``, ``"[1,2]"`` and ``"[1, 2]"`` agree."""
+    ty = _as_type(ty)
+    return render_value(parse_value(v, ty, structs), ty, structs)
+
+
+def canonical_key(
+    inputs: Mapping[str, Any],
+    types: Mapping[str, LeanType | str],
+    structs: Mapping[str, StructDef] = _NO_STRUCTS,
+) -> str:
+    """A canonical text for an input row: parameters sorted by name, each value rendered.
+
+    Rendered values never contain a raw newline (strings and chars escape it), so the
+    newline-joined ``name := value`` lines are unambiguous. Raises :class:`ValueParseError` (with
+    ``field`` set) when a value does not parse or the names do not match the parameters.
+    """
+    missing = sorted(set(types) - set(inputs))
+    extra = sorted(set(inputs) - set(types))
+    if missing or extra:
+        field = (missing or extra)[0]
+        reason = "; ".join(
+            ([f"missing input(s) {', '.join(missing)}"] if missing else [])
+            + ([f"unknown input(s) {', '.join(extra)}"] if extra else [])
+        )
+        raise ValueParseError(reason, field=field)
+    lines = []
+    for name in sorted(types):
+        try:
+            lines.append(f"{name} := {canonical_value_key(inputs[name], types[name], structs)}")
+        except ValueParseError as exc:
+            raise exc.with_context(field=name) from None
+    return "\n".join(lines)
+
+
+def default_value(ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_STRUCTS) -> Any:
+    """Lean's ``Inhabited`` default (``default``/``xs[i]!`` out of range) of a type.
+
+    ``Nat``/``Int``/``UIntN`` 0, ``Bool`` false, ``Float`` 0.0 (``UInt64.toFloat 0``), ``Char``
+    ``'A'``, ``String`` "", ``List`` [], ``Array`` #[], ``Option`` none, ``Unit`` (), products of
+    defaults, structures of their fields' defaults (as ``deriving Inhabited`` builds them when the
+    fields declare no default values). Function types have no default here.
+    """
+    ty = _as_type(ty)
+    kind = _kind(ty, structs)
+    if kind in ("int", "nat", "uint"):
+        return _make_int(0, kind, ty, 0)
+    simple = {
+        "bool": False,
+        "float": 0.0,
+        "string": "",
+        "unit": UNIT,
+        "list": (),
+        "option": NONE,
+    }
+    if kind in simple:
+        return simple[kind]
+    if kind == "char":
+        return Char("A")
+    if kind == "array":
+        return Arr(())
+    if kind == "prod":
+        return Pair(default_value(ty.fst, structs), default_value(ty.snd, structs))  # type: ignore[attr-defined]
+    if kind == "struct":
+        sdef = structs[ty.name]  # type: ignore[attr-defined]
+        return Struct(sdef.name, tuple((f.name, default_value(f.type, structs)) for f in sdef.fields_for(ty)))
+    if kind == "fun":
+        raise ValueParseError("a function type has no default value", type=ty)
+    raise _unsupported_type(ty, None, structs)
+
+
+def json_text(v: Any, ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_STRUCTS) -> str:
+    """``to_json`` serialised compactly (handy for logs and hashing)."""
+    return json.dumps(to_json(v, ty, structs), ensure_ascii=False, separators=(",", ":"))
