@@ -200,8 +200,18 @@ BUILTIN_ARITY: dict[str, int] = {
     **{
         name: 0
         for name in (
-            "Nat", "Int", "Bool", "String", "Char", "Float", "Unit",
-            "UInt8", "UInt16", "UInt32", "UInt64", "USize",
+            "Nat",
+            "Int",
+            "Bool",
+            "String",
+            "Char",
+            "Float",
+            "Unit",
+            "UInt8",
+            "UInt16",
+            "UInt32",
+            "UInt64",
+            "USize",
         )
     },
     "List": 1,
@@ -472,7 +482,8 @@ def parse_structures(lean_source: str) -> dict[str, StructDef]:
                 field_type = parse_type(m.group("type").strip())
             except LeanTypeError as exc:
                 raise LeanTypeError(
-                    lean_source, line_start + raw_line.find(m.group("type")) + exc.position,
+                    lean_source,
+                    line_start + raw_line.find(m.group("type")) + exc.position,
                     f"in a field of structure {name}: {exc.reason}",
                 ) from exc
             for field_name in m.group("names").split():

@@ -163,7 +163,8 @@ def _parse_marker(line: str, lineno: int) -> tuple[str, str, dict[str, str]]:
     if match is None:
         if not content.lstrip(" \t").startswith("--"):
             raise LeanMarkerError(
-                lineno, f"malformed marker line (`{_MARKER_TOKEN}` outside a `--` comment): {content.strip()!r}"
+                lineno,
+                f"malformed marker line (`{_MARKER_TOKEN}` outside a `--` comment): {content.strip()!r}",
             )
         raise LeanMarkerError(
             lineno,
@@ -219,7 +220,9 @@ class LeanFile(BaseModel):
                 key = (name, attributes.get("type") if name == "import" else None)
                 if key in first_seen:
                     label = f"{name} type={key[1]}" if key[1] else name
-                    raise LeanMarkerError(lineno, f"duplicate section {label} (first at line {first_seen[key]})")
+                    raise LeanMarkerError(
+                        lineno, f"duplicate section {label} (first at line {first_seen[key]})"
+                    )
                 first_seen[key] = lineno
                 if plain:
                     segments.append(LeanText(text="".join(plain)))
@@ -244,7 +247,9 @@ class LeanFile(BaseModel):
                 )
                 open_section = None
         if open_section is not None:
-            raise LeanMarkerError(open_section[2], f"unterminated section {open_section[0]}: no @end before end of file")
+            raise LeanMarkerError(
+                open_section[2], f"unterminated section {open_section[0]}: no @end before end of file"
+            )
         if plain:
             segments.append(LeanText(text="".join(plain)))
         return cls(segments=segments)
@@ -505,7 +510,9 @@ def _check_input_keys(rows: Iterable[Any], names: list[str], task: str, file: st
                 for part in (f"missing {missing}" if missing else "", f"unknown {unknown}" if unknown else "")
                 if part
             )
-            raise TaskLoadError(task, file, f"[{index}].input: keys do not match the parameters {names} ({detail})")
+            raise TaskLoadError(
+                task, file, f"[{index}].input: keys do not match the parameters {names} ({detail})"
+            )
 
 
 def load_task(path: str | Path) -> Task:
@@ -555,7 +562,9 @@ def load_task(path: str | Path) -> Task:
     try:
         rejects = _REJECTS_ADAPTER.validate_python(_read_json(root, task, reject_name))
     except ValidationError as exc:
-        raise TaskLoadError(task, reject_name, f"expected a list of {{input}}: {_validation_reason(exc)}") from exc
+        raise TaskLoadError(
+            task, reject_name, f"expected a list of {{input}}: {_validation_reason(exc)}"
+        ) from exc
     _check_input_keys(rejects, names, task, reject_name)
 
     known = {TASK_JSON, *files.values()}
@@ -621,7 +630,9 @@ def load_benchmark(path: str | Path) -> BenchmarkLoad:
             continue
         if task.id in seen:
             loaded.failures.append(
-                TaskLoadError(task_dir.name, TASK_JSON, f"duplicate task id {task.id!r} (also in {seen[task.id]})")
+                TaskLoadError(
+                    task_dir.name, TASK_JSON, f"duplicate task id {task.id!r} (also in {seen[task.id]})"
+                )
             )
             continue
         seen[task.id] = task_dir.name

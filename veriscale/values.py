@@ -22,19 +22,33 @@ tokenizer and recursive-descent reader guided by the expected type; nothing is `
 
 Decisions:
 
-* A stored ``UInt8``/``UInt16``/``UInt32``/``UInt64`` outside its range is an error, even when
-  written ``(300 : UInt8)`` (which Lean would wrap to 44): an out-of-range stored value is far more
-  likely a data defect than an intended wrap-around.
+* A stored ``UInt8``/``UInt16``/``UInt32``/``UInt64`` outside its range is an error by default,
+  even when written ``(300 : UInt8)`` (which Lean would wrap to 44): an out-of-range stored value
+  is more likely a data defect than an intended wrap-around. ``wrap_uint=True`` wraps like Lean;
+  the published VerinaPlus needs it for 75 ``UInt8`` inputs (``510`` meant 254 to Lean).
 * A ``Nat`` must not be negative; a ``Char`` must be exactly one Unicode scalar value.
 * ``USize``, ``Fin n``, ``Std.HashMap``/``Std.HashSet`` types parse (``lean_types``) but have no
   runtime representation yet, so values of them raise :class:`ValueParseError`.
 
-:func:`render_value` prints a Lean term of the type (``#[1, -2]``, ``some (-1)``, ``"a\\"b"``,
-``'x'``, ``{ entries := [(1, 2)] }``). Floats print as the shortest decimal that round-trips
-(``0.1``, ``1e16``, ``-0.0``); NaN and infinities print as ``(0.0 / 0.0 : Float)``,
-``(1.0 / 0.0 : Float)`` and ``(-1.0 / 0.0 : Float)`` because ``Float.nan``/``Float.inf`` are not
-part of core Lean 4. :func:`to_json` writes Verina's storage convention back: JSON natives for
-numbers and booleans, raw text for top-level ``String``/``Char``, Lean text otherwise.
+:func:`parse_lean` reads Lean literal text at a type (there a ``String`` must be quoted); it is
+the inverse of :func:`render_value`, which prints a Lean term of the type (``#[1, -2]``,
+``some (-1)``, ``"a\\"b"``, ``'x'``, ``{ entries := [(1, 2)] }``). Floats print as the shortest
+decimal that round-trips through Lean (``0.1``, ``1e16``, ``-0.0``); NaN and infinities print as
+``(0.0 / 0.0 : Float)``, ``(1.0 / 0.0 : Float)`` and ``(-1.0 / 0.0 : Float)`` because
+``Float.nan``/``Float.inf`` are not part of core Lean 4 (v4.24). :func:`to_json` writes Verina's
+storage convention back: JSON natives for numbers and booleans, raw text for top-level
+``String``/``Char``, Lean text otherwise, so that ``parse_value(to_json(v, t), t) == v``.
+
+:func:`canonical_key` is ``"\n".join(f"{name} := {render_value(v)}")`` over the parameters sorted
+by name: equal for equal rows whatever their stored encoding.
+
+Floats follow Lean, not Python: Lean text (``0.1``, ``1e10``) and JSON integers at ``Float`` are
+read with Lean's own ``Float.ofScientific`` (which truncates to 64 bits before rounding, so in rare
+cases it differs from the correctly rounded ``float()``), and :func:`render_float` picks the
+shortest decimal that Lean reads back exactly. A JSON number with a fraction is taken as the exact
+double Python reads (it is also how runtime floats arrive). The published VerinaPlus stores
+Lean-printed floats with six decimals (``4.166667``); those parse to that decimal, not to the
+float Lean computed, so comparing them needs Lean's printing, not ``==``.
 """
 
 from __future__ import annotations
@@ -44,6 +58,7 @@ import math
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass
+from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
@@ -75,7 +90,13 @@ __all__ = [
     "canonical_key",
     "canonical_value_key",
     "default_value",
+    "lean_float_of_literal",
+    "lean_float_of_scientific",
+    "parse_lean",
     "parse_value",
+    "quote_char",
+    "quote_string",
+    "render_float",
     "render_value",
     "to_json",
     "values_equal",
@@ -127,10 +148,12 @@ class ValueParseError(ValueError):
 
     def __str__(self) -> str:
         where = ", ".join(
-            part for part in (
+            part
+            for part in (
                 f"task {self.task}" if self.task else "",
                 f"field {self.field}" if self.field else "",
-            ) if part
+            )
+            if part
         )
         text = f"{where}: {self.reason}" if where else self.reason
         details = []
@@ -179,6 +202,22 @@ def _builtin_kind(ty: LeanType) -> str:
     return ""
 
 
+def _arg0(ty: LeanType) -> LeanType:
+    """The argument of ``List α`` / ``Array α`` / ``Option α`` (callers checked the kind)."""
+    assert isinstance(ty, NamedType) and ty.args
+    return ty.args[0]
+
+
+def _type_name(ty: LeanType) -> str:
+    assert isinstance(ty, NamedType)
+    return ty.name
+
+
+def _as_prod(ty: LeanType) -> ProdType:
+    assert isinstance(ty, ProdType)
+    return ty
+
+
 def _kind(ty: LeanType, structs: Mapping[str, StructDef]) -> str:
     kind = _builtin_kind(ty)
     if kind:
@@ -210,7 +249,7 @@ def _unsupported_type(ty: LeanType, raw: Any, structs: Mapping[str, StructDef]) 
 # Scalars
 
 
-def _make_int(value: int, kind: str, ty: LeanType, raw: Any) -> Any:
+def _make_int(value: int, kind: str, ty: LeanType, raw: Any, wrap_uint: bool = False) -> Any:
     if kind == "int":
         return int(value)
     if kind == "nat":
@@ -218,12 +257,16 @@ def _make_int(value: int, kind: str, ty: LeanType, raw: Any) -> Any:
             raise ValueParseError(f"a Nat cannot be negative: {value}", raw=raw, type=ty)
         return value if type(value) is Nat else Nat(value)
     if kind == "uint":
-        cls = FIXED_WIDTH_TYPES[ty.name]  # type: ignore[attr-defined]
+        name = _type_name(ty)
+        cls = FIXED_WIDTH_TYPES[name]
+        if wrap_uint:
+            return cls(value)  # Lean's `OfNat` for fixed-width types wraps modulo 2^BITS
         if not 0 <= value < (1 << cls.BITS):
             raise ValueParseError(
-                f"{value} is outside the range of {ty.name} (0..{(1 << cls.BITS) - 1}); "  # type: ignore[attr-defined]
-                "stored out-of-range values are rejected rather than wrapped",
-                raw=raw, type=ty,
+                f"{value} is outside the range of {name} (0..{(1 << cls.BITS) - 1}); "
+                "stored out-of-range values are rejected unless wrap_uint=True",
+                raw=raw,
+                type=ty,
             )
         return value if type(value) is cls else cls(value)
     raise AssertionError(kind)
@@ -248,6 +291,61 @@ def _float_div(a: float, b: float) -> float:
         return math.nan
     negative = (math.copysign(1.0, a) < 0) != (math.copysign(1.0, b) < 0)
     return -math.inf if negative else math.inf
+
+
+def _float_of_binary_scientific(m: int, e: int) -> float:
+    # Lean's `Float.ofBinaryScientific`: keep the top 64 bits of `m` (truncating), convert that
+    # UInt64 to the nearest double, then scale by 2^e.
+    shift = max(max(m.bit_length() - 1, 0) - 63, 0)
+    m >>= shift
+    e += shift
+    f = float(m)
+    if f == 0.0:
+        return 0.0
+    try:
+        return math.ldexp(f, e)
+    except OverflowError:
+        return math.inf if e > 0 else 0.0
+
+
+def lean_float_of_scientific(mantissa: int, negative_exponent: bool, exponent: int) -> float:
+    """Lean 4's ``Float.ofScientific``: the float a literal ``m * 10^(±e)`` elaborates to.
+
+    This is not always the correctly rounded double (it truncates to 64 bits before rounding), so
+    reading Lean text with Python's ``float()`` could disagree with Lean in rare cases.
+    """
+    if exponent > 100_000:
+        raise ValueError(f"decimal exponent {exponent} is too large")
+    if negative_exponent:
+        shift = max(64 - max(mantissa.bit_length() - 1, 0), 0)
+        scaled = (mantissa << (3 * exponent + shift)) // 5**exponent
+        return _float_of_binary_scientific(scaled, -4 * exponent - shift)
+    return _float_of_binary_scientific(mantissa * 5**exponent, exponent)
+
+
+def lean_float_of_literal(text: str) -> float:
+    """The float Lean elaborates an unsigned numeric literal to (``1.5``, ``1e10``, ``0x10``, ``7``)."""
+    if text[:2].lower() in ("0x", "0b", "0o"):
+        return lean_float_of_scientific(int(text, 0), False, 0)
+    mantissa, _, exp = text.lower().partition("e")
+    int_part, dot, frac = mantissa.partition(".")
+    m = int(int_part + frac)
+    decimals = len(frac)
+    if exp:
+        x = int(exp.lstrip("+-"))
+        if exp.startswith("-"):
+            return lean_float_of_scientific(m, True, x + decimals)
+        if x >= decimals:
+            return lean_float_of_scientific(m, False, x - decimals)
+        return lean_float_of_scientific(m, True, decimals - x)
+    if dot:
+        return lean_float_of_scientific(m, True, decimals)
+    return lean_float_of_scientific(m, False, 0)  # `OfNat Float n` is `ofScientific n false 0`
+
+
+def _lean_float_of_int(n: int) -> float:
+    magnitude = lean_float_of_scientific(abs(n), False, 0)
+    return -magnitude if n < 0 else magnitude
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,7 +383,9 @@ def _unescape(body: str, offset: int, raw: Any, ty: LeanType) -> str:
             code = int(hex_digits, 16)
             if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
                 raise ValueParseError(
-                    f"escape {m.group()} is not a Unicode scalar value", raw=raw, type=ty,
+                    f"escape {m.group()} is not a Unicode scalar value",
+                    raw=raw,
+                    type=ty,
                     position=offset + m.start(),
                 )
             return chr(code)
@@ -302,12 +402,13 @@ def _unescape(body: str, offset: int, raw: Any, ty: LeanType) -> str:
 class _Reader:
     """Recursive-descent reader of one Lean literal, guided by the expected type."""
 
-    __slots__ = ("text", "raw", "structs", "kinds", "texts", "starts", "i")
+    __slots__ = ("text", "raw", "structs", "wrap_uint", "kinds", "texts", "starts", "i")
 
-    def __init__(self, text: str, raw: Any, structs: Mapping[str, StructDef]) -> None:
+    def __init__(self, text: str, raw: Any, structs: Mapping[str, StructDef], wrap_uint: bool) -> None:
         self.text = text
         self.raw = raw
         self.structs = structs
+        self.wrap_uint = wrap_uint
         kinds: list[str] = []
         texts: list[str] = []
         starts: list[int] = []
@@ -318,8 +419,10 @@ class _Reader:
             if kind == "bad":
                 bad = m.group()
                 reason = (
-                    "unterminated string literal" if bad == '"'
-                    else "unterminated or invalid character literal" if bad == "'"
+                    "unterminated string literal"
+                    if bad == '"'
+                    else "unterminated or invalid character literal"
+                    if bad == "'"
                     else f"unexpected character {bad!r}"
                 )
                 raise ValueParseError(reason, raw=raw, position=m.start())
@@ -342,7 +445,10 @@ class _Reader:
 
     def describe(self, index: int | None = None) -> str:
         i = self.i if index is None else index
-        return "end of text" if self.kinds[i] == "end" else repr(self.texts[i])
+        if self.kinds[i] == "end":
+            return "end of text"
+        tok = self.texts[i]
+        return repr(tok if len(tok) <= 40 else tok[:37] + "...")
 
     def expect(self, punct: str, ty: LeanType) -> None:
         if self.texts[self.i] == punct and self.kinds[self.i] == "punct":
@@ -398,7 +504,7 @@ class _Reader:
         if kind == "prod":
             if self.at("⟨"):
                 self.i += 1
-                return self.read_tuple(ty, "⟩")  # type: ignore[arg-type]
+                return self.read_tuple(_as_prod(ty), "⟩")
             raise self.error(f"expected a pair '(a, b)' but found {self.describe()}", ty)
         if kind == "struct":
             return self.read_struct(ty, arg)
@@ -416,19 +522,25 @@ class _Reader:
         if self.at(")") and _kind(ty, self.structs) == "unit":
             self.i += 1
             return UNIT
+        tuple_error: ValueParseError | None = None
         if isinstance(ty, ProdType):
             try:
                 return self.read_tuple(ty, ")")
-            except ValueParseError:
+            except ValueParseError as exc:
+                tuple_error = exc
                 self.i = open_index + 1  # not a tuple: `((a, b))` or `((a, b) : T)`
-        value = self.read(ty)
-        if self.at(":"):
-            self.read_ascription(ty)
-        if not self.at(")"):
-            raise self.error(
-                f"expected ')' (closing the '(' at position {self.starts[open_index]}) "
-                f"but found {self.describe()}", ty,
-            )
+        try:
+            value = self.read(ty)
+            if self.at(":"):
+                self.read_ascription(ty)
+            if not self.at(")"):
+                raise self.error(
+                    f"expected ')' (closing the '(' at position {self.starts[open_index]}) "
+                    f"but found {self.describe()}",
+                    ty,
+                )
+        except ValueParseError as exc:
+            raise _furthest(exc, tuple_error) from None
         self.i += 1
         return value
 
@@ -462,6 +574,7 @@ class _Reader:
         return Pair(first, self.read_tuple_rest(ty.snd, closer))
 
     def read_tuple_rest(self, ty: LeanType, closer: str) -> Any:
+        flat_error: ValueParseError | None = None
         if isinstance(ty, ProdType):
             save = self.i
             try:
@@ -469,11 +582,14 @@ class _Reader:
                 if self.at(","):
                     self.i += 1
                     return Pair(head, self.read_tuple_rest(ty.snd, closer))
-            except ValueParseError:
-                pass
+            except ValueParseError as exc:
+                flat_error = exc
             self.i = save  # the remaining element is the whole nested product, e.g. `(1, (2, 3))`
-        value = self.read(ty)
-        self.expect(closer, ty)
+        try:
+            value = self.read(ty)
+            self.expect(closer, ty)
+        except ValueParseError as exc:
+            raise _furthest(exc, flat_error) from None
         return value
 
     # -- numbers --------------------------------------------------------------------------------
@@ -484,8 +600,17 @@ class _Reader:
         if self.at("-"):
             if arg:
                 raise self.error("a negative number in argument position needs parentheses", ty)
+            if kind == "nat":
+                raise self.error("a Nat cannot be negated (Lean has no `Neg Nat`)", ty)
             negative = True
             self.i += 1
+            if self.at("("):  # `-(3)`, `-(-5)`: negation of a parenthesised integer
+                inner = self.read_paren(ty)
+                try:
+                    return _make_int(-int(inner), kind, ty, self.raw, self.wrap_uint)
+                except ValueParseError as exc:
+                    exc.position = self.starts[start]
+                    raise
         if self.kinds[self.i] != "num":
             raise self.error(f"expected an integer but found {self.describe()}", ty)
         tok = self.texts[self.i]
@@ -495,7 +620,7 @@ class _Reader:
         value = int(tok, 0) if prefix in ("0x", "0b", "0o") else int(tok)
         self.i += 1
         try:
-            return _make_int(-value if negative else value, kind, ty, self.raw)
+            return _make_int(-value if negative else value, kind, ty, self.raw, self.wrap_uint)
         except ValueParseError as exc:
             exc.position = self.starts[start]
             raise
@@ -507,8 +632,10 @@ class _Reader:
             self.i += 1
         kind, tok = self.kinds[self.i], self.texts[self.i]
         if kind == "num":
-            prefix = tok[:2].lower()
-            value = float(int(tok, 0)) if prefix in ("0x", "0b", "0o") else float(tok)
+            try:
+                value = lean_float_of_literal(tok)
+            except ValueError as exc:
+                raise self.error(str(exc), ty) from exc
         elif kind == "name" and tok in ("Float.nan", "NaN", "nan"):
             value = math.nan
         elif kind == "name" and tok in ("Float.inf", "inf", "Float.infinity"):
@@ -533,7 +660,7 @@ class _Reader:
     # -- containers -------------------------------------------------------------------------------
 
     def read_seq(self, ty: LeanType, opener: str) -> tuple[Any, ...]:
-        elem_ty = ty.args[0]  # type: ignore[attr-defined]
+        elem_ty = _arg0(ty)
         if not self.at(opener):
             raise self.error(f"expected {opener!r} to open the {ty} but found {self.describe()}", ty)
         self.i += 1
@@ -560,11 +687,11 @@ class _Reader:
             if arg:
                 raise self.error("'some x' in argument position needs parentheses", ty)
             self.i += 1
-            return Some(self.read(ty.args[0], arg=True))  # type: ignore[attr-defined]
+            return Some(self.read(_arg0(ty), arg=True))
         raise self.error(f"expected 'none' or 'some' but found {self.describe()}", ty)
 
     def read_struct(self, ty: LeanType, arg: bool) -> Struct:
-        sdef = self.structs[ty.name]  # type: ignore[attr-defined]
+        sdef = self.structs[_type_name(ty)]
         try:
             fields = sdef.fields_for(ty)
         except ValueError as exc:
@@ -610,12 +737,23 @@ class _Reader:
         )
 
 
-def _read_int_seq(text: str, kind: str, elem_ty: LeanType, want_array: bool, raw: Any) -> Any | None:
+def _furthest(error: ValueParseError, other: ValueParseError | None) -> ValueParseError:
+    """Of two failed readings of the same text, the one that got further explains it better."""
+    if other is not None and (other.position or 0) > (error.position or 0):
+        return other
+    return error
+
+
+def _read_int_seq(
+    text: str, kind: str, elem_ty: LeanType, want_array: bool, raw: Any, wrap_uint: bool
+) -> Any | None:
     """Fast path for ``[1, -2]`` / ``#[1, -2]``; ``None`` when the text is not of that shape."""
     m = _INT_SEQ.fullmatch(text)
     if m is None or bool(m.group(1)) != want_array:
         return None
     body = m.group(2)
+    if kind == "nat" and body is not None and "-" in body:
+        return None  # let the reader report the negation (Lean has no `Neg Nat`)
     if body is None:
         items: tuple[Any, ...] = ()
     else:
@@ -623,26 +761,27 @@ def _read_int_seq(text: str, kind: str, elem_ty: LeanType, want_array: bool, raw
         if kind == "int":
             items = tuple(ints)
         else:
-            items = tuple(_make_int(v, kind, elem_ty, raw) for v in ints)
+            items = tuple(_make_int(v, kind, elem_ty, raw, wrap_uint) for v in ints)
     return Arr(items) if want_array else items
 
 
-def _parse_text(text: str, ty: LeanType, structs: Mapping[str, StructDef], raw: Any) -> Any:
+def _parse_text(
+    text: str, ty: LeanType, structs: Mapping[str, StructDef], raw: Any, wrap_uint: bool = False
+) -> Any:
     kind = _kind(ty, structs)
     if kind in ("list", "array"):
-        elem_ty = ty.args[0]  # type: ignore[attr-defined]
+        elem_ty = _arg0(ty)
         elem_kind = _builtin_kind(elem_ty)
         if elem_kind in ("int", "nat", "uint"):
-            fast = _read_int_seq(text, elem_kind, elem_ty, kind == "array", raw)
+            fast = _read_int_seq(text, elem_kind, elem_ty, kind == "array", raw, wrap_uint)
             if fast is not None:
                 return fast
     elif kind == "unsupported" or kind == "unknown":
         raise _unsupported_type(ty, raw, structs)
     try:
-        return _Reader(text, raw, structs).read_all(ty)
+        return _Reader(text, raw, structs, wrap_uint).read_all(ty)
     except ValueParseError as exc:
-        if exc.type is None:
-            exc.type = ty
+        exc.type = ty  # report the declared type; the reason names the inner problem
         exc.raw = raw
         raise
 
@@ -651,26 +790,62 @@ def _parse_text(text: str, ty: LeanType, structs: Mapping[str, StructDef], raw: 
 # parse_value
 
 
-def parse_value(raw: Any, ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_STRUCTS) -> Any:
+def parse_value(
+    raw: Any,
+    ty: LeanType | str,
+    structs: Mapping[str, StructDef] = _NO_STRUCTS,
+    *,
+    wrap_uint: bool = False,
+) -> Any:
     """Read a stored value (any encoding found in the data) at its declared type.
 
     Also accepts runtime values, so ``parse_value(parse_value(x, t), t) == parse_value(x, t)``.
-    Raises :class:`ValueParseError` when the value does not fit the type.
+    ``wrap_uint=True`` reads out-of-range ``UIntN`` values modulo 2^N as Lean's numeric literals do
+    (the published VerinaPlus stores ``510`` for a ``UInt8`` and its expected outputs were computed
+    from 254); by default they are errors. Raises :class:`ValueParseError` when the value does not
+    fit the type.
     """
     ty = _as_type(ty)
     try:
-        return _parse(raw, ty, structs)
+        return _parse(raw, ty, structs, wrap_uint)
     except ValueParseError as exc:
-        if exc.raw is None:
-            exc.raw = raw
-        if exc.type is None:
-            exc.type = ty
+        # Report the stored value and its declared type; the reason names the inner problem.
+        if exc.raw is not raw and exc.raw is not None and exc.position is not None:
+            # The failing text was an element of a JSON array: keep where, inside that element.
+            exc.reason = f"{exc.reason} (in element {exc.raw!r} at position {exc.position})"
+            exc.args = (exc.reason,)
+            exc.position = None
+        exc.raw = raw
+        exc.type = ty
         raise
     except RecursionError as exc:
         raise ValueParseError("value is nested too deeply", raw=raw, type=ty) from exc
 
 
-def _parse(raw: Any, ty: LeanType, structs: Mapping[str, StructDef]) -> Any:
+def parse_lean(
+    text: str,
+    ty: LeanType | str,
+    structs: Mapping[str, StructDef] = _NO_STRUCTS,
+    *,
+    wrap_uint: bool = False,
+) -> Any:
+    """Read Lean literal text at a type; the inverse of :func:`render_value`.
+
+    Unlike :func:`parse_value`, a ``String`` must be a quoted Lean string literal here and a
+    ``Char`` a character literal (stored data keeps those raw at the top level).
+    """
+    ty = _as_type(ty)
+    if not isinstance(text, str):
+        raise ValueParseError("Lean literal text must be a string", raw=text, type=ty)
+    if _kind(ty, structs) == "fun":
+        return _parse(text, ty, structs, wrap_uint)
+    try:
+        return _parse_text(text, ty, structs, text, wrap_uint)
+    except RecursionError as exc:
+        raise ValueParseError("value is nested too deeply", raw=text, type=ty) from exc
+
+
+def _parse(raw: Any, ty: LeanType, structs: Mapping[str, StructDef], wrap: bool) -> Any:
     kind = _kind(ty, structs)
     if isinstance(raw, str):
         if kind == "string":
@@ -679,31 +854,29 @@ def _parse(raw: Any, ty: LeanType, structs: Mapping[str, StructDef]) -> Any:
             if len(raw) == 1:
                 return _make_char(raw, ty, raw)
             try:  # a Lean char literal such as "'a'"
-                return _parse_text(raw, ty, structs, raw)
+                return _parse_text(raw, ty, structs, raw, wrap)
             except ValueParseError:
                 if len(raw) > 2 and raw[0] == raw[-1] == "'":
                     raise
                 raise ValueParseError(
                     f"a Char must be one character (or a Lean char literal), got {len(raw)} characters",
-                    raw=raw, type=ty,
+                    raw=raw,
+                    type=ty,
                 ) from None
         if kind == "fun":
             if not raw.strip():
                 raise ValueParseError("empty Lean source for a function value", raw=raw, type=ty)
             return LeanSource(raw)
-        return _parse_text(raw, ty, structs, raw)
+        return _parse_text(raw, ty, structs, raw, wrap)
     if isinstance(raw, bool):
         if kind == "bool":
             return raw
         raise ValueParseError(f"a boolean is not a {ty}", raw=raw, type=ty)
     if isinstance(raw, int):
         if kind in ("int", "nat", "uint"):
-            return _make_int(raw, kind, ty, raw)
+            return _make_int(raw, kind, ty, raw, wrap)
         if kind == "float":
-            try:
-                return float(raw)
-            except OverflowError as exc:
-                raise ValueParseError("integer too large for a Float", raw=raw, type=ty) from exc
+            return _lean_float_of_int(raw)  # as Lean reads the numeral (`OfNat Float n`)
         raise ValueParseError(f"a number is not a {ty}", raw=raw, type=ty)
     if isinstance(raw, float):
         if kind == "float":
@@ -712,20 +885,21 @@ def _parse(raw: Any, ty: LeanType, structs: Mapping[str, StructDef]) -> Any:
     if kind == "list":
         # A JSON array or a runtime List (plain tuple); a runtime Array is a different type.
         if isinstance(raw, list) or type(raw) is tuple:
-            elem = ty.args[0]  # type: ignore[attr-defined]
-            return tuple(_parse(x, elem, structs) for x in raw)
+            elem = _arg0(ty)
+            return tuple(_parse(x, elem, structs, wrap) for x in raw)
     elif kind == "array":
         if isinstance(raw, (list, Arr)):
-            elem = ty.args[0]  # type: ignore[attr-defined]
-            return Arr(_parse(x, elem, structs) for x in raw)
+            elem = _arg0(ty)
+            return Arr(_parse(x, elem, structs, wrap) for x in raw)
     elif kind == "option":
         if raw is NONE:
             return NONE
         if isinstance(raw, Some):
-            return Some(_parse(raw.value, ty.args[0], structs))  # type: ignore[attr-defined]
+            return Some(_parse(raw.value, _arg0(ty), structs, wrap))
     elif kind == "prod":
         if isinstance(raw, Pair):
-            return Pair(_parse(raw.fst, ty.fst, structs), _parse(raw.snd, ty.snd, structs))  # type: ignore[attr-defined]
+            prod = _as_prod(ty)
+            return Pair(_parse(raw.fst, prod.fst, structs, wrap), _parse(raw.snd, prod.snd, structs, wrap))
     elif kind == "unit":
         if raw is UNIT:
             return UNIT
@@ -733,14 +907,14 @@ def _parse(raw: Any, ty: LeanType, structs: Mapping[str, StructDef]) -> Any:
         if isinstance(raw, LeanSource) or callable(raw):
             return raw
     elif kind == "struct":
-        return _parse_struct_native(raw, ty, structs)
+        return _parse_struct_native(raw, ty, structs, wrap)
     elif kind in ("unsupported", "unknown"):
         raise _unsupported_type(ty, raw, structs)
     raise ValueParseError(f"a {type(raw).__name__} is not a {ty}", raw=raw, type=ty)
 
 
-def _parse_struct_native(raw: Any, ty: LeanType, structs: Mapping[str, StructDef]) -> Struct:
-    sdef = structs[ty.name]  # type: ignore[attr-defined]
+def _parse_struct_native(raw: Any, ty: LeanType, structs: Mapping[str, StructDef], wrap: bool) -> Struct:
+    sdef = structs[_type_name(ty)]
     try:
         fields = sdef.fields_for(ty)
     except ValueError as exc:
@@ -760,7 +934,7 @@ def _parse_struct_native(raw: Any, ty: LeanType, structs: Mapping[str, StructDef
             [f"unknown field(s) {', '.join(unknown)}"] if unknown else []
         )
         raise ValueParseError(f"structure {sdef.name}: {'; '.join(problems)}", raw=raw, type=ty)
-    return Struct(sdef.name, tuple((f.name, _parse(given[f.name], f.type, structs)) for f in fields))
+    return Struct(sdef.name, tuple((f.name, _parse(given[f.name], f.type, structs, wrap)) for f in fields))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -800,15 +974,35 @@ def quote_char(c: str) -> str:
     return "'" + _quote_char_core(c, False) + "'"
 
 
+def _same_float(a: float, b: float) -> bool:
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
 def render_float(x: float) -> str:
-    """The shortest decimal Lean reads back as ``x``; NaN and infinities as divisions."""
+    """The shortest decimal that Lean reads back as exactly ``x``; NaN and infinities as divisions.
+
+    Candidates are Python's shortest round-trip form, then 17 significant digits, then the exact
+    decimal expansion; the first that Lean's own literal conversion maps to ``x`` is used.
+    """
     if math.isnan(x):
         return "(0.0 / 0.0 : Float)"
     if math.isinf(x):
         return "(1.0 / 0.0 : Float)" if x > 0 else "(-1.0 / 0.0 : Float)"
-    text = repr(float(x))
-    # Python writes `1e+16`; Lean's scientific literals take no `+` in the exponent.
-    return text.replace("e+", "e")
+    sign = "-" if math.copysign(1.0, x) < 0 else ""
+    magnitude = abs(x)
+    for candidate in (repr(magnitude), f"{magnitude:.17g}", _exact_decimal(magnitude)):
+        # Python writes `1e+16`; keep a `.` or `e` so the literal reads as a decimal.
+        text = candidate.replace("e+", "e")
+        if "." not in text and "e" not in text:
+            text += ".0"
+        if _same_float(lean_float_of_literal(text), magnitude):
+            return sign + text
+    raise AssertionError(f"no Lean literal found for {x!r}")  # the exact expansion always works
+
+
+def _exact_decimal(x: float) -> str:
+    text = format(Decimal(x), "f")
+    return text if "." in text else text + ".0"
 
 
 def render_value(v: Any, ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_STRUCTS) -> str:
@@ -853,7 +1047,7 @@ def _render(v: Any, ty: LeanType, structs: Mapping[str, StructDef], arg: bool) -
     if kind == "list" or kind == "array":
         if not isinstance(v, tuple) or isinstance(v, Arr) != (kind == "array"):
             raise _mismatch(v, ty)
-        elem = ty.args[0]  # type: ignore[attr-defined]
+        elem = _arg0(ty)
         body = ", ".join(_render(x, elem, structs, False) for x in v)
         return f"#[{body}]" if kind == "array" else f"[{body}]"
     if kind == "option":
@@ -861,13 +1055,14 @@ def _render(v: Any, ty: LeanType, structs: Mapping[str, StructDef], arg: bool) -
             return "none"
         if not isinstance(v, Some):
             raise _mismatch(v, ty)
-        text = "some " + _render(v.value, ty.args[0], structs, True)  # type: ignore[attr-defined]
+        text = "some " + _render(v.value, _arg0(ty), structs, True)
         return f"({text})" if arg else text
     if kind == "prod":
         if not isinstance(v, Pair):
             raise _mismatch(v, ty)
-        parts = [_render(v.fst, ty.fst, structs, False)]  # type: ignore[attr-defined]
-        rest, rest_ty = v.snd, ty.snd  # type: ignore[attr-defined]
+        prod = _as_prod(ty)
+        parts = [_render(v.fst, prod.fst, structs, False)]
+        rest, rest_ty = v.snd, prod.snd
         # Right-nested pairs print flat, as Lean's `Repr` does: `(1, 2, 3)`.
         while isinstance(rest_ty, ProdType) and isinstance(rest, Pair):
             parts.append(_render(rest.fst, rest_ty.fst, structs, False))
@@ -879,7 +1074,7 @@ def _render(v: Any, ty: LeanType, structs: Mapping[str, StructDef], arg: bool) -
             raise _mismatch(v, ty)
         return "()"
     if kind == "struct":
-        sdef = structs[ty.name]  # type: ignore[attr-defined]
+        sdef = structs[_type_name(ty)]
         if not isinstance(v, Struct) or v.type_name != sdef.name:
             raise _mismatch(v, ty)
         fields = sdef.fields_for(ty)
@@ -934,16 +1129,27 @@ def to_json(v: Any, ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_S
     return render_value(v, ty, structs)
 
 
-def canonical_value_key(v: Any, ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_STRUCTS) -> str:
-    """One text per value, whatever its encoding: ``[1,2]``, ``"[1,2]"`` and ``"[1, 2]"`` agree."""
+def canonical_value_key(
+    v: Any,
+    ty: LeanType | str,
+    structs: Mapping[str, StructDef] = _NO_STRUCTS,
+    *,
+    wrap_uint: bool = False,
+) -> str:
+    """One text per value, whatever its encoding: ``[1,2]``, ``"[1,2]"`` and ``"[1, 2]"`` agree.
+
+    ``v`` is a stored value or a runtime value (see :func:`parse_value`).
+    """
     ty = _as_type(ty)
-    return render_value(parse_value(v, ty, structs), ty, structs)
+    return render_value(parse_value(v, ty, structs, wrap_uint=wrap_uint), ty, structs)
 
 
 def canonical_key(
     inputs: Mapping[str, Any],
     types: Mapping[str, LeanType | str],
     structs: Mapping[str, StructDef] = _NO_STRUCTS,
+    *,
+    wrap_uint: bool = False,
 ) -> str:
     """A canonical text for an input row: parameters sorted by name, each value rendered.
 
@@ -963,7 +1169,8 @@ def canonical_key(
     lines = []
     for name in sorted(types):
         try:
-            lines.append(f"{name} := {canonical_value_key(inputs[name], types[name], structs)}")
+            key = canonical_value_key(inputs[name], types[name], structs, wrap_uint=wrap_uint)
+            lines.append(f"{name} := {key}")
         except ValueParseError as exc:
             raise exc.with_context(field=name) from None
     return "\n".join(lines)
@@ -996,9 +1203,10 @@ def default_value(ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_STR
     if kind == "array":
         return Arr(())
     if kind == "prod":
-        return Pair(default_value(ty.fst, structs), default_value(ty.snd, structs))  # type: ignore[attr-defined]
+        prod = _as_prod(ty)
+        return Pair(default_value(prod.fst, structs), default_value(prod.snd, structs))
     if kind == "struct":
-        sdef = structs[ty.name]  # type: ignore[attr-defined]
+        sdef = structs[_type_name(ty)]
         return Struct(sdef.name, tuple((f.name, default_value(f.type, structs)) for f in sdef.fields_for(ty)))
     if kind == "fun":
         raise ValueParseError("a function type has no default value", type=ty)

@@ -585,3 +585,44 @@ Term = Node
 """Any term node (the union of the classes above that are terms)."""
 
 Command = Node
+
+
+def sexpr(node: object) -> str:
+    """A compact S-expression rendering of a tree, for tests and debugging."""
+    if isinstance(node, Ident):
+        return node.name
+    if isinstance(node, NumLit):
+        return str(node.value)
+    if isinstance(node, StrLit):
+        return repr(node.value)
+    if isinstance(node, CharLit):
+        return f"'{node.value}'"
+    if isinstance(node, SciLit):
+        return node.text
+    if isinstance(node, BinOp):
+        return f"({node.op} {sexpr(node.lhs)} {sexpr(node.rhs)})"
+    if isinstance(node, UnOp):
+        return f"({node.op} {sexpr(node.arg)})"
+    if isinstance(node, App):
+        return "(" + " ".join(sexpr(x) for x in [node.fn, *node.args]) + ")"
+    if isinstance(node, Paren):
+        return sexpr(node.term)
+    if isinstance(node, list):
+        return "[" + " ".join(sexpr(x) for x in node) + "]"
+    if isinstance(node, tuple):
+        return "<" + " ".join(sexpr(x) for x in node) + ">"
+    if isinstance(node, (str, int, bool)) or node is None:
+        return repr(node)
+    if isinstance(node, Node):
+        from dataclasses import fields
+
+        parts = [type(node).__name__]
+        for f in fields(node):
+            if f.name in ("line", "col", "type_text", "end_line", "modifiers"):
+                continue
+            value = getattr(node, f.name)
+            if value is None or value == [] or value == "":
+                continue
+            parts.append(f"{f.name}={sexpr(value)}")
+        return "{" + " ".join(parts) + "}"
+    return repr(node)

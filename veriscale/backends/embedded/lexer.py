@@ -163,7 +163,7 @@ def _ends_term(tok: Token) -> bool:
     """Can ``tok`` end a term, so that a directly following ``.name`` is a field access?"""
     if tok.kind in (IDENT, NUM, SCI, STR, CHAR, INTERP, FIELD, DOTIDENT):
         return True
-    return tok.kind == SYM and tok.value in (")", "]", "⟩", "}", "!", "?")
+    return tok.kind == SYM and tok.value in (")", "]", "⟩", "}", "!", "?", "·")
 
 
 class _Lexer:

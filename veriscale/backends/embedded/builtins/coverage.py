@@ -226,3 +226,24 @@ def used_names(lean_texts: Iterable[str]) -> Counter[str]:
             if name in GLOBAL_FUNCTIONS and name not in declared:
                 counts[name] += 1
     return counts
+
+
+def is_implemented(name: str, registered: Iterable[str]) -> bool:
+    """Whether a name from :func:`used_names` has a builtin.
+
+    A field-notation name (``.foldl``) counts as implemented when some namespace provides it,
+    since a token scan cannot tell the receiver's type.
+    """
+    names = set(registered)
+    if name.startswith("."):
+        return any(r.endswith(name) for r in names)
+    return name in names
+
+
+def coverage_rows(counts: Counter[str], registered: Iterable[str]) -> list[tuple[str, int, bool]]:
+    """``(name, count, implemented)`` rows, most used first."""
+    names = set(registered)
+    return [
+        (name, count, is_implemented(name, names))
+        for name, count in sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+    ]

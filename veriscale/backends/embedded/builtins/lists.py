@@ -1,0 +1,716 @@
+"""``List`` builtins (Init/Data/List/Basic.lean, BasicAux.lean, Sort/Basic.lean; Mathlib for
+``List.sublists``).
+
+A Lean list is a Python ``tuple``. Every function follows the Lean definition, including the
+order in which a fold visits elements (it matters for ``Float`` sums) and the ``BEq``-based
+functions (``contains``, ``count``, ``erase``, ``isPerm`` ... use ``==``, under which ``NaN`` is
+never found).
+
+Semantics worth knowing (each checked against the Lean source):
+
+* ``List.sum = foldr (· + ·) 0``: ``[a, b, c].sum = a + (b + (c + 0))``.
+* ``List.max? (a :: as) = some (as.foldl max a)``; ``max``/``min`` are ``maxOfLe``/``minOfLe``.
+* ``List.idxOf a l`` / ``List.findIdx p l``: the length of the list when not found.
+* ``List.zipIdx l (n := 0)`` pairs each element with its index: ``(x, i)``, element first.
+* ``List.eraseDups`` keeps the first occurrence of each element.
+* ``List.mergeSort xs (le := (· ≤ ·))``: split into ``take ((n+1)/2)``/``drop``, sort both,
+  ``merge`` taking from the left while ``le x y``; stable; the runtime version is proved equal,
+  so this is the result for any ``le``.
+* ``List.rotateRight l n``: ``len ≤ 1 → l``; else ``let i := len - n % len; drop i l ++ take i l``.
+* ``List.extract l start stop = (l.drop start).take (stop - start)``.
+* ``List.sublists`` (Mathlib) ``= foldr (fun a acc => acc.flatMap fun x => [x, a :: x]) [[]]``:
+  ``[1, 2, 3] ↦ [[], [1], [2], [1, 2], [3], [1, 3], [2, 3], [1, 2, 3]]``.
+* ``xs[i]!`` out of range is ``default`` of the element type (``panic!`` returns ``default``);
+  it is registered as ``List.getElem!`` (and ``xs[i]?`` as ``List.getElem?``).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from veriscale.backends.embedded.builtins import floats as _floats  # noqa: F401  (Float arithmetic)
+from veriscale.backends.embedded.builtins._core import (
+    check_size,
+    default_of_type,
+    nat,
+    type_name_of,
+)
+from veriscale.backends.embedded.builtins.numbers import arith
+from veriscale.backends.embedded.builtins.order import (
+    compare_le,
+    lean_beq,
+    lean_max,
+    lean_min,
+)
+from veriscale.backends.embedded.registry import alias, builtin
+from veriscale.runtime import NONE, Arr, Nat, Pair, Some, Unsupported
+
+Fn = Callable[..., Any]
+
+
+def _index(i: Any) -> int:
+    return int(i)
+
+
+# ---------------------------------------------------------------------------------------------
+# Construction
+
+
+@builtin("List.range", 1)
+def list_range(n: int) -> tuple:
+    check_size(int(n), "List.range")
+    return tuple(Nat(i) for i in range(int(n)))
+
+
+@builtin("List.range'", 3)
+def list_range_prime(start: int, length: int, step: int = 1) -> tuple:
+    """``List.range' s n step = [s, s+step, ..., s+(n-1)*step]``."""
+    check_size(int(length), "List.range'")
+    return tuple(Nat(int(start) + k * int(step)) for k in range(int(length)))
+
+
+@builtin("List.replicate", 2)
+def list_replicate(n: int, a: Any) -> tuple:
+    check_size(int(n), "List.replicate")
+    return (a,) * int(n)
+
+
+@builtin("List.singleton", 1)
+def list_singleton(a: Any) -> tuple:
+    return (a,)
+
+
+@builtin("List.cons", 2, self_index=1)
+def list_cons(a: Any, xs: tuple) -> tuple:
+    return (a, *xs)
+
+
+@builtin("List.concat", 2)
+def list_concat(xs: tuple, a: Any) -> tuple:
+    return (*xs, a)
+
+
+@builtin("List.append", 2)
+def list_append(xs: tuple, ys: tuple) -> tuple:
+    check_size(len(xs) + len(ys))
+    return tuple(xs) + tuple(ys)
+
+
+# ---------------------------------------------------------------------------------------------
+# Basic queries
+
+
+@builtin("List.length", 1)
+def list_length(xs: tuple) -> Nat:
+    return nat(len(xs))
+
+
+@builtin("List.isEmpty", 1)
+def list_is_empty(xs: tuple) -> bool:
+    return len(xs) == 0
+
+
+@builtin("List.head?", 1)
+def list_head_opt(xs: tuple) -> Any:
+    return Some(xs[0]) if xs else NONE
+
+
+@builtin("List.headD", 2)
+def list_head_d(xs: tuple, fallback: Any) -> Any:
+    return xs[0] if xs else fallback
+
+
+@builtin("List.head!", 1, typed=True)
+def list_head_bang(xs: tuple, *, result_type: Any = None) -> Any:
+    if xs:
+        return xs[0]
+    return default_of_type(result_type, construct="List.head!")
+
+
+@builtin("List.tail", 1)
+def list_tail(xs: tuple) -> tuple:
+    return tuple(xs[1:])
+
+
+@builtin("List.tail?", 1)
+def list_tail_opt(xs: tuple) -> Any:
+    return Some(tuple(xs[1:])) if xs else NONE
+
+
+@builtin("List.tailD", 2)
+def list_tail_d(xs: tuple, fallback: tuple) -> tuple:
+    return tuple(xs[1:]) if xs else fallback
+
+
+@builtin("List.tail!", 1)
+def list_tail_bang(xs: tuple) -> tuple:
+    # panics on [] and returns `default : List α`, which is [] as well
+    return tuple(xs[1:])
+
+
+@builtin("List.getLast?", 1)
+def list_get_last_opt(xs: tuple) -> Any:
+    return Some(xs[-1]) if xs else NONE
+
+
+@builtin("List.getLastD", 2)
+def list_get_last_d(xs: tuple, fallback: Any) -> Any:
+    return xs[-1] if xs else fallback
+
+
+@builtin("List.getLast!", 1, typed=True)
+def list_get_last_bang(xs: tuple, *, result_type: Any = None) -> Any:
+    if xs:
+        return xs[-1]
+    return default_of_type(result_type, construct="List.getLast!")
+
+
+@builtin("List.getElem!", 2, typed=True)
+def list_get_elem_bang(xs: tuple, i: Any, *, result_type: Any = None) -> Any:
+    """``l[i]!``: the element, or ``default`` of the element type when out of range."""
+    i = _index(i)
+    if 0 <= i < len(xs):
+        return xs[i]
+    return default_of_type(result_type, construct="xs[i]!")
+
+
+@builtin("List.getElem?", 2)
+def list_get_elem_opt(xs: tuple, i: Any) -> Any:
+    i = _index(i)
+    return Some(xs[i]) if 0 <= i < len(xs) else NONE
+
+
+alias("List.get!", "List.getElem!")
+alias("List.get?", "List.getElem?")
+
+
+@builtin("List.getD", 3)
+def list_get_d(xs: tuple, i: Any, fallback: Any) -> Any:
+    i = _index(i)
+    return xs[i] if 0 <= i < len(xs) else fallback
+
+
+@builtin("List.set", 3)
+def list_set(xs: tuple, i: Any, a: Any) -> tuple:
+    """``l.set i a``: unchanged when ``i`` is out of range."""
+    i = _index(i)
+    if 0 <= i < len(xs):
+        return (*xs[:i], a, *xs[i + 1 :])
+    return tuple(xs)
+
+
+# ---------------------------------------------------------------------------------------------
+# Folds and maps
+
+
+@builtin("List.foldl", 3, self_index=2)
+def list_foldl(f: Fn, init: Any, xs: tuple) -> Any:
+    acc = init
+    for x in xs:
+        acc = f(acc, x)
+    return acc
+
+
+@builtin("List.foldr", 3, self_index=2)
+def list_foldr(f: Fn, init: Any, xs: tuple) -> Any:
+    acc = init
+    for x in reversed(xs):
+        acc = f(x, acc)
+    return acc
+
+
+@builtin("List.map", 2, self_index=1)
+def list_map(f: Fn, xs: tuple) -> tuple:
+    return tuple(f(x) for x in xs)
+
+
+@builtin("List.filter", 2, self_index=1)
+def list_filter(p: Fn, xs: tuple) -> tuple:
+    return tuple(x for x in xs if p(x))
+
+
+@builtin("List.filterMap", 2, self_index=1)
+def list_filter_map(f: Fn, xs: tuple) -> tuple:
+    out = []
+    for x in xs:
+        r = f(x)
+        if isinstance(r, Some):
+            out.append(r.value)
+    return tuple(out)
+
+
+@builtin("List.flatMap", 2, self_index=1)
+def list_flat_map(f: Fn, xs: tuple) -> tuple:
+    out: list[Any] = []
+    for x in xs:
+        out.extend(f(x))
+        check_size(len(out))
+    return tuple(out)
+
+
+@builtin("List.flatten", 1)
+def list_flatten(ls: tuple) -> tuple:
+    out: list[Any] = []
+    for part in ls:
+        out.extend(part)
+        check_size(len(out))
+    return tuple(out)
+
+
+@builtin("List.reverse", 1)
+def list_reverse(xs: tuple) -> tuple:
+    return tuple(reversed(xs))
+
+
+@builtin("List.zip", 2)
+def list_zip(xs: tuple, ys: tuple) -> tuple:
+    return tuple(Pair(x, y) for x, y in zip(xs, ys))
+
+
+@builtin("List.zipWith", 3, self_index=1)
+def list_zip_with(f: Fn, xs: tuple, ys: tuple) -> tuple:
+    return tuple(f(x, y) for x, y in zip(xs, ys))
+
+
+@builtin("List.unzip", 1)
+def list_unzip(xs: tuple) -> Pair:
+    return Pair(tuple(p.fst for p in xs), tuple(p.snd for p in xs))
+
+
+@builtin("List.zipIdx", 2)
+def list_zip_idx(xs: tuple, n: Any = 0) -> tuple:
+    """``[a, b].zipIdx = [(a, 0), (b, 1)]``; ``zipIdx l n`` starts counting at ``n``."""
+    start = int(n)
+    return tuple(Pair(x, Nat(start + i)) for i, x in enumerate(xs))
+
+
+@builtin("List.intersperse", 2, self_index=1)
+def list_intersperse(sep: Any, xs: tuple) -> tuple:
+    out: list[Any] = []
+    for i, x in enumerate(xs):
+        if i:
+            out.append(sep)
+        out.append(x)
+    return tuple(out)
+
+
+@builtin("List.intercalate", 2)
+def list_intercalate(sep: tuple, xs: tuple) -> tuple:
+    out: list[Any] = []
+    for i, part in enumerate(xs):
+        if i:
+            out.extend(sep)
+        out.extend(part)
+        check_size(len(out))
+    return tuple(out)
+
+
+@builtin("List.sum", 1, typed=True)
+def list_sum(xs: tuple, *, result_type: Any = None) -> Any:
+    """``foldr (· + ·) 0``: ``[a, b, c].sum = a + (b + (c + 0))``."""
+    acc = _zero_like(xs, result_type)
+    for x in reversed(xs):
+        acc = arith("+", x, acc)
+    return acc
+
+
+def _zero_like(xs: tuple, result_type: Any) -> Any:
+    if result_type is not None:
+        from veriscale.lean_types import NamedType
+
+        if isinstance(result_type, NamedType) and not result_type.args:
+            zero = _ZEROS.get(result_type.name)
+            if zero is not None:
+                return zero()
+        raise Unsupported("List.sum", f"no Zero instance handled for {result_type}")
+    if xs:
+        kind = type_name_of(xs[0])
+        zero = _ZEROS.get(kind)
+        if zero is not None:
+            return zero()
+        raise Unsupported("List.sum", f"no Zero instance handled for {kind}")
+    raise Unsupported("List.sum", "sum of an empty list of unknown type")
+
+
+def _fixed_zero(name: str) -> Callable[[], Any]:
+    from veriscale.backends.embedded.builtins._core import FIXED_WIDTH_BY_NAME
+
+    return lambda: FIXED_WIDTH_BY_NAME[name](0)
+
+
+_ZEROS: dict[str, Callable[[], Any]] = {
+    "Nat": lambda: Nat(0),
+    "Int": lambda: 0,
+    "Float": lambda: 0.0,
+    **{name: _fixed_zero(name) for name in ("UInt8", "UInt16", "UInt32", "UInt64")},
+}
+
+
+@builtin("List.max?", 1)
+def list_max_opt(xs: tuple) -> Any:
+    if not xs:
+        return NONE
+    acc = xs[0]
+    for x in xs[1:]:
+        acc = lean_max(acc, x)
+    return Some(acc)
+
+
+@builtin("List.min?", 1)
+def list_min_opt(xs: tuple) -> Any:
+    if not xs:
+        return NONE
+    acc = xs[0]
+    for x in xs[1:]:
+        acc = lean_min(acc, x)
+    return Some(acc)
+
+
+# ---------------------------------------------------------------------------------------------
+# Sublists
+
+
+@builtin("List.take", 2, self_index=1)
+def list_take(n: Any, xs: tuple) -> tuple:
+    return tuple(xs[: int(n)])
+
+
+@builtin("List.drop", 2, self_index=1)
+def list_drop(n: Any, xs: tuple) -> tuple:
+    return tuple(xs[int(n) :])
+
+
+@builtin("List.takeWhile", 2, self_index=1)
+def list_take_while(p: Fn, xs: tuple) -> tuple:
+    out = []
+    for x in xs:
+        if not p(x):
+            break
+        out.append(x)
+    return tuple(out)
+
+
+@builtin("List.dropWhile", 2, self_index=1)
+def list_drop_while(p: Fn, xs: tuple) -> tuple:
+    for i, x in enumerate(xs):
+        if not p(x):
+            return tuple(xs[i:])
+    return ()
+
+
+@builtin("List.splitAt", 2, self_index=1)
+def list_split_at(n: Any, xs: tuple) -> Pair:
+    n = int(n)
+    return Pair(tuple(xs[:n]), tuple(xs[n:]))
+
+
+@builtin("List.extract", 3)
+def list_extract(xs: tuple, start: Any = 0, stop: Any = None) -> tuple:
+    """``(l.drop start).take (stop - start)`` with Nat subtraction; ``stop`` defaults to the length."""
+    start_i = int(start)
+    stop_i = len(xs) if stop is None else int(stop)
+    return tuple(xs[start_i:][: max(stop_i - start_i, 0)])
+
+
+@builtin("List.dropLast", 1)
+def list_drop_last(xs: tuple) -> tuple:
+    return tuple(xs[:-1])
+
+
+@builtin("List.rotateLeft", 2)
+def list_rotate_left(xs: tuple, n: Any = 1) -> tuple:
+    length = len(xs)
+    if length <= 1:
+        return tuple(xs)
+    i = int(n) % length
+    return tuple(xs[i:]) + tuple(xs[:i])
+
+
+@builtin("List.rotateRight", 2)
+def list_rotate_right(xs: tuple, n: Any = 1) -> tuple:
+    length = len(xs)
+    if length <= 1:
+        return tuple(xs)
+    i = length - int(n) % length
+    return tuple(xs[i:]) + tuple(xs[:i])
+
+
+@builtin("List.partition", 2, self_index=1)
+def list_partition(p: Fn, xs: tuple) -> Pair:
+    yes, no = [], []
+    for x in xs:
+        (yes if p(x) else no).append(x)
+    return Pair(tuple(yes), tuple(no))
+
+
+@builtin("List.span", 2, self_index=1)
+def list_span(p: Fn, xs: tuple) -> Pair:
+    for i, x in enumerate(xs):
+        if not p(x):
+            return Pair(tuple(xs[:i]), tuple(xs[i:]))
+    return Pair(tuple(xs), ())
+
+
+@builtin("List.isPrefixOf", 2)
+def list_is_prefix_of(l1: tuple, l2: tuple) -> bool:
+    return len(l1) <= len(l2) and all(lean_beq(a, b) for a, b in zip(l1, l2))
+
+
+@builtin("List.isSuffixOf", 2)
+def list_is_suffix_of(l1: tuple, l2: tuple) -> bool:
+    return list_is_prefix_of(tuple(reversed(l1)), tuple(reversed(l2)))
+
+
+@builtin("List.sublists", 1)
+def list_sublists(xs: tuple) -> tuple:
+    """Mathlib: ``foldr (fun a acc => acc.flatMap fun x => [x, a :: x]) [[]]``."""
+    check_size(1 << min(len(xs), 63), "List.sublists")
+    acc: list[tuple] = [()]
+    for a in reversed(xs):
+        nxt: list[tuple] = []
+        for x in acc:
+            nxt.append(x)
+            nxt.append((a, *x))
+        acc = nxt
+    return tuple(acc)
+
+
+# ---------------------------------------------------------------------------------------------
+# Membership and search (BEq-based)
+
+
+@builtin("List.elem", 2, self_index=1)
+def list_elem(a: Any, xs: tuple) -> bool:
+    return any(lean_beq(a, b) for b in xs)
+
+
+@builtin("List.contains", 2)
+def list_contains(xs: tuple, a: Any) -> bool:
+    return list_elem(a, xs)
+
+
+@builtin("List.count", 2, self_index=1)
+def list_count(a: Any, xs: tuple) -> Nat:
+    """``count a = countP (· == a)``."""
+    return nat(sum(1 for x in xs if lean_beq(x, a)))
+
+
+@builtin("List.countP", 2, self_index=1)
+def list_count_p(p: Fn, xs: tuple) -> Nat:
+    return nat(sum(1 for x in xs if p(x)))
+
+
+@builtin("List.find?", 2, self_index=1)
+def list_find_opt(p: Fn, xs: tuple) -> Any:
+    for x in xs:
+        if p(x):
+            return Some(x)
+    return NONE
+
+
+@builtin("List.findSome?", 2, self_index=1)
+def list_find_some_opt(f: Fn, xs: tuple) -> Any:
+    for x in xs:
+        r = f(x)
+        if isinstance(r, Some):
+            return r
+    return NONE
+
+
+@builtin("List.findIdx", 2, self_index=1)
+def list_find_idx(p: Fn, xs: tuple) -> Nat:
+    for i, x in enumerate(xs):
+        if p(x):
+            return nat(i)
+    return nat(len(xs))
+
+
+@builtin("List.findIdx?", 2, self_index=1)
+def list_find_idx_opt(p: Fn, xs: tuple) -> Any:
+    for i, x in enumerate(xs):
+        if p(x):
+            return Some(nat(i))
+    return NONE
+
+
+@builtin("List.idxOf", 2, self_index=1)
+def list_idx_of(a: Any, xs: tuple) -> Nat:
+    """``idxOf a = findIdx (· == a)``: the length when absent."""
+    return list_find_idx(lambda x: lean_beq(x, a), xs)
+
+
+@builtin("List.idxOf?", 2, self_index=1)
+def list_idx_of_opt(a: Any, xs: tuple) -> Any:
+    return list_find_idx_opt(lambda x: lean_beq(x, a), xs)
+
+
+@builtin("List.lookup", 2, self_index=1)
+def list_lookup(a: Any, xs: tuple) -> Any:
+    for p in xs:
+        if lean_beq(a, p.fst):
+            return Some(p.snd)
+    return NONE
+
+
+@builtin("List.any", 2)
+def list_any(xs: tuple, p: Fn) -> bool:
+    return any(p(x) for x in xs)
+
+
+@builtin("List.all", 2)
+def list_all(xs: tuple, p: Fn) -> bool:
+    return all(p(x) for x in xs)
+
+
+@builtin("List.and", 1)
+def list_and(xs: tuple) -> bool:
+    return all(xs)
+
+
+@builtin("List.or", 1)
+def list_or(xs: tuple) -> bool:
+    return any(xs)
+
+
+@builtin("List.beq", 2)
+def list_beq(l1: tuple, l2: tuple) -> bool:
+    return len(l1) == len(l2) and all(lean_beq(a, b) for a, b in zip(l1, l2))
+
+
+# ---------------------------------------------------------------------------------------------
+# Modification
+
+
+@builtin("List.erase", 2)
+def list_erase(xs: tuple, a: Any) -> tuple:
+    """Removes the first element ``== a``."""
+    for i, x in enumerate(xs):
+        if lean_beq(x, a):
+            return tuple(xs[:i]) + tuple(xs[i + 1 :])
+    return tuple(xs)
+
+
+@builtin("List.eraseIdx", 2)
+def list_erase_idx(xs: tuple, i: Any) -> tuple:
+    i = int(i)
+    if 0 <= i < len(xs):
+        return tuple(xs[:i]) + tuple(xs[i + 1 :])
+    return tuple(xs)
+
+
+@builtin("List.eraseDups", 1)
+def list_erase_dups(xs: tuple) -> tuple:
+    """Keeps the first occurrence (``loop`` checks ``bs.elem a`` on the kept prefix)."""
+    kept: list[Any] = []
+    for a in xs:
+        if not any(lean_beq(a, b) for b in kept):
+            kept.append(a)
+    return tuple(kept)
+
+
+@builtin("List.eraseReps", 1)
+def list_erase_reps(xs: tuple) -> tuple:
+    out: list[Any] = []
+    for a in xs:
+        if not out or not lean_beq(out[-1], a):
+            out.append(a)
+    return tuple(out)
+
+
+@builtin("List.removeAll", 2)
+def list_remove_all(xs: tuple, ys: tuple) -> tuple:
+    return tuple(x for x in xs if not list_elem(x, ys))
+
+
+@builtin("List.insert", 2, self_index=1)
+def list_insert(a: Any, xs: tuple) -> tuple:
+    """``if l.contains a then l else a :: l``."""
+    return tuple(xs) if list_elem(a, xs) else (a, *xs)
+
+
+@builtin("List.replace", 3)
+def list_replace(xs: tuple, a: Any, b: Any) -> tuple:
+    """Replaces the first element ``x`` with ``a == x`` by ``b``."""
+    for i, x in enumerate(xs):
+        if lean_beq(a, x):
+            return (*xs[:i], b, *xs[i + 1 :])
+    return tuple(xs)
+
+
+@builtin("List.isPerm", 2)
+def list_is_perm(l1: tuple, l2: tuple) -> bool:
+    """``isPerm [] l₂ = l₂.isEmpty``; ``isPerm (a :: l₁) l₂ = l₂.contains a && l₁.isPerm (l₂.erase a)``."""
+    rest = tuple(l2)
+    for a in l1:
+        if not list_contains(rest, a):
+            return False
+        rest = list_erase(rest, a)
+    return len(rest) == 0
+
+
+# ---------------------------------------------------------------------------------------------
+# Sorting
+
+
+def _merge(xs: list[Any], ys: list[Any], le: Fn) -> list[Any]:
+    out: list[Any] = []
+    i = j = 0
+    while i < len(xs) and j < len(ys):
+        if le(xs[i], ys[j]):
+            out.append(xs[i])
+            i += 1
+        else:
+            out.append(ys[j])
+            j += 1
+    out.extend(xs[i:])
+    out.extend(ys[j:])
+    return out
+
+
+def _merge_sort(xs: list[Any], le: Fn) -> list[Any]:
+    if len(xs) < 2:
+        return list(xs)
+    half = (len(xs) + 1) // 2
+    return _merge(_merge_sort(xs[:half], le), _merge_sort(xs[half:], le), le)
+
+
+@builtin("List.mergeSort", 2)
+def list_merge_sort(xs: tuple, le: Fn | None = None) -> tuple:
+    """``mergeSort xs (le := fun a b => a ≤ b)``: stable merge sort, exactly Lean's split and merge."""
+    relation = le if le is not None else compare_le
+    return tuple(_merge_sort(list(xs), relation))
+
+
+@builtin("List.merge", 3)
+def list_merge(xs: tuple, ys: tuple, le: Fn | None = None) -> tuple:
+    relation = le if le is not None else compare_le
+    return tuple(_merge(list(xs), list(ys), relation))
+
+
+# ---------------------------------------------------------------------------------------------
+# Conversions
+
+
+@builtin("List.toArray", 1)
+def list_to_array(xs: tuple) -> Arr:
+    return Arr(xs)
+
+
+@builtin("List.asString", 1)
+def list_as_string(xs: tuple) -> str:
+    return "".join(str.__str__(c) for c in xs)
+
+
+@builtin("List.reduceOption", 1)
+def list_reduce_option(xs: tuple) -> tuple:
+    return tuple(o.value for o in xs if isinstance(o, Some))
+
+
+def _to_string(xs: tuple) -> str:
+    from veriscale.backends.embedded.builtins.tostring import to_string
+
+    return to_string(tuple(xs))
+
+
+builtin("List.toString", 1)(_to_string)

@@ -1,0 +1,463 @@
+"""``Nat``, ``Int`` and ``UIntN``: the arithmetic operator table and the ``Nat.*``/``Int.*`` library.
+
+Lean facts reproduced here (Init/Prelude.lean, Init/Data/Nat/Basic.lean,
+Init/Data/Int/DivMod/Basic.lean, Init/Data/UInt/Basic.lean):
+
+* ``Nat`` subtraction truncates at 0; ``n / 0 = 0`` and ``n % 0 = n``.
+* ``Int`` ``/`` and ``%`` are ``Int.ediv``/``Int.emod`` ("The Div and Mod syntax uses ediv and emod",
+  ``instance : Div Int := ⟨Int.ediv⟩``): ``0 ≤ a % b < |b|`` for ``b ≠ 0``, ``a / 0 = 0``,
+  ``a % 0 = a``. ``Int.tdiv``/``Int.tmod`` round toward zero, ``Int.fdiv``/``Int.fmod`` toward −∞,
+  all with ``x / 0 = 0`` and ``x % 0 = x``.
+* ``UIntN`` arithmetic wraps modulo ``2^N``; ``a / 0 = 0`` and ``a % 0 = a``; shift amounts are
+  taken modulo ``N``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+from veriscale.backends.embedded.builtins._core import (
+    FIXED_WIDTH_BY_NAME,
+    MAX_BITS,
+    check_bits,
+    check_size,
+    nat,
+    type_name_of,
+)
+from veriscale.backends.embedded.registry import builtin
+from veriscale.runtime import BudgetExceeded, Nat, Unsupported, _FixedWidth
+
+# ---------------------------------------------------------------------------------------------
+# Division conventions
+
+
+def int_ediv(a: int, b: int) -> int:
+    """``Int.ediv``: Euclidean division (``a - b * q`` is in ``[0, |b|)``); ``a / 0 = 0``."""
+    if b == 0:
+        return 0
+    q = a // b  # floor division
+    if b < 0 and q * b != a:
+        # floor rounds toward -inf; for b < 0 Euclidean rounds toward +inf
+        q += 1
+    return q
+
+
+def int_emod(a: int, b: int) -> int:
+    """``Int.emod``: always in ``[0, |b|)`` for ``b ≠ 0``; ``a % 0 = a``."""
+    if b == 0:
+        return a
+    return a - b * int_ediv(a, b)
+
+
+def int_tdiv(a: int, b: int) -> int:
+    """``Int.tdiv``: rounds toward zero; ``a.tdiv 0 = 0``."""
+    if b == 0:
+        return 0
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def int_tmod(a: int, b: int) -> int:
+    """``Int.tmod``: sign of the dividend; ``a.tmod 0 = a``."""
+    if b == 0:
+        return a
+    return a - b * int_tdiv(a, b)
+
+
+def int_fdiv(a: int, b: int) -> int:
+    """``Int.fdiv``: rounds toward −∞; ``a.fdiv 0 = 0``."""
+    if b == 0:
+        return 0
+    return a // b
+
+
+def int_fmod(a: int, b: int) -> int:
+    """``Int.fmod``: sign of the divisor; ``a.fmod 0 = a``."""
+    if b == 0:
+        return a
+    return a - b * (a // b)
+
+
+def _pow(base: int, exponent: int) -> int:
+    if exponent < 0:
+        raise Unsupported("^", "negative exponent")
+    if abs(base) > 1 and exponent * max(abs(base).bit_length() - 1, 1) > MAX_BITS:
+        raise BudgetExceeded(f"power {base}^{exponent} is too large")
+    return check_bits(base**exponent)
+
+
+# ---------------------------------------------------------------------------------------------
+# Operator table
+
+
+def _nat_ops() -> dict[str, Callable[[Any, Any], Any]]:
+    return {
+        "+": lambda a, b: Nat(check_bits(int(a) + int(b))),
+        "-": lambda a, b: Nat(max(int(a) - int(b), 0)),
+        "*": lambda a, b: Nat(check_bits(int(a) * int(b))),
+        "/": lambda a, b: Nat(0 if int(b) == 0 else int(a) // int(b)),
+        "%": lambda a, b: Nat(int(a) if int(b) == 0 else int(a) % int(b)),
+        "^": lambda a, b: Nat(_pow(int(a), int(b))),
+    }
+
+
+def _int_ops() -> dict[str, Callable[[Any, Any], Any]]:
+    return {
+        "+": lambda a, b: check_bits(int(a) + int(b)),
+        "-": lambda a, b: check_bits(int(a) - int(b)),
+        "*": lambda a, b: check_bits(int(a) * int(b)),
+        "/": lambda a, b: int_ediv(int(a), int(b)),
+        "%": lambda a, b: int_emod(int(a), int(b)),
+        # `HPow Int Nat Int`: the exponent is a Nat
+        "^": lambda a, b: _pow(int(a), int(b)),
+    }
+
+
+def _fixed_ops(cls: type[_FixedWidth]) -> dict[str, Callable[[Any, Any], Any]]:
+    modulus = 1 << cls.BITS
+    return {
+        "+": lambda a, b: cls(int(a) + int(b)),
+        "-": lambda a, b: cls(int(a) - int(b)),
+        "*": lambda a, b: cls(int(a) * int(b)),
+        "/": lambda a, b: cls(0 if int(b) == 0 else int(a) // int(b)),
+        "%": lambda a, b: cls(int(a) if int(b) == 0 else int(a) % int(b)),
+        "^": lambda a, b: cls(pow(int(a), int(b), modulus)),
+    }
+
+
+ARITH: dict[tuple[str, str], Callable[[Any, Any], Any]] = {}
+for _op, _fn in _nat_ops().items():
+    ARITH[(_op, "Nat")] = _fn
+for _op, _fn in _int_ops().items():
+    ARITH[(_op, "Int")] = _fn
+for _name, _cls in FIXED_WIDTH_BY_NAME.items():
+    for _op, _fn in _fixed_ops(_cls).items():
+        ARITH[(_op, _name)] = _fn
+
+NEG: dict[str, Callable[[Any], Any]] = {
+    "Int": lambda a: -int(a),
+}
+for _name, _cls in FIXED_WIDTH_BY_NAME.items():
+    # `instance : Neg UInt8 := ⟨UInt8.neg⟩`, wrapping: -a = 2^8 - a (mod 2^8)
+    NEG[_name] = (lambda cls: (lambda a: cls(-int(a))))(_cls)
+
+
+def arith(op: str, a: Any, b: Any) -> Any:
+    """Apply a binary operator at the runtime type of ``a`` (both operands share a Lean type)."""
+    kind = type_name_of(a)
+    if (op == "^" and kind in ("Nat", "Int")) or kind == type_name_of(b):
+        fn = ARITH.get((op, kind))
+        if fn is not None:
+            return fn(a, b)
+    if {kind, type_name_of(b)} <= {"Nat", "Int"}:
+        fn = ARITH.get((op, "Int"))
+        if fn is not None:
+            return fn(a, b)
+    raise Unsupported(op, f"no instance handled for {kind} and {type_name_of(b)}")
+
+
+# ---------------------------------------------------------------------------------------------
+# Nat library
+
+
+@builtin("Nat.succ", 1)
+def nat_succ(n: int) -> Nat:
+    return nat(int(n) + 1)
+
+
+@builtin("Nat.pred", 1)
+def nat_pred(n: int) -> Nat:
+    return nat(max(int(n) - 1, 0))
+
+
+@builtin("Nat.add", 2)
+def nat_add(a: int, b: int) -> Nat:
+    return ARITH[("+", "Nat")](a, b)
+
+
+@builtin("Nat.sub", 2)
+def nat_sub(a: int, b: int) -> Nat:
+    return ARITH[("-", "Nat")](a, b)
+
+
+@builtin("Nat.mul", 2)
+def nat_mul(a: int, b: int) -> Nat:
+    return ARITH[("*", "Nat")](a, b)
+
+
+@builtin("Nat.div", 2)
+def nat_div(a: int, b: int) -> Nat:
+    return ARITH[("/", "Nat")](a, b)
+
+
+@builtin("Nat.mod", 2)
+def nat_mod(a: int, b: int) -> Nat:
+    return ARITH[("%", "Nat")](a, b)
+
+
+@builtin("Nat.pow", 2)
+def nat_pow(a: int, b: int) -> Nat:
+    return ARITH[("^", "Nat")](a, b)
+
+
+@builtin("Nat.max", 2)
+def nat_max(a: int, b: int) -> Nat:
+    # `Nat.max n m = if n ≤ m then m else n`
+    return nat(b if a <= b else a)
+
+
+@builtin("Nat.min", 2)
+def nat_min(a: int, b: int) -> Nat:
+    # `Nat.min n m = if n ≤ m then n else m`
+    return nat(a if a <= b else b)
+
+
+@builtin("Nat.gcd", 2)
+def nat_gcd(a: int, b: int) -> Nat:
+    return nat(math.gcd(int(a), int(b)))
+
+
+@builtin("Nat.lcm", 2)
+def nat_lcm(a: int, b: int) -> Nat:
+    # `Nat.lcm m n = m * n / gcd m n`, which is 0 when either is 0
+    a, b = int(a), int(b)
+    return nat(0 if a == 0 or b == 0 else a * b // math.gcd(a, b))
+
+
+@builtin("Nat.sqrt", 1)
+def nat_sqrt(n: int) -> Nat:
+    """Floor square root."""
+    return nat(math.isqrt(int(n)))
+
+
+@builtin("Nat.log2", 1)
+def nat_log2(n: int) -> Nat:
+    """``Nat.log2 n`` = ⌊log₂ n⌋, with ``Nat.log2 0 = 0``."""
+    return nat(max(int(n).bit_length() - 1, 0))
+
+
+@builtin("Nat.beq", 2)
+def nat_beq(a: int, b: int) -> bool:
+    return int(a) == int(b)
+
+
+@builtin("Nat.ble", 2)
+def nat_ble(a: int, b: int) -> bool:
+    return int(a) <= int(b)
+
+
+@builtin("Nat.blt", 2)
+def nat_blt(a: int, b: int) -> bool:
+    return int(a) < int(b)
+
+
+@builtin("Nat.land", 2)
+def nat_land(a: int, b: int) -> Nat:
+    return nat(int(a) & int(b))
+
+
+@builtin("Nat.lor", 2)
+def nat_lor(a: int, b: int) -> Nat:
+    return nat(int(a) | int(b))
+
+
+@builtin("Nat.xor", 2)
+def nat_xor(a: int, b: int) -> Nat:
+    return nat(int(a) ^ int(b))
+
+
+@builtin("Nat.shiftLeft", 2)
+def nat_shift_left(a: int, b: int) -> Nat:
+    if int(b) > MAX_BITS:
+        raise BudgetExceeded("shift amount too large")
+    return nat(check_bits(int(a) << int(b)))
+
+
+@builtin("Nat.shiftRight", 2)
+def nat_shift_right(a: int, b: int) -> Nat:
+    return nat(int(a) >> int(b))
+
+
+@builtin("Nat.testBit", 2)
+def nat_test_bit(a: int, i: int) -> bool:
+    return bool((int(a) >> int(i)) & 1)
+
+
+@builtin("Nat.repr", 1)
+def nat_repr(n: int) -> str:
+    return str(int(n))
+
+
+@builtin("Nat.toDigits", 2)
+def nat_to_digits(base: int, n: int) -> tuple:
+    """``Nat.toDigits base n``: the digits of ``n`` in ``base`` as characters, most significant first.
+
+    Lean: ``toDigitsCore base (n+1) n []`` with ``Nat.digitChar`` (0-9, then a-f, then ``'*'``).
+    """
+    from veriscale.runtime import Char
+
+    base, n = int(base), int(n)
+    if base == 1:
+        check_size(n + 1)
+    digits: list[str] = []
+    fuel = n + 1
+    while fuel > 0:
+        fuel -= 1
+        d = n % base if base else n
+        digits.append(_digit_char(d))
+        n = n // base if base else 0
+        if n == 0:
+            break
+    return tuple(Char(c) for c in reversed(digits))
+
+
+def _digit_char(d: int) -> str:
+    if d < 10:
+        return chr(ord("0") + d)
+    if d < 16:
+        return chr(ord("a") + d - 10)
+    return "*"
+
+
+@builtin("Nat.digits", 2)
+def nat_digits(base: int, n: int) -> tuple:
+    """Mathlib ``Nat.digits b n``: little-endian digits; ``digits b 0 = []``.
+
+    ``digits 0 n = [n]`` (n ≠ 0) and ``digits 1 n = replicate n 1`` (Mathlib ``digitsAux0``/``digitsAux1``).
+    """
+    base, n = int(base), int(n)
+    if n == 0:
+        return ()
+    if base == 0:
+        return (nat(n),)
+    if base == 1:
+        check_size(n)
+        return tuple(nat(1) for _ in range(n))
+    out = []
+    while n:
+        out.append(nat(n % base))
+        n //= base
+    return tuple(out)
+
+
+for _bits_name in FIXED_WIDTH_BY_NAME:
+
+    def _make_to_fixed(cls: type[_FixedWidth]) -> Callable[[int], _FixedWidth]:
+        return lambda n: cls(int(n))
+
+    builtin(f"Nat.to{_bits_name}", 1)(_make_to_fixed(FIXED_WIDTH_BY_NAME[_bits_name]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Int library
+
+
+@builtin("Int.ofNat", 1)
+def int_of_nat(n: int) -> int:
+    return int(n)
+
+
+@builtin("Int.negSucc", 1)
+def int_neg_succ(n: int) -> int:
+    return -int(n) - 1
+
+
+@builtin("Int.toNat", 1)
+def int_to_nat(a: int) -> Nat:
+    """``Int.toNat``: negative integers map to 0."""
+    return nat(max(int(a), 0))
+
+
+@builtin("Int.natAbs", 1)
+def int_nat_abs(a: int) -> Nat:
+    return nat(abs(int(a)))
+
+
+@builtin("Int.neg", 1)
+def int_neg(a: int) -> int:
+    return -int(a)
+
+
+@builtin("Int.sign", 1)
+def int_sign(a: int) -> int:
+    a = int(a)
+    return (a > 0) - (a < 0)
+
+
+@builtin("Int.repr", 1)
+def int_repr(a: int) -> str:
+    return str(int(a))
+
+
+@builtin("Int.add", 2)
+def int_add(a: int, b: int) -> int:
+    return int(a) + int(b)
+
+
+@builtin("Int.sub", 2)
+def int_sub(a: int, b: int) -> int:
+    return int(a) - int(b)
+
+
+@builtin("Int.mul", 2)
+def int_mul(a: int, b: int) -> int:
+    return int(a) * int(b)
+
+
+@builtin("Int.pow", 2)
+def int_pow(a: int, b: int) -> int:
+    return _pow(int(a), int(b))
+
+
+builtin("Int.ediv", 2)(lambda a, b: int_ediv(int(a), int(b)))
+builtin("Int.emod", 2)(lambda a, b: int_emod(int(a), int(b)))
+builtin("Int.tdiv", 2)(lambda a, b: int_tdiv(int(a), int(b)))
+builtin("Int.tmod", 2)(lambda a, b: int_tmod(int(a), int(b)))
+builtin("Int.fdiv", 2)(lambda a, b: int_fdiv(int(a), int(b)))
+builtin("Int.fmod", 2)(lambda a, b: int_fmod(int(a), int(b)))
+
+
+@builtin("Int.bmod", 2)
+def int_bmod(x: int, m: int) -> int:
+    """``Int.bmod x m`` (m : Nat): ``let r := x % m; if r < (m + 1) / 2 then r else r - m``."""
+    x, m = int(x), int(m)
+    r = int_emod(x, m)
+    return r if r < (m + 1) // 2 else r - m
+
+
+@builtin("Int.gcd", 2)
+def int_gcd(a: int, b: int) -> Nat:
+    return nat(math.gcd(int(a), int(b)))
+
+
+@builtin("Int.lcm", 2)
+def int_lcm(a: int, b: int) -> Nat:
+    return nat_lcm(abs(int(a)), abs(int(b)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Fixed-width library
+
+
+def _register_fixed(name: str, cls: type[_FixedWidth]) -> None:
+    bits = cls.BITS
+    builtin(f"{name}.toNat", 1)(lambda a: nat(int(a)))
+    builtin(f"{name}.ofNat", 1)(lambda n: cls(int(n)))
+    builtin(f"{name}.xor", 2)(lambda a, b: cls(int(a) ^ int(b)))
+    builtin(f"{name}.land", 2)(lambda a, b: cls(int(a) & int(b)))
+    builtin(f"{name}.lor", 2)(lambda a, b: cls(int(a) | int(b)))
+    # `a <<< b = ⟨a.toBitVec <<< (b.toBitVec % N)⟩`
+    builtin(f"{name}.shiftLeft", 2)(lambda a, b: cls(int(a) << (int(b) % bits)))
+    builtin(f"{name}.shiftRight", 2)(lambda a, b: cls(int(a) >> (int(b) % bits)))
+    builtin(f"{name}.complement", 1)(lambda a: cls(~int(a)))
+    for op, lean in (("+", "add"), ("-", "sub"), ("*", "mul"), ("/", "div"), ("%", "mod")):
+        builtin(f"{name}.{lean}", 2)(ARITH[(op, name)])
+    for other, other_cls in FIXED_WIDTH_BY_NAME.items():
+        if other != name:
+            builtin(f"{name}.to{other}", 1)((lambda c: (lambda a: c(int(a))))(other_cls))
+
+
+for _name, _cls in FIXED_WIDTH_BY_NAME.items():
+    _register_fixed(_name, _cls)

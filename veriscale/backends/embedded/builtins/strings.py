@@ -1,0 +1,486 @@
+"""``String``, ``Char`` and ``String.Iterator`` builtins (Init/Data/String/Basic.lean,
+Init/Data/Char/Basic.lean).
+
+A Lean ``String`` is a sequence of Unicode scalar values (a Python ``str``); ``String.length``
+counts code points. Positions (``String.Pos``) are UTF-8 byte offsets; they only surface here
+through ``String.Iterator``. Facts reproduced here:
+
+* The ``Char`` classifiers are ASCII-only: ``isUpper`` is ``A``–``Z``, ``isLower`` ``a``–``z``,
+  ``isDigit`` ``0``–``9``, ``isAlpha = isUpper || isLower``, ``isAlphanum = isAlpha || isDigit``,
+  ``isWhitespace`` is exactly space, ``\\t``, ``\\r``, ``\\n``. ``toLower``/``toUpper`` change only
+  ASCII letters; ``String.toLower``/``toUpper`` map them over the string.
+* ``Char.ofNat n`` is ``'\\0'`` when ``n`` is not a Unicode scalar value (a surrogate or ≥ 0x110000).
+* ``String.get`` at a position that is not a character boundary (or past the end) returns
+  ``default = 'A'``; ``String.next`` then advances one byte. ``front ""`` and ``back ""`` are ``'A'``.
+* ``s.splitOn sep``: ``[s]`` when ``sep = ""``; otherwise the pieces between the leftmost
+  non-overlapping occurrences of ``sep`` (on a mismatch after a partial match the search restarts
+  one character after where the partial match began), so ``"".splitOn "," = [""]``.
+* ``s.replace pat r``: ``s`` when ``pat = ""``; otherwise leftmost non-overlapping replacement.
+* ``String.trim`` strips ``Char.isWhitespace`` characters from both ends.
+* ``String.toNat?``: ``some`` when non-empty and all ASCII digits; ``toInt?`` also accepts one
+  leading ``-``. (Underscore digit separators and a leading ``+`` are refused as unsupported:
+  their treatment changed across Lean versions.)
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+from typing import Any
+
+from veriscale.backends.embedded.builtins._core import check_size, default_of_type, nat
+from veriscale.backends.embedded.registry import alias, builtin
+from veriscale.runtime import NONE, Char, Nat, Some, UInt8, Unsupported
+
+Fn = Callable[..., Any]
+
+DEFAULT_CHAR = Char("A")
+WHITESPACE = " \t\r\n"
+
+
+def _chars(s: str) -> tuple:
+    return tuple(Char(c) for c in s)
+
+
+# ---------------------------------------------------------------------------------------------
+# Char
+
+
+def _is_upper(c: str) -> bool:
+    return "A" <= c <= "Z"
+
+
+def _is_lower(c: str) -> bool:
+    return "a" <= c <= "z"
+
+
+def _is_digit(c: str) -> bool:
+    return "0" <= c <= "9"
+
+
+def char_to_lower(c: str) -> Char:
+    return Char(chr(ord(c) + 32)) if _is_upper(c) else Char(c)
+
+
+def char_to_upper(c: str) -> Char:
+    return Char(chr(ord(c) - 32)) if _is_lower(c) else Char(c)
+
+
+builtin("Char.isUpper", 1)(_is_upper)
+builtin("Char.isLower", 1)(_is_lower)
+builtin("Char.isDigit", 1)(_is_digit)
+builtin("Char.isAlpha", 1)(lambda c: _is_upper(c) or _is_lower(c))
+builtin("Char.isAlphanum", 1)(lambda c: _is_upper(c) or _is_lower(c) or _is_digit(c))
+builtin("Char.isWhitespace", 1)(lambda c: c in WHITESPACE)
+builtin("Char.toLower", 1)(char_to_lower)
+builtin("Char.toUpper", 1)(char_to_upper)
+builtin("Char.toNat", 1)(lambda c: nat(ord(c)))
+builtin("Char.toString", 1)(lambda c: str.__str__(c))
+builtin("Char.toUInt8", 1)(lambda c: UInt8(ord(c)))
+
+
+@builtin("Char.ofNat", 1)
+def char_of_nat(n: Any) -> Char:
+    n = int(n)
+    if n < 0xD800 or 0xDFFF < n < 0x110000:
+        return Char(chr(n))
+    return Char("\0")
+
+
+# ---------------------------------------------------------------------------------------------
+# Construction and conversion
+
+
+@builtin("String.mk", 1)
+def string_mk(chars: tuple) -> str:
+    return "".join(str.__str__(c) for c in chars)
+
+
+@builtin("String.singleton", 1)
+def string_singleton(c: str) -> str:
+    return str.__str__(c)
+
+
+@builtin("String.toList", 1)
+def string_to_list(s: str) -> tuple:
+    return _chars(s)
+
+
+alias("String.data", "String.toList")
+
+
+@builtin("String.length", 1)
+def string_length(s: str) -> Nat:
+    return nat(len(s))
+
+
+@builtin("String.isEmpty", 1)
+def string_is_empty(s: str) -> bool:
+    return s == ""
+
+
+@builtin("String.append", 2)
+def string_append(s: str, t: str) -> str:
+    check_size(len(s) + len(t), "String")
+    return s + t
+
+
+@builtin("String.push", 2)
+def string_push(s: str, c: str) -> str:
+    return s + c
+
+
+@builtin("String.pushn", 3)
+def string_pushn(s: str, c: str, n: Any) -> str:
+    check_size(len(s) + int(n), "String")
+    return s + c * int(n)
+
+
+@builtin("String.join", 1)
+def string_join(parts: tuple) -> str:
+    return "".join(parts)
+
+
+@builtin("String.intercalate", 2)
+def string_intercalate(sep: str, parts: tuple) -> str:
+    return sep.join(parts)
+
+
+# ---------------------------------------------------------------------------------------------
+# Access and slicing (by characters)
+
+
+@builtin("String.front", 1)
+def string_front(s: str) -> Char:
+    return Char(s[0]) if s else DEFAULT_CHAR
+
+
+@builtin("String.back", 1)
+def string_back(s: str) -> Char:
+    return Char(s[-1]) if s else DEFAULT_CHAR
+
+
+@builtin("String.take", 2)
+def string_take(s: str, n: Any) -> str:
+    return s[: int(n)]
+
+
+@builtin("String.drop", 2)
+def string_drop(s: str, n: Any) -> str:
+    return s[int(n) :]
+
+
+@builtin("String.takeRight", 2)
+def string_take_right(s: str, n: Any) -> str:
+    n = int(n)
+    return s[len(s) - min(n, len(s)) :]
+
+
+@builtin("String.dropRight", 2)
+def string_drop_right(s: str, n: Any) -> str:
+    n = int(n)
+    return s[: len(s) - min(n, len(s))]
+
+
+@builtin("String.takeWhile", 2)
+def string_take_while(s: str, p: Fn) -> str:
+    for i, c in enumerate(s):
+        if not p(Char(c)):
+            return s[:i]
+    return s
+
+
+@builtin("String.dropWhile", 2)
+def string_drop_while(s: str, p: Fn) -> str:
+    for i, c in enumerate(s):
+        if not p(Char(c)):
+            return s[i:]
+    return ""
+
+
+@builtin("String.takeRightWhile", 2)
+def string_take_right_while(s: str, p: Fn) -> str:
+    i = len(s)
+    while i > 0 and p(Char(s[i - 1])):
+        i -= 1
+    return s[i:]
+
+
+@builtin("String.dropRightWhile", 2)
+def string_drop_right_while(s: str, p: Fn) -> str:
+    i = len(s)
+    while i > 0 and p(Char(s[i - 1])):
+        i -= 1
+    return s[:i]
+
+
+@builtin("String.trim", 1)
+def string_trim(s: str) -> str:
+    return s.strip(WHITESPACE)
+
+
+@builtin("String.trimLeft", 1)
+def string_trim_left(s: str) -> str:
+    return s.lstrip(WHITESPACE)
+
+
+@builtin("String.trimRight", 1)
+def string_trim_right(s: str) -> str:
+    return s.rstrip(WHITESPACE)
+
+
+# ---------------------------------------------------------------------------------------------
+# Predicates and searches
+
+
+@builtin("String.startsWith", 2)
+def string_starts_with(s: str, prefix: str) -> bool:
+    return s.startswith(prefix)
+
+
+@builtin("String.endsWith", 2)
+def string_ends_with(s: str, suffix: str) -> bool:
+    return s.endswith(suffix)
+
+
+@builtin("String.isPrefixOf", 2)
+def string_is_prefix_of(p: str, s: str) -> bool:
+    return s.startswith(p)
+
+
+@builtin("String.contains", 2)
+def string_contains(s: str, c: str) -> bool:
+    return c in s
+
+
+@builtin("String.any", 2)
+def string_any(s: str, p: Fn) -> bool:
+    return any(p(Char(c)) for c in s)
+
+
+@builtin("String.all", 2)
+def string_all(s: str, p: Fn) -> bool:
+    return all(p(Char(c)) for c in s)
+
+
+# ---------------------------------------------------------------------------------------------
+# Maps and folds
+
+
+@builtin("String.map", 2, self_index=1)
+def string_map(f: Fn, s: str) -> str:
+    return "".join(str.__str__(f(Char(c))) for c in s)
+
+
+@builtin("String.foldl", 3, self_index=2)
+def string_foldl(f: Fn, init: Any, s: str) -> Any:
+    acc = init
+    for c in s:
+        acc = f(acc, Char(c))
+    return acc
+
+
+@builtin("String.foldr", 3, self_index=2)
+def string_foldr(f: Fn, init: Any, s: str) -> Any:
+    acc = init
+    for c in reversed(s):
+        acc = f(Char(c), acc)
+    return acc
+
+
+@builtin("String.toLower", 1)
+def string_to_lower(s: str) -> str:
+    return "".join(char_to_lower(c) for c in s)
+
+
+@builtin("String.toUpper", 1)
+def string_to_upper(s: str) -> str:
+    return "".join(char_to_upper(c) for c in s)
+
+
+@builtin("String.capitalize", 1)
+def string_capitalize(s: str) -> str:
+    return char_to_upper(s[0]) + s[1:] if s else s
+
+
+@builtin("String.decapitalize", 1)
+def string_decapitalize(s: str) -> str:
+    return char_to_lower(s[0]) + s[1:] if s else s
+
+
+# ---------------------------------------------------------------------------------------------
+# Splitting and replacing
+
+
+@builtin("String.splitOn", 2)
+def string_split_on(s: str, sep: str = " ") -> tuple:
+    """``String.splitOn`` following ``splitOnAux`` character by character."""
+    if sep == "":
+        return (s,)
+    pieces: list[str] = []
+    begin = i = j = 0  # begin of the current piece, scan position in s, matched length of sep
+    while i < len(s):
+        if s[i] == sep[j]:
+            i += 1
+            j += 1
+            if j == len(sep):
+                pieces.append(s[begin : i - j])
+                begin, j = i, 0
+        else:
+            # restart one character after the start of the failed partial match
+            i = i - j + 1
+            j = 0
+    pieces.append(s[begin:i])
+    return tuple(pieces)
+
+
+@builtin("String.split", 2)
+def string_split(s: str, p: Fn) -> tuple:
+    """``s.split p``: cut at every character satisfying ``p`` (empty pieces are kept)."""
+    pieces: list[str] = []
+    begin = 0
+    for i, c in enumerate(s):
+        if p(Char(c)):
+            pieces.append(s[begin:i])
+            begin = i + 1
+    pieces.append(s[begin:])
+    return tuple(pieces)
+
+
+@builtin("String.replace", 3)
+def string_replace(s: str, pattern: str, replacement: str) -> str:
+    if pattern == "":
+        return s
+    result = s.replace(pattern, replacement)
+    check_size(len(result), "String")
+    return result
+
+
+# ---------------------------------------------------------------------------------------------
+# Numbers
+
+
+def _digits_only(s: str, construct: str) -> bool:
+    if "_" in s:
+        raise Unsupported(construct, "digit separators are treated differently across Lean versions")
+    return s != "" and all(_is_digit(c) for c in s)
+
+
+@builtin("String.isNat", 1)
+def string_is_nat(s: str) -> bool:
+    return _digits_only(s, "String.isNat")
+
+
+@builtin("String.toNat?", 1)
+def string_to_nat_opt(s: str) -> Any:
+    return Some(nat(int(s))) if _digits_only(s, "String.toNat?") else NONE
+
+
+def _int_parts(s: str, construct: str) -> tuple[int, str]:
+    if s.startswith("+"):
+        raise Unsupported(construct, "a leading '+' is treated differently across Lean versions")
+    return (-1, s[1:]) if s.startswith("-") else (1, s)
+
+
+@builtin("String.isInt", 1)
+def string_is_int(s: str) -> bool:
+    _, digits = _int_parts(s, "String.isInt")
+    return _digits_only(digits, "String.isInt")
+
+
+@builtin("String.toInt?", 1)
+def string_to_int_opt(s: str) -> Any:
+    sign, digits = _int_parts(s, "String.toInt?")
+    return Some(sign * int(digits)) if _digits_only(digits, "String.toInt?") else NONE
+
+
+@builtin("String.toNat!", 1, typed=True)
+def string_to_nat_bang(s: str, *, result_type: Any = None) -> Any:
+    if _digits_only(s, "String.toNat!"):
+        return nat(int(s))
+    return default_of_type(result_type, construct="String.toNat!")
+
+
+@builtin("String.toInt!", 1, typed=True)
+def string_to_int_bang(s: str, *, result_type: Any = None) -> Any:
+    sign, digits = _int_parts(s, "String.toInt!")
+    if _digits_only(digits, "String.toInt!"):
+        return sign * int(digits)
+    return default_of_type(result_type, construct="String.toInt!")
+
+
+# ---------------------------------------------------------------------------------------------
+# String.Iterator (byte positions)
+
+
+@lru_cache(maxsize=512)
+def _byte_layout(s: str) -> tuple[dict[int, str], int]:
+    """Map each character's UTF-8 start offset to the character; also the byte length."""
+    starts: dict[int, str] = {}
+    offset = 0
+    for c in s:
+        starts[offset] = c
+        offset += len(c.encode("utf-8"))
+    return starts, offset
+
+
+def _get_at(s: str, pos: int) -> Char:
+    starts, _ = _byte_layout(s)
+    c = starts.get(pos)
+    return Char(c) if c is not None else DEFAULT_CHAR
+
+
+@dataclass(frozen=True, slots=True)
+class StringIterator:
+    """``String.Iterator``: the string and a UTF-8 byte position in it."""
+
+    s: str
+    pos: int
+
+    LEAN_TYPE = "String.Iterator"
+
+    def lean_to_string(self) -> str:
+        return _remaining(self)
+
+
+def _remaining(it: StringIterator) -> str:
+    """``s.extract i s.endPos``: empty when ``i`` is not a character boundary."""
+    starts, end = _byte_layout(it.s)
+    if it.pos >= end or it.pos not in starts:
+        return ""
+    return it.s.encode("utf-8")[it.pos :].decode("utf-8")
+
+
+@builtin("String.iter", 1)
+def string_iter(s: str) -> StringIterator:
+    return StringIterator(s, 0)
+
+
+alias("String.mkIterator", "String.iter")
+
+
+@builtin("String.Iterator.curr", 1)
+def iterator_curr(it: StringIterator) -> Char:
+    return _get_at(it.s, it.pos)
+
+
+@builtin("String.Iterator.next", 1)
+def iterator_next(it: StringIterator) -> StringIterator:
+    c = _get_at(it.s, it.pos)
+    return StringIterator(it.s, it.pos + len(str.__str__(c).encode("utf-8")))
+
+
+@builtin("String.Iterator.atEnd", 1)
+def iterator_at_end(it: StringIterator) -> bool:
+    return it.pos >= _byte_layout(it.s)[1]
+
+
+@builtin("String.Iterator.hasNext", 1)
+def iterator_has_next(it: StringIterator) -> bool:
+    return it.pos < _byte_layout(it.s)[1]
+
+
+@builtin("String.Iterator.remainingToString", 1)
+def iterator_remaining_to_string(it: StringIterator) -> str:
+    return _remaining(it)

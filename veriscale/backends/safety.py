@@ -1,0 +1,1156 @@
+"""Screening of generated Lean before any engine evaluates it.
+
+Model-written code, specs and proofs, and LLM-written adversaries, are untrusted text. Before an
+engine elaborates or evaluates them, :func:`screen_lean` rejects every construct that could fool a
+scorer or escape the sandbox. The screen stands alone: a small Lean lexer (this module) and a
+token-level rule set, no parser. It is deliberately *conservative*: when the lexer cannot tell how
+Lean would read something, it reads more of the text as code (so more is checked) or rejects.
+
+Policy, by rule id (each :class:`Finding` carries one):
+
+``exit-command``
+    ``#exit``: Lean stops reading the file and reports success, skipping the tests that follow.
+``eval-command``
+    ``#eval``/``#eval!``/``#reduce``/``#guard``/``#whnf`` and the ``eval%`` term: they run code
+    while elaborating (IO included) or print results a harness could mistake for its own.
+``hash-command``
+    Every other ``#`` command (``#print``, ``#check``, ``#synth``, ``#guard_msgs``...): they only
+    print, but printed text can be mistaken for results, and generated code never needs them.
+``sorry``
+    ``sorry``, ``admit``, ``sorryAx``, the ``stop`` tactic, ``plausible``/``slim_check`` (both
+    close the goal with ``sorry`` when they find no counterexample).
+``axiom``
+    ``axiom`` declarations and core's ``lcProof`` axiom: anything follows from an assumption.
+``native-decide``
+    ``native_decide``, ``decide +native``, ``native := true``, ``bv_decide`` and the
+    ``ofReduceBool``/``ofReduceNat``/``trustCompiler`` axioms: they trust compiled code.
+``set-option``
+    Any ``set_option`` (heartbeats, recursion depth, pretty-printing, checks), anywhere.
+``unsafe``
+    The ``unsafe`` keyword and any name containing ``unsafe`` (``unsafeCast``, ``unsafeIO``,
+    ``unsafeBaseIO``, ``ptrAddrUnsafe``...), pointer identity (``ptrEq``, ``withPtrEq``...) and
+    compiler internals (``lcCast``, ``lcUnreachable``).
+``partial``
+    ``partial def`` and ``partial_fixpoint``: the kernel sees an opaque constant whose
+    termination nobody checked; a scorer must not accept such a definition (it can loop forever,
+    and ``decide`` cannot see through it).
+``io``
+    Any name with an ``IO``/``EIO``/``BaseIO`` component, the ``System`` namespace, ``timeit``,
+    ``allocprof``. (``ST``/``runST`` is pure and allowed.)
+``debug-side-effect``
+    ``dbg_trace``, ``dbgTrace*``, ``dbgSleep``, ``dbgStackTrace``: output or delays from pure code.
+    ``panic!``/``unreachable!`` are allowed: they evaluate to ``default`` (the kernel agrees) and the
+    reference solutions use them.
+``implementation-override``
+    Attributes that make compiled code differ from what the kernel checked: ``extern``,
+    ``implemented_by``, ``export``, ``csimp``, ``init``, ``builtin_init``, ``never_extract``.
+``attribute``
+    Any ``@[...]`` attribute outside a small allowlist (``reducible``, ``irreducible``,
+    ``semireducible``, ``inline``, ``noinline``, ``always_inline``, ``specialize``, ``simp``,
+    ``grind``, ``ext``, ``match_pattern``, ``deprecated``), and the ``attribute [...]`` command with
+    anything but ``simp``/``grind`` (it changes *existing*, i.e. ground-truth, declarations).
+``instance-override``
+    Every ``instance`` (also ``local``/``scoped``), ``@[instance]``, ``@[default_instance]``,
+    ``attribute [instance]``, ``deriving instance ... for``, ``deriving`` on a ``def``/``abbrev``,
+    and ``class`` declarations. All instances are rejected, not a list of classes: an instance of
+    *any* class the ground-truth spec uses (``BEq``, ``LT``, ``Decidable``, ``HAdd``,
+    ``Membership``, ``GetElem``, ``Repr``...) changes what the spec means, and an ``abbrev`` makes an
+    instance for a "new" type apply to an old one. A ``deriving`` clause on the snippet's own
+    ``structure``/``inductive`` is allowed (it only concerns the new type). Term-level ``letI``/
+    ``haveI`` are allowed: they are scoped to the model's own term.
+``syntax-extension``
+    ``macro``, ``macro_rules``, ``syntax``, ``notation``/``notation3``, ``infix``/``infixl``/
+    ``infixr``, ``prefix``, ``postfix``, ``declare_syntax_cat``, ``binder_predicate``,
+    ``unif_hint``: they change how the following (ground-truth) text is read.
+``meta-programming``
+    ``elab``/``elab_rules``, ``run_cmd``/``run_elab``/``run_meta``/``run_tac``, ``by_elab``,
+    ``initialize``/``builtin_initialize``, simprocs, ``register_*``/``declare_*`` commands,
+    backtick name literals and syntax quotations, ``trace[...]``, and any name in the ``Lean``
+    namespace except a few data structures (``Lean.RBMap``, ``Lean.HashMap``...). ``open Lean`` and
+    ``namespace Lean`` fall under this rule through the name ``Lean``.
+``import``
+    ``import`` (unless the caller allows that module) and ``prelude``.
+``opaque``
+    ``opaque`` declarations: they hide a definition from the kernel; generated code needs none.
+``unbalanced-scope``
+    ``namespace``/``section``/``mutual`` not closed inside the snippet, or an ``end`` closing a
+    scope the snippet did not open: either leaks into the ground-truth code that follows.
+``scope-leak``
+    ``variable``/``include``/``omit`` outside a ``section``/``namespace`` of the snippet (e.g.
+    ``variable (h : False)`` + ``include h`` silently adds a false hypothesis to the ground-truth
+    theorem), and ``export`` (aliases names into the ground truth's scope).
+``benchmark-marker``
+    A ``!benchmark`` marker in a comment of a *section* (``context="section"``): writing the task
+    back and re-reading it would move the section boundaries.
+``invisible-character``
+    Bidirectional controls, zero-width and other format characters, or non-ASCII spaces in code or
+    comments (allowed inside string and character literals).
+``lex-error``
+    Text the lexer cannot read the way Lean would: unterminated comment, string or ``«``, invalid
+    escape, unclosed interpolation.
+
+Deliberately allowed: ``open X`` and ``open X in`` (unless ``X`` trips a name rule), ``theorem``,
+``decide`` (also ``+kernel``, ``decide := true`` in ``simp``: the kernel checks), ``exact?``,
+``termination_by``, ``decreasing_by``, ``let rec``, ``where``, ``mutual``, ``structure``,
+``inductive``, ``noncomputable``, ``private``/``protected``, and new names in existing namespaces
+(``def List.mySum``): Lean refuses to redeclare an existing constant, so ``def Nat.add`` is an
+elaboration error, never a silent override. Lookalike characters (Cyrillic ``ѕorry``, fullwidth
+``＃exit``) are not keywords for Lean either, so they are not treated as such; guillemet names
+(``«#exit»``, ``«sorry»``) are identifiers for Lean, never the command or the keyword, but the
+*name* rules still see through them (``«IO».println``, ``«sorryAx»``).
+
+The screen assumes the harness treats any Lean error as a failure: after a parse error Lean
+resynchronises at the next command keyword, so text past an error still gets elaborated.
+"""
+
+from __future__ import annotations
+
+import bisect
+import sys
+import unicodedata
+import warnings
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Literal, TextIO
+
+from pydantic import BaseModel, ConfigDict
+
+__all__ = [
+    "RULE_REASONS",
+    "Finding",
+    "LexResult",
+    "ScreenContext",
+    "ScreenResult",
+    "Token",
+    "TokenKind",
+    "format_findings",
+    "lex_lean",
+    "screen_file",
+    "screen_lean",
+    "screen_main",
+    "screen_sections",
+]
+
+ScreenContext = Literal["section", "file"]
+"""``section``: a section body (or several commands) spliced into a task file; ``file``: a whole
+generated file, which may legitimately carry ``-- !benchmark`` markers."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Rules
+# ---------------------------------------------------------------------------------------------
+
+RULE_REASONS: dict[str, str] = {
+    "exit-command": "`#exit` makes Lean stop reading the file and report success, so every check "
+    "after it is silently skipped",
+    "eval-command": "runs code while elaborating (it can do IO or print results a harness could "
+    "mistake for its own); generated code must not execute anything itself",
+    "hash-command": "`#` commands print into Lean's output, which a harness could mistake for "
+    "results; generated code never needs them",
+    "sorry": "leaves a goal or value unproved (sorry, admit, sorryAx, stop, plausible): Lean only warns",
+    "axiom": "adds an unproved assumption, from which anything can be proved",
+    "native-decide": "trusts compiled code instead of the kernel, so a compiler bug or an "
+    "implementation override becomes a proof",
+    "set-option": "changes Lean's options (limits, checks, printing); generated code must run "
+    "under the harness's settings",
+    "unsafe": "unsafe code and pointer tricks bypass the type system and the kernel",
+    "partial": "the definition's termination is never checked: the kernel sees an opaque "
+    "constant and evaluation may loop forever",
+    "io": "performs input/output (files, processes, environment, clock)",
+    "debug-side-effect": "prints or sleeps from pure code, which can inject fake results into "
+    "the output or stall the run",
+    "implementation-override": "makes the code that actually runs differ from what the kernel checked",
+    "attribute": "attribute outside the screen's allowlist; it may change how definitions "
+    "elaborate, reduce or run",
+    "instance-override": "declares or activates a type class instance (or class), which can "
+    "change how ==, <, decide, Repr or ToString behave in the ground-truth checks",
+    "syntax-extension": "defines new syntax or notation, which changes what the following "
+    "(ground-truth) text means",
+    "meta-programming": "reaches Lean's meta-programming layer, which can run arbitrary code "
+    "while elaborating",
+    "import": "imports are fixed by the task; generated code must not add any",
+    "opaque": "an opaque constant hides its definition from the kernel; generated code has no use for one",
+    "unbalanced-scope": "namespace/section/mutual must be closed by a matching `end` inside the "
+    "same snippet; otherwise the scope leaks into the ground-truth code that follows",
+    "scope-leak": "leaks into the ground-truth code that follows (e.g. `variable (h : False)` "
+    "with `include h` adds a false hypothesis to the theorem)",
+    "benchmark-marker": "a `!benchmark` marker inside generated text would move the section "
+    "boundaries when the task file is written back and re-read",
+    "invisible-character": "invisible or bidirectional-control characters make the code read "
+    "differently from what Lean sees",
+    "lex-error": "the screen cannot read this the way Lean would; rejected rather than guessed",
+}
+
+_EXECUTING_HASH_COMMANDS = frozenset(
+    {
+        "eval", "eval!", "reduce", "guard", "guard_expr", "whnf", "exec", "test", "sample",
+        "time", "norm_num", "simp", "conv", "find", "decide",
+    }
+)  # fmt: skip
+
+# Single (unqualified, unescaped) identifiers that are Lean keywords or tactic names.
+_KEYWORD_RULES: dict[str, str] = {
+    "sorry": "sorry",
+    "admit": "sorry",
+    "plausible": "sorry",
+    "slim_check": "sorry",
+    "axiom": "axiom",
+    "native_decide": "native-decide",
+    "bv_decide": "native-decide",
+    "set_option": "set-option",
+    "unsafe": "unsafe",
+    "partial": "partial",
+    "partial_fixpoint": "partial",
+    "dbg_trace": "debug-side-effect",
+    "opaque": "opaque",
+    "import": "import",
+    "prelude": "import",
+    "export": "scope-leak",
+    "instance": "instance-override",
+    "class": "instance-override",
+    "macro": "syntax-extension",
+    "macro_rules": "syntax-extension",
+    "syntax": "syntax-extension",
+    "notation": "syntax-extension",
+    "notation3": "syntax-extension",
+    "infix": "syntax-extension",
+    "infixl": "syntax-extension",
+    "infixr": "syntax-extension",
+    "prefix": "syntax-extension",
+    "postfix": "syntax-extension",
+    "declare_syntax_cat": "syntax-extension",
+    "binder_predicate": "syntax-extension",
+    "unif_hint": "syntax-extension",
+    "elab": "meta-programming",
+    "elab_rules": "meta-programming",
+    "run_cmd": "meta-programming",
+    "run_elab": "meta-programming",
+    "run_meta": "meta-programming",
+    "run_tac": "meta-programming",
+    "by_elab": "meta-programming",
+    "initialize": "meta-programming",
+    "builtin_initialize": "meta-programming",
+    "simproc": "meta-programming",
+    "dsimproc": "meta-programming",
+    "simproc_decl": "meta-programming",
+    "dsimproc_decl": "meta-programming",
+    "builtin_simproc": "meta-programming",
+    "builtin_dsimproc": "meta-programming",
+    "declare_config_elab": "meta-programming",
+    "declare_command_config_elab": "meta-programming",
+    "declare_simp_like_tactic": "meta-programming",
+    "register_simp_attr": "meta-programming",
+    "register_option": "meta-programming",
+    "register_builtin_option": "meta-programming",
+    "register_label_attr": "meta-programming",
+    "register_tactic_tag": "meta-programming",
+}
+
+# Name components (of any identifier, escaped or not, qualified or not) and their rule.
+_NAME_COMPONENT_RULES: dict[str, str] = {
+    "IO": "io",
+    "EIO": "io",
+    "BaseIO": "io",
+    "timeit": "io",
+    "allocprof": "io",
+    "sorryAx": "sorry",
+    "lcProof": "axiom",
+    "ofReduceBool": "native-decide",
+    "ofReduceNat": "native-decide",
+    "reduceBool": "native-decide",
+    "reduceNat": "native-decide",
+    "trustCompiler": "native-decide",
+    "ptrEq": "unsafe",
+    "ptrEqList": "unsafe",
+    "ptrAddr": "unsafe",
+    "withPtrEq": "unsafe",
+    "withPtrAddr": "unsafe",
+    "lcCast": "unsafe",
+    "lcUnreachable": "unsafe",
+    "dbgTrace": "debug-side-effect",
+    "dbgTraceIfShared": "debug-side-effect",
+    "dbgTraceVal": "debug-side-effect",
+    "dbgStackTrace": "debug-side-effect",
+    "dbgSleep": "debug-side-effect",
+}
+
+# First components that open a forbidden namespace.
+_NAME_ROOT_RULES: dict[str, str] = {"System": "io", "Lean": "meta-programming"}
+
+# `Lean.X` data structures that honest code written for older Lean versions uses.
+_LEAN_DATA_NAMES = frozenset(
+    {"RBMap", "RBTree", "HashMap", "HashSet", "AssocList", "PersistentHashMap", "PersistentHashSet",
+     "Rat", "mkRBMap", "mkHashMap", "mkHashSet"}
+)  # fmt: skip
+
+_ALLOWED_ATTRIBUTES = frozenset(
+    {"reducible", "irreducible", "semireducible", "inline", "noinline", "always_inline",
+     "specialize", "simp", "grind", "ext", "match_pattern", "deprecated"}
+)  # fmt: skip
+# The `attribute [...] names` command changes declarations that already exist (ground truth
+# included), so it gets a narrower allowlist: only the sound proof-automation sets.
+_ALLOWED_ATTRIBUTE_COMMAND = frozenset({"simp", "grind"})
+_IMPLEMENTATION_ATTRIBUTES = frozenset(
+    {"extern", "implemented_by", "export", "csimp", "init", "builtin_init", "never_extract"}
+)
+_INSTANCE_ATTRIBUTES = frozenset({"instance", "default_instance"})
+
+_DECLARATION_KEYWORDS = frozenset(
+    {"def", "theorem", "lemma", "abbrev", "structure", "inductive", "class", "instance", "example",
+     "opaque", "axiom"}
+)  # fmt: skip
+_DERIVING_TARGETS = frozenset({"structure", "inductive"})
+
+# Macros whose string argument is an interpolated string (its `{...}` parts are code).
+_INTERPOLATING_NAMES = frozenset(
+    {"throwError", "throwErrorAt", "throwNamedError", "throwNamedErrorAt", "dbg_trace",
+     "logInfo", "logWarning", "logError"}
+)  # fmt: skip
+# `!` macros that take an ordinary term: their string argument is a plain string.
+_PLAIN_BANG_NAMES = frozenset({"panic!", "assert!", "unreachable!"})
+
+
+# ---------------------------------------------------------------------------------------------
+# Lexer
+# ---------------------------------------------------------------------------------------------
+
+
+class TokenKind(str, Enum):
+    IDENT = "ident"
+    HASH_COMMAND = "hash_command"
+    STRING = "string"
+    CHAR = "char"
+    NUMBER = "number"
+    SYMBOL = "symbol"
+
+
+@dataclass(frozen=True)
+class Token:
+    kind: TokenKind
+    text: str
+    """Raw source text (for strings: one literal piece, quotes included)."""
+    offset: int
+    parts: tuple[str, ...] = ()
+    """Identifier components with guillemets removed (``«IO».println`` -> ``("IO", "println")``)."""
+    escaped: bool = False
+    """Some component was written with guillemets; such a name is never a keyword."""
+    glued: bool = False
+    """No whitespace or comment between the previous token and this one."""
+    first_on_line: bool = False
+
+
+@dataclass(frozen=True)
+class Comment:
+    text: str
+    offset: int
+
+
+@dataclass(frozen=True)
+class LexProblem:
+    offset: int
+    construct: str
+    message: str
+
+
+@dataclass
+class LexResult:
+    tokens: list[Token] = field(default_factory=list)
+    comments: list[Comment] = field(default_factory=list)
+    problems: list[LexProblem] = field(default_factory=list)
+    odd_characters: list[tuple[int, str]] = field(default_factory=list)
+    """(offset, character) of invisible/format characters found in code or comments."""
+
+
+def _is_letter_like(c: str) -> bool:
+    # Lean's `isLetterLike` (Init/Meta); deliberately *not* widened to newer ranges: treating fewer
+    # characters as identifier characters only splits identifiers, which exposes more tokens.
+    v = ord(c)
+    return (
+        (0x3B1 <= v <= 0x3C9 and v != 0x3BB)
+        or (0x391 <= v <= 0x3A9 and v not in (0x3A0, 0x3A3))
+        or 0x3CA <= v <= 0x3FB
+        or 0x1F00 <= v <= 0x1FFE
+        or 0x2100 <= v <= 0x214F
+        or 0x1D49C <= v <= 0x1D59F
+    )
+
+
+def _is_subscript_alnum(c: str) -> bool:
+    v = ord(c)
+    return 0x2080 <= v <= 0x2089 or 0x2090 <= v <= 0x209C or 0x1D62 <= v <= 0x1D6A
+
+
+def _is_id_first(c: str) -> bool:
+    return ("a" <= c <= "z") or ("A" <= c <= "Z") or c == "_" or _is_letter_like(c)
+
+
+def _is_id_rest(c: str) -> bool:
+    return _is_id_first(c) or ("0" <= c <= "9") or c in "'!?" or _is_subscript_alnum(c)
+
+
+def _is_hex(c: str) -> bool:
+    return c != "" and c in "0123456789abcdefABCDEF"
+
+
+def _is_digit(c: str) -> bool:
+    return c != "" and c in "0123456789"
+
+
+# Lean ends a line comment only at "\n"; ending it at any vertical break exposes more text.
+_LINE_COMMENT_ENDS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+# After one of these tokens a `--` or `/-` certainly starts a comment; after other symbol
+# characters Lean might be in the middle of a longer token (`<-`, `|-`, `//`), so the screen
+# keeps reading code there instead of skipping a comment Lean may not see.
+_CLOSING_SYMBOLS = frozenset(")]},;")
+
+
+def _is_odd_character(c: str) -> bool:
+    """Invisible or confusable-by-layout characters: format (Cf), separators, other controls."""
+    if c in " \n\t\r":
+        return False
+    category = unicodedata.category(c)
+    return category in ("Cf", "Zs", "Zl", "Zp", "Cc", "Co", "Cn")
+
+
+class _Lexer:
+    """A Lean 4 lexer mirroring ``Lean.Parser.Basic``'s token functions closely enough to know
+    where code, comments and literals begin and end."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.n = len(text)
+        self.pos = 0
+        self.result = LexResult()
+        # One entry per `{` of an interpolated string whose code part is being read: the number of
+        # ordinary `{` opened inside it and not yet closed.
+        self.interpolation_depths: list[int] = []
+        # One entry per open `[`: True when it is the bracket of `trace[`.
+        self.brackets: list[bool] = []
+        self.next_string_interpolated = False
+        self.gap = True
+        self.line_break = True
+
+    # -- helpers --------------------------------------------------------------------------------
+
+    def peek(self, k: int = 0) -> str:
+        i = self.pos + k
+        return self.text[i] if i < self.n else ""
+
+    def emit(self, kind: TokenKind, start: int, parts: tuple[str, ...] = (), escaped: bool = False) -> Token:
+        token = Token(
+            kind=kind,
+            text=self.text[start : self.pos],
+            offset=start,
+            parts=parts,
+            escaped=escaped,
+            glued=not self.gap,
+            first_on_line=self.line_break,
+        )
+        self.result.tokens.append(token)
+        self.gap = False
+        self.line_break = False
+        # Only the `]` of `trace[...]` (set again by `symbol`) makes the next string interpolated.
+        self.next_string_interpolated = False
+        return token
+
+    def problem(self, offset: int, construct: str, message: str) -> None:
+        self.result.problems.append(LexProblem(offset, construct[:60], message))
+
+    # -- main loop ------------------------------------------------------------------------------
+
+    def run(self) -> LexResult:
+        if self.text.startswith("\ufeff"):
+            self.pos = 1  # a byte-order mark is not code
+        while self.pos < self.n:
+            self.step()
+        if self.interpolation_depths:
+            self.problem(self.n, "{", "unclosed `{` of an interpolated string")
+        return self.result
+
+    def comment_may_start(self) -> bool:
+        if self.gap or not self.result.tokens:
+            return True
+        last = self.result.tokens[-1]
+        return last.kind is not TokenKind.SYMBOL or last.text in _CLOSING_SYMBOLS
+
+    def step(self) -> None:
+        c = self.text[self.pos]
+        nxt = self.peek(1)
+        if c in " \n\t\r":
+            if c == "\n":
+                self.line_break = True
+            self.pos += 1
+            self.gap = True
+            return
+        if c == "-" and nxt == "-" and self.comment_may_start():
+            self.line_comment()
+            return
+        if c == "/" and nxt == "-" and self.comment_may_start():
+            self.block_comment()
+            return
+        if c == '"':
+            interpolated = self.string_is_interpolated()
+            self.pos += 1
+            if interpolated:
+                self.interpolated_string(self.pos - 1)
+            else:
+                self.plain_string(self.pos - 1)
+            return
+        if c == "'" and nxt != "'" and self.char_literal():
+            return
+        if _is_digit(c):
+            self.number()
+            return
+        if c == "r" and self.raw_string_starts():
+            self.raw_string()
+            return
+        if c == "«" or _is_id_first(c):
+            self.identifier()
+            return
+        if c == "#" and nxt and _is_id_first(nxt):
+            start = self.pos
+            self.pos += 1
+            while self.pos < self.n and _is_id_rest(self.text[self.pos]):
+                self.pos += 1
+            self.emit(TokenKind.HASH_COMMAND, start)
+            return
+        self.symbol(c)
+
+    def symbol(self, c: str) -> None:
+        start = self.pos
+        if c == "@" and self.peek(1) == "[":
+            self.pos += 2
+            self.brackets.append(False)
+            self.emit(TokenKind.SYMBOL, start)
+            return
+        self.pos += 1
+        closes_trace = False
+        if c == "{" and self.interpolation_depths:
+            self.interpolation_depths[-1] += 1
+        elif c == "}" and self.interpolation_depths:
+            if self.interpolation_depths[-1] == 0:
+                # End of the code part: back inside the interpolated string.
+                self.interpolation_depths.pop()
+                self.interpolated_string(start)
+                return
+            self.interpolation_depths[-1] -= 1
+        elif c == "[":
+            last = self.result.tokens[-1] if self.result.tokens else None
+            opens_trace = (
+                last is not None
+                and not self.gap
+                and last.kind is TokenKind.IDENT
+                and last.parts == ("trace",)
+                and not last.escaped
+            )
+            self.brackets.append(opens_trace)
+        elif c == "]" and self.brackets:
+            closes_trace = self.brackets.pop()
+        elif _is_odd_character(c):
+            self.result.odd_characters.append((start, c))
+        self.emit(TokenKind.SYMBOL, start)
+        if closes_trace:
+            self.next_string_interpolated = True  # `trace[cls] "..{x}.."` is interpolated
+
+    # -- comments -------------------------------------------------------------------------------
+
+    def line_comment(self) -> None:
+        start = self.pos
+        self.pos += 2
+        while self.pos < self.n and self.text[self.pos] not in _LINE_COMMENT_ENDS:
+            self.pos += 1
+        self.record_comment(start)
+
+    def block_comment(self) -> None:
+        start = self.pos
+        # Lean consumes the character after `/-` unconditionally (it is the `-`/`!` of a doc
+        # comment, or skipped), so `/-/- -/` is one comment.
+        self.pos = min(self.pos + 3, self.n)
+        depth = 1
+        text = self.text
+        while self.pos < self.n:
+            c = text[self.pos]
+            self.pos += 1
+            if c == "-" and self.pos < self.n and text[self.pos] == "/":
+                self.pos += 1
+                depth -= 1
+                if depth == 0:
+                    self.record_comment(start)
+                    return
+            elif c == "/" and self.pos < self.n and text[self.pos] == "-":
+                self.pos += 1
+                depth += 1
+        self.record_comment(start)
+        self.problem(start, text[start : start + 20], "unterminated comment")
+
+    def record_comment(self, start: int) -> None:
+        body = self.text[start : self.pos]
+        self.result.comments.append(Comment(body, start))
+        for i, ch in enumerate(body):
+            if ch not in " \n\t\r" and unicodedata.category(ch) == "Cf":
+                self.result.odd_characters.append((start + i, ch))
+        self.gap = True
+        if "\n" in body:
+            self.line_break = True
+
+    # -- literals -------------------------------------------------------------------------------
+
+    def string_is_interpolated(self) -> bool:
+        if self.next_string_interpolated:
+            self.next_string_interpolated = False
+            return True
+        if not self.result.tokens:
+            return False
+        last = self.result.tokens[-1]
+        if last.kind is not TokenKind.IDENT or last.escaped or len(last.parts) != 1:
+            return False
+        name = last.parts[0]
+        if name in _INTERPOLATING_NAMES:
+            return True
+        return name.endswith("!") and name not in _PLAIN_BANG_NAMES
+
+    def escape(self, *, in_string: bool, interpolated: bool) -> None:
+        """Consume one escape sequence; ``self.pos`` is just after the backslash."""
+        start = self.pos - 1
+        c = self.peek()
+        if not c:
+            return
+        if c in "\\\"'rnt" or (interpolated and c == "{"):
+            self.pos += 1
+        elif c == "x" and all(_is_hex(self.peek(k)) for k in (1, 2)):
+            self.pos += 3
+        elif c == "u" and all(_is_hex(self.peek(k)) for k in (1, 2, 3, 4)):
+            self.pos += 5
+        elif in_string and c == "\n":
+            while self.pos < self.n and self.text[self.pos] in " \t\r\n":
+                self.pos += 1
+        else:
+            self.problem(start, self.text[start : start + 2], "invalid escape sequence")
+            self.pos += 1
+
+    def plain_string(self, start: int) -> None:
+        while self.pos < self.n:
+            c = self.text[self.pos]
+            self.pos += 1
+            if c == '"':
+                self.emit(TokenKind.STRING, start)
+                return
+            if c == "\\":
+                self.escape(in_string=True, interpolated=False)
+        self.problem(start, self.text[start : start + 20], "unterminated string literal")
+        self.emit(TokenKind.STRING, start)
+
+    def interpolated_string(self, start: int) -> None:
+        """Read string text up to the closing quote or to a `{` that opens a code part."""
+        while self.pos < self.n:
+            c = self.text[self.pos]
+            self.pos += 1
+            if c == '"':
+                self.emit(TokenKind.STRING, start)
+                return
+            if c == "\\":
+                self.escape(in_string=True, interpolated=True)
+            elif c == "{":
+                self.emit(TokenKind.STRING, start)
+                self.interpolation_depths.append(0)
+                return
+        self.problem(start, self.text[start : start + 20], "unterminated interpolated string")
+        self.emit(TokenKind.STRING, start)
+
+    def char_literal(self) -> bool:
+        """Lean reads a character literal wherever a token starts with `'`. A malformed one is
+        left as a symbol, so the text after it is still read as code."""
+        start = self.pos
+        self.pos += 1
+        if self.pos >= self.n:
+            self.pos = start
+            return False
+        if self.text[self.pos] == "\\":
+            self.pos += 1
+            problems = len(self.result.problems)
+            self.escape(in_string=False, interpolated=False)
+            if len(self.result.problems) != problems:
+                del self.result.problems[problems:]
+                self.pos = start
+                return False
+        else:
+            self.pos += 1
+        if self.peek() != "'":
+            self.pos = start
+            return False
+        self.pos += 1
+        self.emit(TokenKind.CHAR, start)
+        return True
+
+    def raw_string_starts(self) -> bool:
+        i = self.pos + 1
+        while i < self.n and self.text[i] == "#":
+            i += 1
+        return i < self.n and self.text[i] == '"'
+
+    def raw_string(self) -> None:
+        start = self.pos
+        self.pos += 1
+        hashes = 0
+        while self.text[self.pos] == "#":
+            hashes += 1
+            self.pos += 1
+        self.pos += 1  # the opening quote
+        closing = '"' + "#" * hashes
+        end = self.text.find(closing, self.pos)
+        if end < 0:
+            self.pos = self.n
+            self.problem(start, self.text[start : start + 20], "unterminated raw string literal")
+        else:
+            self.pos = end + len(closing)
+        self.emit(TokenKind.STRING, start)
+
+    def number(self) -> None:
+        start = self.pos
+        text = self.text
+        if text[self.pos] == "0" and self.peek(1) in ("b", "B", "o", "O", "x", "X"):
+            self.pos += 2
+            while self.pos < self.n and (_is_hex(text[self.pos]) or text[self.pos] == "_"):
+                self.pos += 1
+        else:
+            while self.pos < self.n and (_is_digit(text[self.pos]) or text[self.pos] == "_"):
+                self.pos += 1
+            if self.peek() == ".":
+                self.pos += 1
+                while self.pos < self.n and _is_digit(text[self.pos]):
+                    self.pos += 1
+            if self.peek() in ("e", "E"):
+                k = 2 if self.peek(1) in ("+", "-") else 1
+                if _is_digit(self.peek(k)):
+                    self.pos += k
+                    while self.pos < self.n and _is_digit(text[self.pos]):
+                        self.pos += 1
+        self.emit(TokenKind.NUMBER, start)
+
+    def identifier(self) -> None:
+        start = self.pos
+        text = self.text
+        parts: list[str] = []
+        escaped = False
+        while True:
+            c = text[self.pos]
+            if c == "«":
+                end = text.find("»", self.pos + 1)
+                if end < 0:
+                    self.problem(self.pos, text[self.pos : self.pos + 20], "unterminated `«` identifier")
+                    parts.append(text[self.pos + 1 :])
+                    self.pos = self.n
+                    break
+                parts.append(text[self.pos + 1 : end])
+                escaped = True
+                self.pos = end + 1
+            else:
+                j = self.pos + 1
+                while j < self.n and _is_id_rest(text[j]):
+                    j += 1
+                parts.append(text[self.pos : j])
+                self.pos = j
+            if self.peek() == "." and self.peek(1) and (_is_id_first(self.peek(1)) or self.peek(1) == "«"):
+                self.pos += 1
+                continue
+            break
+        self.emit(TokenKind.IDENT, start, parts=tuple(parts), escaped=escaped)
+
+
+def lex_lean(text: str) -> LexResult:
+    """Tokenize Lean source: identifiers (dotted, unicode, «escaped»), ``#`` commands, ``@[``,
+    string/char/raw-string literals (interpolated strings' code parts are tokenized as code),
+    numbers, single-character symbols. Comments are collected separately."""
+    return _Lexer(text).run()
+
+
+# ---------------------------------------------------------------------------------------------
+# Results
+# ---------------------------------------------------------------------------------------------
+
+
+# `construct` is the field name callers use; it shadows pydantic's deprecated `BaseModel.construct`
+# classmethod, which nothing here calls, so the warning pydantic emits for that is silenced.
+with warnings.catch_warnings():
+    warnings.filterwarnings("ignore", message='Field name "construct"', category=UserWarning)
+
+    class Finding(BaseModel):
+        model_config = ConfigDict(frozen=True)
+
+        rule: str
+        construct: str
+        """The offending text, as written (whitespace collapsed, at most 80 characters)."""
+        line: int
+        """1-based."""
+        column: int
+        """1-based, in characters."""
+        message: str
+        origin: str = "<generated>"
+
+        def format(self) -> str:
+            return f"{self.origin}:{self.line}:{self.column}: {self.rule}: {self.message}"
+
+
+class ScreenResult(BaseModel):
+    model_config = ConfigDict(frozen=True)
+
+    ok: bool
+    findings: list[Finding]
+    origin: str = "<generated>"
+
+    @property
+    def rules(self) -> list[str]:
+        return sorted({finding.rule for finding in self.findings})
+
+
+def format_findings(result: ScreenResult, origin: str | None = None) -> list[str]:
+    """One ``origin:line:col: rule: message`` line per finding (``origin`` overrides the stored one)."""
+    if origin is None:
+        return [finding.format() for finding in result.findings]
+    return [finding.model_copy(update={"origin": origin}).format() for finding in result.findings]
+
+
+# ---------------------------------------------------------------------------------------------
+# Screening
+# ---------------------------------------------------------------------------------------------
+
+
+class _Screener:
+    def __init__(
+        self,
+        text: str,
+        lexed: LexResult,
+        *,
+        origin: str,
+        context: ScreenContext,
+        allowed_imports: Collection[str],
+    ) -> None:
+        self.text = text
+        self.lexed = lexed
+        self.tokens = lexed.tokens
+        self.origin = origin
+        self.context = context
+        self.allowed_imports = frozenset(allowed_imports)
+        self.line_starts = [0] + [i + 1 for i, ch in enumerate(text) if ch == "\n"]
+        self.findings: dict[tuple[str, int], Finding] = {}
+        self.consumed: set[int] = set()
+
+    # -- recording ------------------------------------------------------------------------------
+
+    def add(self, rule: str, offset: int, construct: str) -> None:
+        key = (rule, offset)
+        if key in self.findings:
+            return
+        line = bisect.bisect_right(self.line_starts, offset)
+        column = offset - self.line_starts[line - 1] + 1
+        shown = " ".join(construct.split())
+        if len(shown) > 80:
+            shown = shown[:77] + "..."
+        message = f"`{shown}` on line {line}: {RULE_REASONS[rule]}"
+        self.findings[key] = Finding(
+            rule=rule, construct=shown, line=line, column=column, message=message, origin=self.origin
+        )
+
+    def result(self) -> ScreenResult:
+        findings = sorted(self.findings.values(), key=lambda f: (f.line, f.column, f.rule))
+        return ScreenResult(ok=not findings, findings=findings, origin=self.origin)
+
+    # -- token helpers --------------------------------------------------------------------------
+
+    def token(self, k: int) -> Token | None:
+        return self.tokens[k] if 0 <= k < len(self.tokens) else None
+
+    def is_symbol(self, k: int, text: str) -> bool:
+        tok = self.token(k)
+        return tok is not None and tok.kind is TokenKind.SYMBOL and tok.text == text
+
+    def keyword(self, k: int) -> str | None:
+        tok = self.token(k)
+        if tok is None or tok.kind is not TokenKind.IDENT or tok.escaped or len(tok.parts) != 1:
+            return None
+        return tok.parts[0]
+
+    def source(self, start: Token, end: Token) -> str:
+        return self.text[start.offset : end.offset + len(end.text)]
+
+    # -- rules ----------------------------------------------------------------------------------
+
+    def run(self) -> ScreenResult:
+        for problem in self.lexed.problems:
+            self.add("lex-error", problem.offset, f"{problem.construct} ({problem.message})")
+        for offset, ch in self.lexed.odd_characters:
+            self.add("invisible-character", offset, f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}")
+        if self.context == "section":
+            for comment in self.lexed.comments:
+                marker = comment.text.find("!benchmark")
+                if marker >= 0:
+                    self.add("benchmark-marker", comment.offset + marker, comment.text.strip())
+
+        scopes: list[tuple[str, Token]] = []
+        last_declaration: str | None = None
+        seen_by = False
+        for k, tok in enumerate(self.tokens):
+            if k in self.consumed:
+                continue
+            if tok.kind is TokenKind.HASH_COMMAND:
+                self.hash_command(tok)
+            elif tok.kind is TokenKind.SYMBOL:
+                if tok.text == "@[":
+                    self.attribute_list(k, command=False)
+                elif tok.text == "`":
+                    self.add("meta-programming", tok.offset, self.text[tok.offset : tok.offset + 30])
+            elif tok.kind is TokenKind.IDENT:
+                self.name(tok)
+                word = self.keyword(k)
+                if word is None:
+                    continue
+                if word in _DECLARATION_KEYWORDS:
+                    last_declaration = word
+                if word == "by":
+                    seen_by = True
+                self.keyword_rules(k, tok, word, scopes, last_declaration, seen_by)
+        for kind, opener in scopes:
+            self.add("unbalanced-scope", opener.offset, f"{kind} (never closed by `end`)")
+        return self.result()
+
+    def hash_command(self, tok: Token) -> None:
+        word = tok.text[1:]
+        if word.startswith("exit"):
+            self.add("exit-command", tok.offset, tok.text)
+        elif word in _EXECUTING_HASH_COMMANDS:
+            self.add("eval-command", tok.offset, tok.text)
+        else:
+            self.add("hash-command", tok.offset, tok.text)
+
+    def name(self, tok: Token) -> None:
+        parts = list(tok.parts)
+        while parts and parts[0] == "_root_":
+            parts.pop(0)
+        if not parts:
+            return
+        for part in parts:
+            rule = _NAME_COMPONENT_RULES.get(part)
+            if rule is None and "unsafe" in part.lower():
+                rule = "unsafe"
+            if rule is None and part.startswith("dbgTrace"):
+                rule = "debug-side-effect"
+            if rule is not None:
+                self.add(rule, tok.offset, tok.text)
+        root_rule = _NAME_ROOT_RULES.get(parts[0])
+        if root_rule == "meta-programming" and len(parts) > 1 and parts[1] in _LEAN_DATA_NAMES:
+            root_rule = None
+        if root_rule is not None:
+            self.add(root_rule, tok.offset, tok.text)
+
+    def keyword_rules(
+        self,
+        k: int,
+        tok: Token,
+        word: str,
+        scopes: list[tuple[str, Token]],
+        last_declaration: str | None,
+        seen_by: bool,
+    ) -> None:
+        nxt = self.token(k + 1)
+        if word == "import":
+            # The module name belongs to the import finding; it is not a reference to check.
+            module = self.token(k + 1)
+            if module is None or module.kind is not TokenKind.IDENT:
+                self.add("import", tok.offset, tok.text)
+                return
+            self.consumed.add(k + 1)
+            if ".".join(module.parts) not in self.allowed_imports:
+                self.add("import", tok.offset, self.source(tok, module))
+            return
+        if word == "deriving":
+            if self.keyword(k + 1) == "instance":
+                self.consumed.add(k + 1)
+                self.add("instance-override", tok.offset, self.source(tok, self.tokens[k + 1]))
+            elif last_declaration not in _DERIVING_TARGETS:
+                self.add("instance-override", tok.offset, f"deriving (after `{last_declaration}`)")
+            return
+        if word == "attribute" and self.is_symbol(k + 1, "["):
+            self.attribute_list(k + 1, command=True)
+            return
+        if word in ("namespace", "section", "mutual"):
+            named = (
+                word != "mutual" and nxt is not None and nxt.kind is TokenKind.IDENT and not nxt.first_on_line
+            )
+            scopes.append((f"{word} {nxt.text}" if named and nxt is not None else word, tok))
+            return
+        if word == "end":
+            if scopes:
+                scopes.pop()
+            else:
+                self.add("unbalanced-scope", tok.offset, "end (closes a scope the snippet did not open)")
+            return
+        if word in ("variable", "include", "omit"):
+            if not any(kind != "mutual" for kind, _ in scopes):
+                self.add("scope-leak", tok.offset, f"{word} (outside a section of the snippet)")
+            return
+        if word == "stop":
+            prev = self.token(k - 1)
+            at_tactic_start = tok.first_on_line or (
+                prev is not None and prev.text in ("by", ";", "·", ">", "(", "|", ".")
+            )
+            if seen_by and at_tactic_start:
+                self.add("sorry", tok.offset, "stop")
+            return
+        if word == "native":
+            after_plus = self.is_symbol(k - 1, "+")
+            assigned = self.is_symbol(k + 1, ":") and self.is_symbol(k + 2, "=") and self.tokens[k + 2].glued
+            if after_plus or assigned:
+                self.add(
+                    "native-decide",
+                    (self.tokens[k - 1] if after_plus else tok).offset,
+                    "+native" if after_plus else "native :=",
+                )
+            return
+        if word == "trace" and nxt is not None and nxt.glued and self.is_symbol(k + 1, "["):
+            self.add("meta-programming", tok.offset, "trace[")
+            return
+        if (
+            word in ("eval", "gen_injective_theorems")
+            and nxt is not None
+            and nxt.glued
+            and self.is_symbol(k + 1, "%")
+        ):
+            rule = "eval-command" if word == "eval" else "meta-programming"
+            self.add(rule, tok.offset, f"{word}%")
+            return
+        rule = _KEYWORD_RULES.get(word)
+        if rule is not None:
+            self.add(rule, tok.offset, word)
+
+    def attribute_list(self, k: int, *, command: bool) -> None:
+        """Check the attributes of ``@[...]`` (``k`` at ``@[``) or ``attribute [...]`` (``k`` at ``[``)."""
+        depth = 0
+        item: list[int] = []
+        items: list[list[int]] = []
+        end = len(self.tokens)
+        for j in range(k, len(self.tokens)):
+            tok = self.tokens[j]
+            if tok.kind is TokenKind.SYMBOL and tok.text in ("@[", "[", "(", "{"):
+                depth += 1
+                if depth == 1:
+                    continue
+            elif tok.kind is TokenKind.SYMBOL and tok.text in ("]", ")", "}"):
+                depth -= 1
+                if depth == 0:
+                    end = j
+                    break
+            if depth == 1 and tok.kind is TokenKind.SYMBOL and tok.text == ",":
+                items.append(item)
+                item = []
+                continue
+            item.append(j)
+        items.append(item)
+        opener = "attribute [" if command else "@["
+        for indices in items:
+            name_index = next(
+                (
+                    j
+                    for j in indices
+                    if self.tokens[j].kind is TokenKind.IDENT and self.keyword(j) not in ("local", "scoped")
+                ),
+                None,
+            )
+            if name_index is None:
+                continue
+            self.consumed.add(name_index)
+            name_token = self.tokens[name_index]
+            name = ".".join(name_token.parts)
+            construct = f"{opener}{self.source(self.tokens[indices[0]], self.tokens[indices[-1]])}]"
+            if name in _INSTANCE_ATTRIBUTES:
+                self.add("instance-override", name_token.offset, construct)
+            elif name in _IMPLEMENTATION_ATTRIBUTES:
+                self.add("implementation-override", name_token.offset, construct)
+            elif name not in (_ALLOWED_ATTRIBUTE_COMMAND if command else _ALLOWED_ATTRIBUTES):
+                self.add("attribute", name_token.offset, construct)
+        if end == len(self.tokens):
+            self.add("lex-error", self.tokens[k].offset, f"{opener} (never closed)")
+
+
+def screen_lean(
+    text: str,
+    *,
+    origin: str = "<generated>",
+    context: ScreenContext = "section",
+    allowed_imports: Collection[str] = (),
+) -> ScreenResult:
+    """Screen generated Lean text. ``ok`` is true only when nothing was found.
+
+    ``context="section"`` (default) for a section body or a few commands to be spliced into a task
+    file; ``"file"`` for a whole generated file (``-- !benchmark`` markers allowed).
+    ``allowed_imports``: module names an ``import`` may name (default: none).
+    """
+    lexed = lex_lean(text)
+    screener = _Screener(text, lexed, origin=origin, context=context, allowed_imports=allowed_imports)
+    return screener.run()
+
+
+def screen_sections(
+    sections: Mapping[str, str], *, origin: str = "<generated>", allowed_imports: Collection[str] = ()
+) -> ScreenResult:
+    """Screen each section body on its own (scopes must balance per section); findings are
+    reported with origin ``origin[section]`` and lines relative to the section."""
+    findings: list[Finding] = []
+    for name, body in sections.items():
+        result = screen_lean(
+            body, origin=f"{origin}[{name}]", context="section", allowed_imports=allowed_imports
+        )
+        findings.extend(result.findings)
+    return ScreenResult(ok=not findings, findings=findings, origin=origin)
+
+
+def screen_file(
+    path: str | Path, *, context: ScreenContext = "file", allowed_imports: Collection[str] = ()
+) -> ScreenResult:
+    """Screen a file (UTF-8). Raises ``OSError``/``UnicodeDecodeError`` when it cannot be read."""
+    path = Path(path)
+    text = path.read_text(encoding="utf-8")
+    return screen_lean(text, origin=str(path), context=context, allowed_imports=allowed_imports)
+
+
+def screen_main(
+    paths: Sequence[Path] | Iterable[Path], *, out: TextIO | None = None, err: TextIO | None = None
+) -> int:
+    """CLI entry: ``ok`` and 0 when every file is accepted; one line per finding and 1 when one is
+    rejected; 2 (with a message on stderr) when a file is missing or unreadable."""
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    paths = list(paths)
+    if not paths:
+        print("veriscale screen: no file given", file=err)
+        return 2
+    unreadable = rejected = False
+    for path in paths:
+        try:
+            result = screen_file(path)
+        except FileNotFoundError:
+            print(f"veriscale screen: {path}: no such file", file=err)
+            unreadable = True
+            continue
+        except IsADirectoryError:
+            print(f"veriscale screen: {path}: is a directory, not a Lean file", file=err)
+            unreadable = True
+            continue
+        except UnicodeDecodeError as exc:
+            print(f"veriscale screen: {path}: not UTF-8 text ({exc.reason} at byte {exc.start})", file=err)
+            unreadable = True
+            continue
+        except OSError as exc:
+            print(f"veriscale screen: {path}: cannot read ({exc.strerror or exc})", file=err)
+            unreadable = True
+            continue
+        if result.ok:
+            print("ok" if len(paths) == 1 else f"{path}: ok", file=out)
+        else:
+            rejected = True
+            for line in format_findings(result):
+                print(line, file=out)
+    if unreadable:
+        return 2
+    return 1 if rejected else 0
