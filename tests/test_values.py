@@ -227,6 +227,8 @@ def test_uint_range_is_checked_unless_wrapping() -> None:
         ("some some 1", "Option (Option Int)", "needs parentheses", 5),
         ("(1 : Nat)", "Int", "does not match", 3),
         ("(1, 2)", "Int × Int × Int", None, None),
+        ("(1, x)", "Int × Int", "expected an integer but found 'x'", 4),
+        ("(1, 2, x)", "Int × Int × Int", "found 'x'", 7),
         ("'ab'", "Char", None, None),
         ("'\\q'", "Char", "invalid escape", 1),
         ('["abc]', "List String", "unterminated string", 1),

@@ -12,7 +12,15 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from veriscale.lean_types import LeanType, LeanTypeError, StructDef, parse_structures, parse_type
+from veriscale.lean_types import (
+    LeanType,
+    LeanTypeError,
+    NamedType,
+    ProdType,
+    StructDef,
+    parse_structures,
+    parse_type,
+)
 from veriscale.task import Task
 from veriscale.values import ValueParseError, parse_value, render_value
 
@@ -93,22 +101,27 @@ def typed_input_key(
     return "\n".join(f"{name} := {render_value(args[name], types[name], structs)}" for name in sorted(types))
 
 
-def _looks_truncated(raw: Any, ty: LeanType) -> bool:
+def _openers(ty: LeanType, structs: Mapping[str, StructDef]) -> tuple[str, ...]:
+    if isinstance(ty, ProdType):
+        return ("(",)
+    if isinstance(ty, NamedType):
+        if ty.name in structs:
+            return ("{", "⟨")
+        return {"List": ("[",), "Array": ("#[",), "Option": ("some", "none")}.get(ty.name, ())
+    return ()
+
+
+def _looks_truncated(raw: Any, ty: LeanType, structs: Mapping[str, StructDef]) -> bool:
     """The anchor implementation kept only the last printed line of a long value.
 
-    Such a value is the tail of a rendering: for a sequence type it ends with ``]`` but does not
-    start with ``[``/``#[``; for a product, it ends with ``)`` without an opening one.
+    Such a value is the tail of a rendering: it ends the literal (``]``, ``)``) without starting
+    it the way a value of its type starts (``[``, ``#[``, ``(``, ``some``).
     """
     if not isinstance(raw, str):
         return False
     text = raw.strip()
-    if not text:
-        return True
-    head = str(ty).split(" ", 1)[0]
-    opener = {"List": "[", "Array": "#["}.get(head)
-    if opener is not None:
-        return text.endswith("]") and not text.startswith(opener)
-    return text.count(")") > text.count("(") or text.count("]") > text.count("[")
+    openers = _openers(ty, structs)
+    return bool(text) and bool(openers) and text[-1] in ")]}⟩" and not text.startswith(openers)
 
 
 def typed_view(task: Task) -> TypedTask:
@@ -124,9 +137,11 @@ def typed_view(task: Task) -> TypedTask:
     def parse(raw: Any, ty: LeanType, where: str) -> tuple[bool, Any]:
         view.value_count += 1
         try:
-            return True, parse_value(raw, ty, structs)
+            # A stored number is spliced into Lean as a literal, and a literal out of a fixed-width
+            # type's range wraps (`(510 : UInt8) = 254`); the published expected outputs agree.
+            return True, parse_value(raw, ty, structs, wrap_uint=True)
         except ValueParseError as exc:
-            kind = "truncated" if _looks_truncated(raw, ty) else "unparseable"
+            kind = "truncated" if _looks_truncated(raw, ty, structs) else "unparseable"
             view.problems.append(ValueProblem(task.id, where, raw, str(exc), kind))
             return False, None
 

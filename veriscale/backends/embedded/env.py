@@ -1,0 +1,111 @@
+"""The program environment: user definitions, structures, inductives and instances of a task.
+
+Built by :mod:`.program` from parsed commands and consulted by the compiler for name resolution.
+Definitions are compiled lazily (on first use), so a construct the engine does not support only
+affects the checks that actually reach it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from veriscale.backends.embedded import ast as A
+from veriscale.lean_types import LeanType
+
+
+@dataclass(eq=False)
+class UserDef:
+    """A top-level ``def``/``abbrev`` (or an instance method, or a ``where`` helper)."""
+
+    name: str
+    """Fully qualified name."""
+    cmd: A.DefCmd
+    namespace: str
+    """Namespace the body is elaborated in (for resolving unqualified names)."""
+    opens: tuple[str, ...] = ()
+    reducible: bool = False
+    explicit: list[A.Binder] = field(default_factory=list)
+    """Explicit binders (one per name), in order."""
+    type_params: tuple[str, ...] = ()
+    param_types: list[LeanType | None] = field(default_factory=list)
+    param_is_proof: list[bool] = field(default_factory=list)
+    return_type: LeanType | None = None
+    returns_prop: bool = False
+    run: Any = None
+    """After compilation: ``run(env, args)``."""
+    compile_error: BaseException | None = None
+    compiling: bool = False
+    arity: int = 0
+    equation_arity: int = 0
+    """Extra parameters taken by equation-style definitions (``def f : Nat → Nat | 0 => ...``)."""
+
+    @property
+    def where(self) -> str:
+        return f"{self.name} (line {self.cmd.line})"
+
+
+@dataclass(eq=False)
+class StructInfo:
+    name: str
+    params: list[str]
+    fields: list[tuple[str, LeanType | None, A.Node | None]]
+    """Field name, type (with structure parameters as type variables), default value."""
+    deriving: set[str]
+    ctor: str
+    cmd: A.StructureCmd
+
+    def field_index(self, name: str) -> int:
+        for i, (n, _, _) in enumerate(self.fields):
+            if n == name:
+                return i
+        return -1
+
+
+@dataclass(eq=False)
+class CtorInfo:
+    name: str
+    """Fully qualified: ``Tree.node``."""
+    type_name: str
+    arg_types: list[LeanType | None]
+    arg_names: list[str]
+
+
+@dataclass(eq=False)
+class IndInfo:
+    name: str
+    params: list[str]
+    ctors: list[CtorInfo]
+    deriving: set[str]
+    cmd: A.InductiveCmd
+
+
+@dataclass(eq=False)
+class InstanceInfo:
+    class_name: str
+    """``BEq``, ``LT``, ``Ord``, ``ToString``, ``Inhabited``, ``Hashable``, ``Repr``, ``Decidable``..."""
+    type_name: str | None
+    """Head of the instance type (``Point`` in ``BEq Point``); the def name for ``Decidable``."""
+    methods: dict[str, UserDef]
+    body: A.Node | None
+    cmd: A.InstanceCmd
+    namespace: str
+
+
+@dataclass(eq=False)
+class Env:
+    defs: dict[str, UserDef] = field(default_factory=dict)
+    structs: dict[str, StructInfo] = field(default_factory=dict)
+    inductives: dict[str, IndInfo] = field(default_factory=dict)
+    ctors: dict[str, CtorInfo] = field(default_factory=dict)
+    instances: list[InstanceInfo] = field(default_factory=list)
+    opens: list[str] = field(default_factory=list)
+    errors: dict[str, A.CommandError] = field(default_factory=dict)
+    """Definitions that failed to parse, by the name they would define."""
+    has_mathlib: bool = False
+
+    def instance(self, class_name: str, type_name: str | None) -> InstanceInfo | None:
+        for inst in self.instances:
+            if inst.class_name == class_name and inst.type_name == type_name:
+                return inst
+        return None

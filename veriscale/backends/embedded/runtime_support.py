@@ -1,0 +1,213 @@
+"""Run-time machinery of compiled Lean code: budgets, function values, control-flow signals.
+
+Kept apart from the compiler so that the hot paths (function entry, loop iterations) are small,
+flat functions the compiled closures call directly.
+"""
+
+from __future__ import annotations
+
+import inspect
+import time
+from collections.abc import Callable
+from typing import Any
+
+from veriscale.backends.embedded.registry import Builtin
+from veriscale.runtime import BudgetExceeded
+
+
+class Budget:
+    """Per-check limits: a step counter (function entries and loop iterations) and a deadline.
+
+    Closures decrement ``tick`` and call :meth:`refill` when it goes negative; ``refill`` charges a
+    whole period against ``steps`` and looks at the clock, so the clock is read once per period."""
+
+    __slots__ = ("tick", "steps", "deadline", "period", "max_steps", "timeout")
+
+    def __init__(self, max_steps: int = 20_000_000, timeout: float = 10.0, period: int = 4096) -> None:
+        self.period = period
+        self.max_steps = max_steps
+        self.timeout = timeout
+        self.tick = period
+        self.steps = max_steps
+        self.deadline = time.monotonic() + timeout
+
+    def reset(self, max_steps: int | None = None, timeout: float | None = None) -> None:
+        if max_steps is not None:
+            self.max_steps = max_steps
+        if timeout is not None:
+            self.timeout = timeout
+        self.tick = min(self.period, self.max_steps)
+        self.steps = self.max_steps
+        self.deadline = time.monotonic() + self.timeout
+
+    def refill(self) -> None:
+        self.steps -= self.period
+        if self.steps <= 0:
+            raise BudgetExceeded(f"step budget of {self.max_steps} exhausted")
+        if time.monotonic() > self.deadline:
+            raise BudgetExceeded(f"time limit of {self.timeout:g}s exceeded")
+        self.tick = self.period
+
+
+class _Proof:
+    """The value of a proof term. Proofs are irrelevant at run time; they are never inspected."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "PROOF"
+
+    def __reduce__(self) -> str:
+        return "PROOF"
+
+
+PROOF = _Proof()
+
+
+class _TypeValue:
+    """A type passed as an explicit argument (``(α := Nat)``); carries no run-time information."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "TYPE"
+
+
+TYPE_VALUE = _TypeValue()
+
+
+class Ret:
+    """Control signal of a ``do`` block: ``return v`` (or the value of the block's last element)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class _Signal:
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return self.name
+
+
+BREAK = _Signal("break")
+CONTINUE = _Signal("continue")
+
+
+class Fn:
+    """A Lean function value (closure): ``run(env, args)`` evaluates the body with ``arity`` args.
+
+    Calling with fewer arguments gives a partial application, with more applies the result to the
+    rest (Lean functions are curried)."""
+
+    __slots__ = ("arity", "run", "env", "name")
+
+    def __init__(self, arity: int, run: Callable[[Any, tuple[Any, ...]], Any], env: Any, name: str = "fun") -> None:
+        self.arity = arity
+        self.run = run
+        self.env = env
+        self.name = name
+
+    def __call__(self, *args: Any) -> Any:
+        n = self.arity
+        k = len(args)
+        if k == n:
+            return self.run(self.env, args)
+        if k < n:
+            return Partial(self, args)
+        return self.run(self.env, args[:n])(*args[n:])
+
+    def __repr__(self) -> str:
+        return f"<fun {self.name}/{self.arity}>"
+
+
+class Partial:
+    __slots__ = ("fn", "args")
+
+    def __init__(self, fn: Any, args: tuple[Any, ...]) -> None:
+        self.fn = fn
+        self.args = args
+
+    def __call__(self, *args: Any) -> Any:
+        return self.fn(*self.args, *args)
+
+    def __repr__(self) -> str:
+        return f"<partial {self.fn!r} {len(self.args)}>"
+
+
+_REQUIRED: dict[str, int] = {}
+
+
+def required_arity(b: Builtin) -> int:
+    """Number of explicit parameters without a default value (Lean's optional arguments have one)."""
+    cached = _REQUIRED.get(b.name)
+    if cached is not None:
+        return cached
+    try:
+        params = inspect.signature(b.fn).parameters.values()
+        n = sum(
+            1
+            for p in params
+            if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) and p.default is p.empty
+        )
+    except (TypeError, ValueError):
+        n = b.arity
+    n = min(n, b.arity)
+    _REQUIRED[b.name] = n
+    return n
+
+
+class BuiltinFn:
+    """A builtin used as a value (``xs.map Char.toUpper``): curried up to its required arity."""
+
+    __slots__ = ("builtin", "need", "result_type", "fn")
+
+    def __init__(self, b: Builtin, result_type: Any = None) -> None:
+        self.builtin = b
+        self.need = required_arity(b)
+        self.result_type = result_type
+        self.fn = b.fn
+
+    def __call__(self, *args: Any) -> Any:
+        k = len(args)
+        need = self.need
+        if k < need:
+            return Partial(self, args)
+        b = self.builtin
+        take = min(k, b.arity) if k > need else need
+        if b.typed:
+            result = self.fn(*args[:take], result_type=self.result_type)
+        else:
+            result = self.fn(*args[:take])
+        if k > take:
+            return result(*args[take:])
+        return result
+
+    def __repr__(self) -> str:
+        return f"<builtin {self.builtin.name}>"
+
+
+class LeanRange:
+    """``Std.Range`` (``[start:stop:step]``) as used by ``for i in [a:b]``."""
+
+    __slots__ = ("start", "stop", "step")
+    LEAN_TYPE = "Std.Range"
+
+    def __init__(self, start: int, stop: int, step: int) -> None:
+        self.start = start
+        self.stop = stop
+        self.step = step
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, LeanRange) and (self.start, self.stop, self.step) == (other.start, other.stop, other.step)
+
+    def __hash__(self) -> int:
+        return hash(("Std.Range", self.start, self.stop, self.step))
+
+    def __repr__(self) -> str:
+        return f"[{self.start}:{self.stop}:{self.step}]"
