@@ -506,7 +506,8 @@ def test_fallback_can_be_disabled(int_task: Task, harness) -> None:
     h = harness(rules, plausible_fallback=False)
     answer = h.backend.run(int_task, [pre(4)])[0]
     assert answer.reason is UnknownReason.UNDECIDABLE
-    assert not [e for e in h.commands("checks") if e["snippets"] and e["kind"] == "checks"][1:]
+    assert h.backend.stats.probe_checks == 0
+    assert len(h.commands("checks")) == 1  # the decide batch only, no probes
 
 
 def test_a_timed_out_decide_is_not_retried_with_plausible(int_task: Task, harness) -> None:
@@ -742,3 +743,12 @@ def test_backend_imports_without_lean_interact() -> None:
     done = subprocess.run([sys.executable, "-c", code_text], capture_output=True, text=True, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "LeanBackend"
+
+
+def test_an_environment_failure_is_paid_once_per_run(int_task: Task, harness) -> None:
+    h = harness([{"match": r"^import Plausible$", "hang": True}], import_timeout_s=0.4, batch_size=1)
+    started = time.monotonic()
+    answers = h.backend.run(int_task, [code(x) for x in range(6)])
+    assert all(a.reason is UnknownReason.TIMEOUT for a in answers)
+    assert time.monotonic() - started < 3
+    assert h.backend.stats.header_loads == 1

@@ -43,12 +43,14 @@ Policy, by rule id (each :class:`Finding` carries one):
     reference solutions use them.
 ``implementation-override``
     Attributes that make compiled code differ from what the kernel checked: ``extern``,
-    ``implemented_by``, ``export``, ``csimp``, ``init``, ``builtin_init``, ``never_extract``.
+    ``implemented_by``, ``export``, ``csimp``, ``init``, ``builtin_init``, ``never_extract``; and
+    Mathlib's ``compile_inductive%``/``compile_def%``.
 ``attribute``
     Any ``@[...]`` attribute outside a small allowlist (``reducible``, ``irreducible``,
     ``semireducible``, ``inline``, ``noinline``, ``always_inline``, ``specialize``, ``simp``,
     ``grind``, ``ext``, ``match_pattern``, ``deprecated``), and the ``attribute [...]`` command with
-    anything but ``simp``/``grind`` (it changes *existing*, i.e. ground-truth, declarations).
+    anything but ``simp``/``grind``, and ``seal``/``unseal`` (they change *existing*, i.e.
+    ground-truth, declarations).
 ``instance-override``
     Every ``instance`` (also ``local``/``scoped``), ``@[instance]``, ``@[default_instance]``,
     ``attribute [instance]``, ``deriving instance ... for``, ``deriving`` on a ``def``/``abbrev``,
@@ -190,6 +192,14 @@ _EXECUTING_HASH_COMMANDS = frozenset(
     }
 )  # fmt: skip
 
+# `name%` elaborators and commands (the `%` glued to the name).
+_PERCENT_ELABORATORS: dict[str, str] = {
+    "eval": "eval-command",
+    "compile_inductive": "implementation-override",
+    "compile_def": "implementation-override",
+    "gen_injective_theorems": "meta-programming",
+}
+
 # Single (unqualified, unescaped) identifiers that are Lean keywords or tactic names.
 _KEYWORD_RULES: dict[str, str] = {
     "sorry": "sorry",
@@ -208,6 +218,8 @@ _KEYWORD_RULES: dict[str, str] = {
     "import": "import",
     "prelude": "import",
     "export": "scope-leak",
+    "seal": "attribute",
+    "unseal": "attribute",
     "instance": "instance-override",
     "class": "instance-override",
     "macro": "syntax-extension",
@@ -1011,14 +1023,8 @@ class _Screener:
         if word == "trace" and nxt is not None and nxt.glued and self.is_symbol(k + 1, "["):
             self.add("meta-programming", tok.offset, "trace[")
             return
-        if (
-            word in ("eval", "gen_injective_theorems")
-            and nxt is not None
-            and nxt.glued
-            and self.is_symbol(k + 1, "%")
-        ):
-            rule = "eval-command" if word == "eval" else "meta-programming"
-            self.add(rule, tok.offset, f"{word}%")
+        if word in _PERCENT_ELABORATORS and nxt is not None and nxt.glued and self.is_symbol(k + 1, "%"):
+            self.add(_PERCENT_ELABORATORS[word], tok.offset, f"{word}%")
             return
         rule = _KEYWORD_RULES.get(word)
         if rule is not None:

@@ -96,6 +96,9 @@ class LeanBackend(Backend):
         self._pool = ReplPool(self.config, self._recorder, self._launch, self._templates)
         # Names of probe theorems carry a per-backend nonce so they cannot collide with task names.
         self._nonce = secrets.token_hex(4)
+        # Environments that could not be built during the current run: later batches of the same
+        # run fail fast instead of paying the import or definitions time limit again.
+        self._env_failures: dict[str, EnvironmentFailure] = {}
 
     # ------------------------------------------------------------------------------------------
     # Plumbing
@@ -140,9 +143,13 @@ class LeanBackend(Backend):
     def _run_snippets(
         self, worker: ReplWorker, source: TaskSource, snippets: Sequence[Snippet], timeout: float
     ) -> list[SnippetResult]:
+        known = self._env_failures.get(source.key)
+        if known is not None:
+            return [SnippetResult.failed(known.kind, known.detail) for _ in snippets]
         try:
             environment = worker.task_env(source)
         except EnvironmentFailure as exc:
+            self._env_failures[source.key] = exc
             return [SnippetResult.failed(exc.kind, exc.detail) for _ in snippets]
         self._recorder.add(batches=1)
         try:
@@ -178,6 +185,7 @@ class LeanBackend(Backend):
         answers: list[Answer | None] = [None] * len(checks)
         try:
             source = self._source(task)
+            self._env_failures.pop(source.key, None)
             renderer = CheckRenderer(task, self.config, self._codec_factory(task), self._templates, self._nonce)
         except Exception as exc:
             detail = f"cannot prepare the task for Lean: {exc}"
@@ -213,7 +221,8 @@ class LeanBackend(Backend):
         if undecided:
             self._answer_by_probes(renderer, source, checks, undecided, answers)
 
-        self._recorder.add(checks=len(checks), probe_checks=len(undecided))
+        probed = len(undecided) if self.config.plausible_fallback else 0
+        self._recorder.add(checks=len(checks), probe_checks=probed)
         return [
             answer if answer is not None else Answer.unknown(UnknownReason.ERROR, "no answer", ENGINE)
             for answer in answers

@@ -5,8 +5,8 @@
 * ``Nat``/``Int``/``UIntN``: decimal, ``"-"`` before negative integers; ``Bool``: ``true``/``false``;
   ``Char``: the character; ``String``: itself; ``Unit``: ``()``; ``Float``: ``Float.toString``.
 * ``List``: ``"[1, 2, 3]"`` (``"[]"`` when empty); ``Array``: ``"#" ++ toString a.toList``.
-* ``α × β``: ``"(" ++ toString a ++ ", " ++ toString b ++ ")"`` (nested on the right, so a triple is
-  ``"(1, 2, 3)"``).
+* ``α × β``: ``"(" ++ toString a ++ ", " ++ toString b ++ ")"``, so a triple is ``"(1, (2, 3))"``
+  (only ``Repr`` flattens tuples).
 * ``Option``: ``"none"`` or ``"(some " ++ addParenHeuristic (toString a) ++ ")"``, where
   ``addParenHeuristic s`` keeps ``s`` when it starts with ``(``, ``[``, ``{`` or ``#[`` or has no
   whitespace, and parenthesises it otherwise.

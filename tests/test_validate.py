@@ -1,0 +1,132 @@
+"""`validate` logic, driven by a scripted backend so that each verdict path is exercised exactly."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
+from veriscale.runtime import Arr
+from veriscale.task import Task, load_task
+from veriscale.typed_task import typed_view
+from veriscale.validate import format_report, summarize, validate_task
+
+EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
+
+
+class ScriptedBackend(Backend):
+    """Answers each check with ``script(check, index)``; records what it was asked."""
+
+    name = "scripted"
+
+    def __init__(self, script: Callable[[Check, int], Answer]) -> None:
+        self.script = script
+        self.asked: list[Check] = []
+
+    def run(self, task: Task, checks: Sequence[Check]) -> list[Answer]:
+        answers = []
+        for check in checks:
+            answers.append(self.script(check, len(self.asked)))
+            self.asked.append(check)
+        return answers
+
+
+def _task() -> Task:
+    return load_task(EXAMPLES_DIR / "mini" / "mini_running_max")
+
+
+def _truthful(task: Task) -> Callable[[Check, int], Answer]:
+    """Answers exactly what the stored data says (an engine that agrees with Lean)."""
+    view = typed_view(task)
+    expected_by_args = {repr(t.args): t.expected for t in view.tests}
+    unexpected = {repr((t.args, v)) for t in view.tests for _, v in t.unexpected}
+
+    def script(check: Check, _: int) -> Answer:
+        if check.kind is CheckKind.PRECOND:
+            is_test = repr(check.args) in expected_by_args
+            return Answer.of_bool(is_test, "scripted")
+        if check.kind is CheckKind.CODE:
+            return Answer.of_value(expected_by_args[repr(check.args)], "scripted")
+        return Answer.of_bool(repr((check.args, check.output)) not in unexpected, "scripted")
+
+    return script
+
+
+def test_truthful_engine_agrees_everywhere_and_task_is_full() -> None:
+    task = _task()
+    result = validate_task(task, ScriptedBackend(_truthful(task)))
+    assert result.status == "full"
+    assert result.disagreements == []
+    n_tests = len(task.tests)
+    assert result.counts["precond_tests"].agree == n_tests
+    assert result.counts["code"].agree == n_tests
+    assert result.counts["postcond_expected"].agree == n_tests
+    assert result.counts["postcond_unexpected"].agree == sum(len(t.unexpected) for t in task.tests)
+    assert result.counts["precond_rejects"].agree == len(task.reject_inputs)
+
+
+def test_wrong_value_is_a_disagreement_with_both_values() -> None:
+    task = _task()
+    truthful = _truthful(task)
+
+    def script(check: Check, i: int) -> Answer:
+        if check.kind is CheckKind.CODE and check.args == typed_view(task).tests[1].args:
+            return Answer.of_value(Arr(()), "scripted")
+        return truthful(check, i)
+
+    result = validate_task(task, ScriptedBackend(script))
+    [bad] = result.disagreements
+    assert bad.kind == "code" and bad.row == "test.json[1]"
+    assert bad.engine == "#[]"
+    assert bad.stored != "#[]"
+    assert result.status == "full"  # answered everything; disagreeing is not "unknown"
+
+
+def test_unknowns_make_partial_and_all_unknown_is_unsupported() -> None:
+    task = _task()
+    truthful = _truthful(task)
+
+    def some_unknown(check: Check, i: int) -> Answer:
+        if check.kind is CheckKind.POSTCOND:
+            return Answer.unknown(UnknownReason.UNSUPPORTED, "List.foo at 3:5", "scripted")
+        return truthful(check, i)
+
+    partial = validate_task(task, ScriptedBackend(some_unknown))
+    assert partial.status == "partial"
+    assert partial.first_unsupported == "List.foo at 3:5"
+    assert partial.unknown_reasons == {
+        "unsupported: List.foo at 3:5": partial.counts["postcond_expected"].unknown
+        + partial.counts["postcond_unexpected"].unknown
+    }
+
+    def all_unknown(check: Check, i: int) -> Answer:
+        return Answer.unknown(UnknownReason.TIMEOUT, "", "scripted")
+
+    assert validate_task(task, ScriptedBackend(all_unknown)).status == "unsupported"
+
+
+def test_truncated_expected_is_a_defect_proven_by_the_computed_value() -> None:
+    task = _task()
+    view = typed_view(task)
+    full = view.tests[1].expected
+    rendered = "#[" + ", ".join(str(int(x)) for x in full) + "]"
+    tail = rendered[rendered.index(",") + 2:]  # what the anchor kept: the end of the printed value
+    tests = list(task.tests)
+    tests[1] = tests[1].model_copy(update={"expected": tail})
+    damaged = task.model_copy(update={"tests": tests})
+    result = validate_task(damaged, ScriptedBackend(_truthful(task)))
+    assert [d.kind for d in result.defects] == ["truncated-expected"]
+    assert result.defects[0].row == "test.json[1]"
+    assert result.disagreements == []
+    # The damaged row is neither agreement nor disagreement for the code check.
+    assert result.counts["code"].agree == len(task.tests) - 1
+
+
+def test_report_totals_and_table() -> None:
+    task = _task()
+    result = validate_task(task, ScriptedBackend(_truthful(task)))
+    report = summarize("mini", "scripted", [result], 2.0, [])
+    assert report.checks == result.checks
+    assert report.checks_per_second == round(result.checks / 2.0, 1)
+    text = format_report(report, verbose=True)
+    assert "mini_running_max" in text and "100.0% full" in text
