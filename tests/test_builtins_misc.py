@@ -77,3 +77,20 @@ def test_registry_shape() -> None:
     assert BUILTINS["Array.mapIdx"].self_index == 1
     for name, optional in OPTIONAL_ARGS.items():
         assert 0 < optional <= BUILTINS[name].arity
+
+
+def test_mathlib_and_batteries_list_functions() -> None:
+    """Mathlib `dedup = pwFilter (· ≠ ·)` keeps last occurrences; `insertionSort r` is
+    `foldr (orderedInsert r) []`; core `splitBy` docstring: `[1, 2, 5, 4, 5, 1, 4].splitBy (· < ·)
+    = [[1, 2, 5], [4, 5], [1, 4]]`; `l₁ ∪ l₂ = foldr .insert l₂ l₁`; Batteries `diff` erases once."""
+    assert call("List.dedup", (1, 2, 1, 3, 2)) == (1, 3, 2)
+    assert call("List.insertionSort", lambda a, b: a <= b, (3, 1, 2)) == (1, 2, 3)
+    assert call("List.splitBy", lambda a, b: a < b, (1, 2, 5, 4, 5, 1, 4)) == ((1, 2, 5), (4, 5), (1, 4))
+    assert call("List.union", (1, 2), (2, 3)) == (1, 2, 3)
+    assert call("List.inter", (1, 2, 2, 3), (2,)) == (2, 2)
+    assert call("List.diff", (1, 2, 2, 3), (2, 4)) == (1, 2, 3)
+    assert call("List.Chain'", lambda a, b: a < b, (1, 2, 3)) is True
+    assert call("Nat.log", Nat(2), Nat(8)) == 3 and call("Nat.log", Nat(1), Nat(8)) == 0
+    assert call("Nat.fib", Nat(10)) == 55
+    assert call("Nat.choose", Nat(5), Nat(2)) == 10
+    assert call("Nat.factorial", Nat(5)) == 120

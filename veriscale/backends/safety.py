@@ -981,7 +981,9 @@ class _Screener:
                 self.consumed.add(k + 1)
                 self.add("instance-override", tok.offset, self.source(tok, self.tokens[k + 1]))
             elif last_declaration not in _DERIVING_TARGETS:
-                self.add("instance-override", tok.offset, f"deriving (after `{last_declaration}`)")
+                self.add(
+                    "instance-override", tok.offset, "deriving (not on a structure/inductive of the snippet)"
+                )
             return
         if word == "attribute" and self.is_symbol(k + 1, "["):
             self.attribute_list(k + 1, command=True)

@@ -135,8 +135,10 @@ class LeanBackend(Backend):
     # Batches
 
     def _run_batch(self, worker: ReplWorker, batch: _Batch) -> list[SnippetResult]:
+        # A batch of one check gets the check's own limit: there is no re-run after it.
+        timeout = self.config.effective_batch_timeout_s if len(batch.snippets) > 1 else self.config.timeout_s
         try:
-            return self._run_snippets(worker, batch.source, batch.snippets, self.config.effective_batch_timeout_s)
+            return self._run_snippets(worker, batch.source, batch.snippets, timeout)
         except Exception as exc:  # never let one batch take down the run
             return [SnippetResult.failed("internal error", repr(exc)) for _ in batch.snippets]
 

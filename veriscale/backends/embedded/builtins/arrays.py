@@ -325,3 +325,46 @@ def array_insertion_sort(a: Arr, lt: Fn | None = None) -> Arr:
             items[j], items[j - 1] = items[j - 1], items[j]
             j -= 1
     return Arr(items)
+
+
+@builtin("Array.take", 2)
+def array_take(a: Arr, n: Any) -> Arr:
+    """``a.take n = a.extract 0 n``."""
+    return Arr(a[: int(n)])
+
+
+@builtin("Array.drop", 2)
+def array_drop(a: Arr, n: Any) -> Arr:
+    """``a.drop n = a.extract n a.size``."""
+    return Arr(a[int(n) :])
+
+
+@builtin("Array.flatten", 1)
+def array_flatten(a: Arr) -> Arr:
+    out: list[Any] = []
+    for part in a:
+        out.extend(part)
+        check_size(len(out))
+    return Arr(out)
+
+
+@builtin("Array.zipWith", 3, self_index=1)
+def array_zip_with(f: Fn, a: Arr, b: Arr) -> Arr:
+    return Arr(f(x, y) for x, y in zip(a, b))
+
+
+@builtin("Array.isPrefixOf", 2)
+def array_is_prefix_of(a: Arr, b: Arr) -> bool:
+    return len(a) <= len(b) and all(lean_beq(x, y) for x, y in zip(a, b))
+
+
+@builtin("Array.toListRev", 1)
+def array_to_list_rev(a: Arr) -> tuple:
+    return tuple(reversed(a))
+
+
+@builtin("Array.partition", 2, self_index=1)
+def array_partition(p: Fn, a: Arr) -> Pair:
+    yes = [x for x in a if p(x)]
+    no = [x for x in a if not p(x)]
+    return Pair(Arr(yes), Arr(no))

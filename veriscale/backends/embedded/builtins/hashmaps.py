@@ -220,3 +220,20 @@ NOT_REGISTERED = (
     "Std.HashSet.fold",
 )
 """Order-revealing operations left out on purpose (see the module docstring)."""
+
+
+@builtin("Std.HashMap.ofList", 1)
+def hashmap_of_list(pairs: tuple) -> LeanHashMap:
+    """``insertMany`` into an empty map: a later pair with an equal key replaces the value."""
+    m = LeanHashMap()
+    for p in pairs:
+        m = m.with_entry(p.fst, p.snd)
+    return m
+
+
+@builtin("Std.HashSet.ofList", 1)
+def hashset_of_list(items: tuple) -> LeanHashSet:
+    s = LeanHashSet()
+    for x in items:
+        s = hashset_insert(s, x)
+    return s

@@ -714,3 +714,114 @@ def _to_string(xs: tuple) -> str:
 
 
 builtin("List.toString", 1)(_to_string)
+
+
+# ---------------------------------------------------------------------------------------------
+# Further core, Batteries and Mathlib functions
+
+
+@builtin("List.head", 1)
+def list_head(xs: tuple) -> Any:
+    """``List.head xs (h : xs ≠ [])``: the proof argument is not passed to builtins."""
+    if not xs:
+        raise Unsupported("List.head", "applied to [] (its non-emptiness proof cannot hold)")
+    return xs[0]
+
+
+@builtin("List.getLast", 1)
+def list_get_last(xs: tuple) -> Any:
+    """``List.getLast xs (h : xs ≠ [])``: the proof argument is not passed to builtins."""
+    if not xs:
+        raise Unsupported("List.getLast", "applied to [] (its non-emptiness proof cannot hold)")
+    return xs[-1]
+
+
+@builtin("List.mapIdx", 2, self_index=1)
+def list_map_idx(f: Fn, xs: tuple) -> tuple:
+    """``mapIdx (f : Nat → α → β)``: the index comes first."""
+    return tuple(f(Nat(i), x) for i, x in enumerate(xs))
+
+
+@builtin("List.modify", 3)
+def list_modify(xs: tuple, i: Any, f: Fn) -> tuple:
+    """``l.modify i f``: applies ``f`` at index ``i``; unchanged when out of range."""
+    i = int(i)
+    if 0 <= i < len(xs):
+        return (*xs[:i], f(xs[i]), *xs[i + 1 :])
+    return tuple(xs)
+
+
+@builtin("List.isSublist", 2)
+def list_is_sublist(l1: tuple, l2: tuple) -> bool:
+    """``isSublist`` (``==``-based): greedy match of ``l1`` as a subsequence of ``l2``."""
+    i = 0
+    for b in l2:
+        if i < len(l1) and lean_beq(l1[i], b):
+            i += 1
+    return i == len(l1)
+
+
+@builtin("List.splitBy", 2, self_index=1)
+def list_split_by(r: Fn, xs: tuple) -> tuple:
+    """``splitBy R l``: maximal runs whose adjacent elements are ``R``-related (``R prev next``)."""
+    if not xs:
+        return ()
+    groups: list[list[Any]] = [[xs[0]]]
+    for prev, cur in zip(xs, xs[1:]):
+        if r(prev, cur):
+            groups[-1].append(cur)
+        else:
+            groups.append([cur])
+    return tuple(tuple(g) for g in groups)
+
+
+@builtin("List.union", 2)
+def list_union(l1: tuple, l2: tuple) -> tuple:
+    """``l₁ ∪ l₂ = foldr .insert l₂ l₁``."""
+    acc = tuple(l2)
+    for a in reversed(l1):
+        acc = list_insert(a, acc)
+    return acc
+
+
+@builtin("List.inter", 2)
+def list_inter(l1: tuple, l2: tuple) -> tuple:
+    """``l₁ ∩ l₂ = filter (elem · l₂) l₁``."""
+    return tuple(x for x in l1 if list_elem(x, l2))
+
+
+@builtin("List.diff", 2)
+def list_diff(l1: tuple, l2: tuple) -> tuple:
+    """Batteries: ``l.diff (a :: l₂) = if l.elem a then (l.erase a).diff l₂ else l.diff l₂``."""
+    acc = tuple(l1)
+    for a in l2:
+        if list_elem(a, acc):
+            acc = list_erase(acc, a)
+    return acc
+
+
+@builtin("List.insertionSort", 2, self_index=1)
+def list_insertion_sort(r: Fn, xs: tuple) -> tuple:
+    """Mathlib: ``insertionSort r = foldr (orderedInsert r) []``, where ``orderedInsert r a``
+    puts ``a`` before the first ``b`` with ``r a b``."""
+    acc: list[Any] = []
+    for a in reversed(xs):
+        for k, b in enumerate(acc):
+            if r(a, b):
+                acc.insert(k, a)
+                break
+        else:
+            acc.append(a)
+    return tuple(acc)
+
+
+@builtin("List.dedup", 1)
+def list_dedup(xs: tuple) -> tuple:
+    """Mathlib ``dedup = pwFilter (· ≠ ·)``: keeps the *last* occurrence of each element."""
+    from veriscale.backends.embedded.builtins.order import decidable_eq
+
+    kept: list[Any] = []
+    for a in reversed(xs):
+        if not any(decidable_eq(a, b) for b in kept):
+            kept.append(a)
+    return tuple(reversed(kept))

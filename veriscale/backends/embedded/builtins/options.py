@@ -108,3 +108,36 @@ builtin("and", 2)(lambda a, b: bool(a and b))
 builtin("or", 2)(lambda a, b: bool(a or b))
 builtin("Bool.xor", 2)(lambda a, b: bool(a) != bool(b))
 builtin("Bool.toNat", 1)(lambda b: Nat(1 if b else 0))
+
+
+@builtin("Option.orElse", 2)
+def option_or_else(o: Any, f: Fn) -> Any:
+    """``o.orElse f``: ``f ()`` is only evaluated for ``none``."""
+    from veriscale.runtime import UNIT
+
+    return o if isinstance(o, Some) else f(UNIT)
+
+
+@builtin("Option.all", 2, self_index=1)
+def option_all(p: Fn, o: Any) -> bool:
+    return bool(p(o.value)) if isinstance(o, Some) else True
+
+
+@builtin("Option.any", 2, self_index=1)
+def option_any(p: Fn, o: Any) -> bool:
+    return bool(p(o.value)) if isinstance(o, Some) else False
+
+
+@builtin("Nat.repeat", 3)
+def nat_repeat(f: Fn, n: Any, a: Any) -> Any:
+    """``Nat.repeat f n a`` applies ``f`` ``n`` times."""
+    from veriscale.backends.embedded.builtins._core import check_size
+
+    check_size(int(n), "Nat.repeat")
+    for _ in range(int(n)):
+        a = f(a)
+    return a
+
+
+builtin("Bool.and", 2)(lambda a, b: bool(a and b))
+builtin("Bool.or", 2)(lambda a, b: bool(a or b))

@@ -117,3 +117,66 @@ def even(n: Any) -> bool:
 @builtin("Odd", 1)
 def odd(n: Any) -> bool:
     return _parity_operand(n, "Odd") % 2 == 1
+
+
+@builtin("List.Chain'", 2, self_index=1)
+def list_chain_prime(r: Fn, xs: tuple) -> bool:
+    """Mathlib ``Chain' R l``: every adjacent pair is ``R``-related."""
+    return all(r(a, b) for a, b in zip(xs, xs[1:]))
+
+
+@builtin("Nat.factorial", 1)
+def nat_factorial(n: Any) -> Any:
+    from veriscale.backends.embedded.builtins._core import check_bits, nat
+
+    n = int(n)
+    if n > 20_000:
+        raise Unsupported("Nat.factorial", "argument too large")
+    return nat(check_bits(math.factorial(n)))
+
+
+@builtin("Nat.choose", 2)
+def nat_choose(n: Any, k: Any) -> Any:
+    from veriscale.backends.embedded.builtins._core import check_bits, nat
+
+    n, k = int(n), int(k)
+    if n > 100_000:
+        raise Unsupported("Nat.choose", "argument too large")
+    return nat(check_bits(math.comb(n, k)))
+
+
+@builtin("Nat.fib", 1)
+def nat_fib(n: Any) -> Any:
+    """Mathlib ``Nat.fib``: ``fib 0 = 0``, ``fib 1 = 1``."""
+    from veriscale.backends.embedded.builtins._core import nat
+
+    n = int(n)
+    if n > 100_000:
+        raise Unsupported("Nat.fib", "argument too large")
+    a, b = 0, 1
+    for _ in range(n):
+        a, b = b, a + b
+    return nat(a)
+
+
+@builtin("Nat.dist", 2)
+def nat_dist(n: Any, m: Any) -> Any:
+    """``Nat.dist n m = n - m + (m - n)`` (truncated subtractions)."""
+    from veriscale.backends.embedded.builtins._core import nat
+
+    return nat(abs(int(n) - int(m)))
+
+
+@builtin("Nat.log", 2)
+def nat_log(b: Any, n: Any) -> Any:
+    """Mathlib ``Nat.log b n``: the largest ``k`` with ``b^k ≤ n``; 0 when ``b ≤ 1`` or ``n < b``."""
+    from veriscale.backends.embedded.builtins._core import nat
+
+    b, n = int(b), int(n)
+    if b <= 1 or n < b:
+        return nat(0)
+    k, power = 0, 1
+    while power * b <= n:
+        power *= b
+        k += 1
+    return nat(k)

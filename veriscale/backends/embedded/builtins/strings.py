@@ -31,7 +31,7 @@ from typing import Any
 
 from veriscale.backends.embedded.builtins._core import check_size, default_of_type, nat
 from veriscale.backends.embedded.registry import alias, builtin
-from veriscale.runtime import NONE, Char, Nat, Some, UInt8, Unsupported
+from veriscale.runtime import NONE, Char, Nat, Some, UInt8, UInt32, Unsupported
 
 Fn = Callable[..., Any]
 
@@ -108,6 +108,9 @@ def string_to_list(s: str) -> tuple:
 
 
 alias("String.data", "String.toList")
+
+
+builtin("Char.val", 1)(lambda c: UInt32(ord(c)))
 
 
 @builtin("String.length", 1)
