@@ -27,7 +27,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind
-from veriscale.runtime import values_equal
+from veriscale.compare import same_as_printed
 from veriscale.task import Task, load_benchmark
 from veriscale.typed_task import TypedTaskError, ValueProblem, typed_view
 from veriscale.values import render_value
@@ -194,7 +194,7 @@ def validate_task(task: Task, backend: Backend) -> TaskValidation:
                         kind="unparseable-expected", row=row,
                         detail=f"{problem.reason}; computed {rendered[:80]}"))
                 continue
-            same = values_equal(answer.value, stored)
+            same = same_as_printed(answer.value, stored)
             verdict: Verdict = "agree" if same else "disagree"
             engine_view: Any = _render(answer.value, view.return_type)
             stored_view: Any = _render(stored, view.return_type)
