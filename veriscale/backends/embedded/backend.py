@@ -1,0 +1,158 @@
+"""The embedded engine: answers checks by evaluating the task's Lean definitions in Python.
+
+Each batch runs in one worker thread with a large stack and a raised recursion limit, so deep
+(but legitimate) recursion in Lean code does not overflow the interpreter; a ``RecursionError``
+or ``MemoryError`` becomes ``unknown(timeout)``, never an exception out of :meth:`run`.
+"""
+
+from __future__ import annotations
+
+import sys
+import threading
+from collections.abc import Sequence
+from typing import Any
+
+from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.compiler import Compiler, DefCtx, Scope, _coercer, _needs_int
+from veriscale.backends.embedded.env import UserDef
+from veriscale.backends.embedded.program import Program, explicit_params, is_proof_binder
+from veriscale.runtime import (
+    BudgetExceeded,
+    LeanPanic,
+    LeanRuntimeError,
+    Nat,
+    Undecidable,
+    Unsupported,
+)
+from veriscale.values import LeanSource
+
+ENGINE = "embedded"
+STACK_SIZE = 512 * 1024 * 1024
+RECURSION_LIMIT = 60_000
+
+
+class EmbeddedBackend(Backend):
+    name = ENGINE
+
+    def __init__(self, *, max_steps: int = 20_000_000, timeout: float = 10.0) -> None:
+        self.max_steps = max_steps
+        self.timeout = timeout
+
+    def run(self, task: Any, checks: Sequence[Check]) -> list[Answer]:
+        results: list[Answer] = []
+
+        def work() -> None:
+            old = sys.getrecursionlimit()
+            sys.setrecursionlimit(max(old, RECURSION_LIMIT))
+            try:
+                results.extend(self._run_batch(task, checks))
+            finally:
+                sys.setrecursionlimit(old)
+
+        old_size = threading.stack_size()
+        try:
+            threading.stack_size(STACK_SIZE)
+            thread = threading.Thread(target=work, name="embedded-eval", daemon=True)
+        finally:
+            threading.stack_size(old_size)
+        thread.start()
+        thread.join()
+        if len(results) != len(checks):
+            return [Answer.unknown(UnknownReason.ERROR, "evaluator thread failed", ENGINE) for _ in checks]
+        return results
+
+    # ------------------------------------------------------------------------------------
+    def _run_batch(self, task: Any, checks: Sequence[Check]) -> list[Answer]:
+        try:
+            program = Program.from_task(task)
+        except Exception as exc:  # noqa: BLE001 - a file we cannot parse answers unknown
+            detail = f"cannot parse the task: {type(exc).__name__}: {exc}"
+            return [Answer.unknown(UnknownReason.UNSUPPORTED, detail, ENGINE) for _ in checks]
+        name = task.signature.name
+        return [self._one(program, name, check) for check in checks]
+
+    def _one(self, program: Program, name: str, check: Check) -> Answer:
+        comp = program.compiler
+        comp.budget.reset(self.max_steps, self.timeout)
+        try:
+            if check.kind == CheckKind.PRECOND:
+                value = call_entry(program, f"{name}_precond", check.args, None)
+                return _bool_answer(value)
+            if check.kind == CheckKind.POSTCOND:
+                value = call_entry(program, f"{name}_postcond", check.args, check.output, with_output=True)
+                return _bool_answer(value)
+            value = call_entry(program, name, check.args, None)
+            return Answer.of_value(value, ENGINE)
+        except Undecidable as exc:
+            return Answer.unknown(UnknownReason.UNDECIDABLE, str(exc), ENGINE)
+        except Unsupported as exc:
+            return Answer.unknown(UnknownReason.UNSUPPORTED, f"{exc.construct}" + (f" ({exc.detail})" if exc.detail else ""), ENGINE)
+        except BudgetExceeded as exc:
+            return Answer.unknown(UnknownReason.TIMEOUT, str(exc), ENGINE)
+        except RecursionError:
+            return Answer.unknown(UnknownReason.TIMEOUT, "recursion too deep", ENGINE)
+        except MemoryError:
+            return Answer.unknown(UnknownReason.TIMEOUT, "out of memory", ENGINE)
+        except LeanPanic as exc:
+            return Answer.unknown(UnknownReason.ERROR, f"panic: {exc}", ENGINE)
+        except LeanRuntimeError as exc:
+            return Answer.unknown(UnknownReason.ERROR, str(exc), ENGINE)
+        except Exception as exc:  # noqa: BLE001 - an engine bug must not become an answer
+            return Answer.unknown(UnknownReason.ERROR, f"internal {type(exc).__name__}: {exc}", ENGINE)
+
+
+def _bool_answer(value: Any) -> Answer:
+    if value is True or value is False:
+        return Answer.of_bool(value, ENGINE)
+    raise Unsupported("proposition", f"evaluated to {value!r}, not a decided truth value")
+
+
+def _find_entry(program: Program, def_name: str) -> UserDef:
+    d = program.env.defs.get(def_name)
+    if d is None:
+        if def_name in program.env.errors:
+            err = program.env.errors[def_name]
+            raise Unsupported(f"definition {def_name}", f"did not parse: {err.message} at {err.line}:{err.col}")
+        raise Unsupported(f"definition {def_name}", "not found")
+    return d
+
+
+def call_entry(program: Program, def_name: str, args: dict[str, Any], output: Any, with_output: bool = False) -> Any:
+    """Call a top-level definition with named arguments (proof parameters are skipped)."""
+    comp = program.compiler
+    d = _find_entry(program, def_name)
+    params = explicit_params(d)
+    ptypes, ret = comp.def_types(d)
+    values: list[Any] = []
+    real = [(n, b, t) for (n, b), t in zip(params, ptypes) if not is_proof_binder(b, program.env, d.namespace)]
+    for i, (pname, _b, pty) in enumerate(real):
+        if pname in args:
+            v = args[pname]
+        elif with_output and i == len(real) - 1:
+            v = output
+        else:
+            raise Unsupported(f"argument {pname} of {def_name}", "not supplied")
+        if isinstance(v, LeanSource):
+            v = compile_source(comp, v.text, pty)
+        values.append(v)
+    fn = comp.def_function(d)
+    result = fn(*values)
+    if ret is not None and _needs_int(ret):
+        result = _coercer(lambda fr: result, ret)([])
+    if isinstance(result, Nat) and ret is not None and str(ret) == "Int":
+        result = int(result)
+    return result
+
+
+def compile_source(comp: Compiler, text: str, ty: Any) -> Any:
+    from veriscale.backends.embedded.parser import parse_term
+
+    term = parse_term(text)
+    sc = Scope(DefCtx("", None))
+    closure = comp.compile(term, sc, ty)
+    frame: list[Any] = [None] * max(sc.ctx.nslots, 1)
+    return closure(frame)
+
+
+__all__ = ["EmbeddedBackend", "call_entry", "A"]

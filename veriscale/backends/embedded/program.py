@@ -1,0 +1,195 @@
+"""A task's Lean file as an evaluable program: parsed once, definitions compiled lazily.
+
+``Program.from_task(task)`` parses ``task.lean_text()`` and builds the environment
+(:class:`~veriscale.backends.embedded.env.Env`); the compiler (:mod:`.compiler`) turns each
+definition into a Python closure the first time a check reaches it. Programs are cached per
+Lean text, so every batch of checks on one task reuses the compiled closures.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from typing import TYPE_CHECKING, Any
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.env import CtorInfo, Env, IndInfo, InstanceInfo, StructInfo, UserDef
+from veriscale.backends.embedded.parser import parse_file
+from veriscale.lean_types import LeanType, LeanTypeError, parse_type
+
+if TYPE_CHECKING:
+    from veriscale.backends.embedded.compiler import Compiler
+    from veriscale.task import Task
+
+
+def type_of_text(text: str) -> LeanType | None:
+    """Parse a binder's type text; ``None`` when it is not a plain data type."""
+    text = text.strip()
+    if not text:
+        return None
+    try:
+        return parse_type(text)
+    except (LeanTypeError, ValueError, RecursionError):
+        return None
+
+
+def _binder_names(binders: list[A.Binder]) -> list[tuple[str, A.Binder]]:
+    out: list[tuple[str, A.Binder]] = []
+    for b in binders:
+        if b.kind != "explicit":
+            continue
+        for n in b.names or ["_"]:
+            out.append((n, b))
+    return out
+
+
+def is_proof_binder(binder: A.Binder, env: Env, namespace: str = "") -> bool:
+    """A binder whose type is a proposition (``h_precond : foo_precond a b``, ``h : i < n``)."""
+    ty = binder.type
+    if ty is None:
+        return False
+    if isinstance(ty, A.BinOp) and ty.op in ("<", "≤", ">", "≥", "=", "≠", "∧", "∨", "↔", "∈", "∉"):
+        return True
+    if isinstance(ty, A.UnOp) and ty.op == "¬":
+        return True
+    head = ty.fn if isinstance(ty, A.App) else ty
+    if isinstance(head, A.Ident):
+        for cand in (head.name, f"{namespace}.{head.name}" if namespace else head.name):
+            d = env.defs.get(cand)
+            if d is not None:
+                return d.returns_prop
+    return False
+
+
+class Program:
+    """The parsed and indexed Lean file of one task."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.parsed = parse_file(text)
+        self.env = Env()
+        self._index()
+        self._compiler: Compiler | None = None
+
+    @classmethod
+    def from_task(cls, task: Task) -> Program:
+        return cached_program(task.lean_text())
+
+    @property
+    def compiler(self) -> Compiler:
+        if self._compiler is None:
+            from veriscale.backends.embedded.compiler import Compiler
+
+            self._compiler = Compiler(self.env)
+        return self._compiler
+
+    # -- indexing ---------------------------------------------------------------------------
+    def _index(self) -> None:
+        env = self.env
+        ns_stack: list[str] = []
+        opens: list[str] = []
+        for cmd in self.parsed.commands:
+            ns = ".".join(ns_stack)
+            if isinstance(cmd, A.NamespaceCmd):
+                ns_stack.extend(cmd.name.split("."))
+            elif isinstance(cmd, A.EndCmd):
+                if cmd.name and ns_stack:
+                    for _ in cmd.name.split("."):
+                        if ns_stack:
+                            ns_stack.pop()
+            elif isinstance(cmd, A.OpenCmd):
+                opens.extend(cmd.names)
+            elif isinstance(cmd, A.OtherCmd):
+                if cmd.keyword == "import" and "Mathlib" in cmd.text:
+                    env.has_mathlib = True
+            elif isinstance(cmd, A.CommandError):
+                if cmd.name:
+                    env.errors[cmd.name] = cmd
+                    if ns:
+                        env.errors[f"{ns}.{cmd.name}"] = cmd
+            elif isinstance(cmd, A.DefCmd):
+                if cmd.kind in ("theorem", "lemma", "example"):
+                    continue
+                self._add_def(cmd, ns, tuple(opens))
+            elif isinstance(cmd, A.StructureCmd):
+                name = f"{ns}.{cmd.name}" if ns else cmd.name
+                fields = [(f.name, type_of_text(f.type_text), f.default) for f in cmd.fields]
+                env.structs[name] = StructInfo(
+                    name=name, params=[n for b in cmd.params for n in b.names], fields=fields,
+                    deriving=set(cmd.deriving), ctor=cmd.ctor_name, cmd=cmd)
+            elif isinstance(cmd, A.InductiveCmd):
+                name = f"{ns}.{cmd.name}" if ns else cmd.name
+                ctors = []
+                for c in cmd.ctors:
+                    arg_names = [n for b in c.binders for n in (b.names or ["_"])]
+                    arg_types = [type_of_text(b.type_text) for b in c.binders for _ in (b.names or ["_"])]
+                    info = CtorInfo(name=f"{name}.{c.name}", type_name=name, arg_types=arg_types, arg_names=arg_names)
+                    if not c.binders and c.type is not None:
+                        # `| node : Tree → Nat → Tree → Tree`: arity from the arrow chain
+                        t = c.type
+                        while isinstance(t, A.Arrow):
+                            info.arg_names.append("_")
+                            info.arg_types.append(None)
+                            t = t.cod
+                    ctors.append(info)
+                    env.ctors[info.name] = info
+                env.inductives[name] = IndInfo(name=name, params=[n for b in cmd.params for n in b.names],
+                                               ctors=ctors, deriving=set(cmd.deriving), cmd=cmd)
+            elif isinstance(cmd, A.InstanceCmd):
+                cls_name, type_name = _instance_head(cmd.type)
+                methods = {}
+                for m in cmd.methods:
+                    d = UserDef(name=f"instance.{cls_name}.{type_name}.{m.name}", cmd=m, namespace=ns,
+                                opens=tuple(opens))
+                    methods[m.name] = d
+                env.instances.append(InstanceInfo(class_name=cls_name, type_name=type_name, methods=methods,
+                                                  body=cmd.body, cmd=cmd, namespace=ns))
+        env.opens = opens
+
+    def _add_def(self, cmd: A.DefCmd, ns: str, opens: tuple[str, ...]) -> None:
+        env = self.env
+        name = f"{ns}.{cmd.name}" if ns else cmd.name
+        d = UserDef(name=name, cmd=cmd, namespace=ns if not cmd.name.count(".") else
+                    (f"{ns}." if ns else "") + cmd.name.rsplit(".", 1)[0], opens=opens)
+        d.reducible = "reducible" in cmd.modifiers.attributes
+        d.returns_prop = cmd.type_text.strip() == "Prop" or (
+            isinstance(cmd.type, A.Sort) and cmd.type.name == "Prop")
+        env.defs[name] = d
+        for helper in cmd.where:
+            self._add_def(helper, name, opens)
+        # a `where` helper is visible unqualified inside its parent: recorded by namespace above
+
+
+def _instance_head(ty: A.Node) -> tuple[str, str | None]:
+    if isinstance(ty, A.App) and isinstance(ty.fn, A.Ident):
+        arg = ty.args[0] if ty.args else None
+        if isinstance(arg, A.Paren):
+            arg = arg.term
+        if isinstance(arg, A.App):
+            arg = arg.fn
+        return ty.fn.name, arg.name if isinstance(arg, A.Ident) else None
+    if isinstance(ty, A.Ident):
+        return ty.name, None
+    return "?", None
+
+
+_CACHE: OrderedDict[str, Program] = OrderedDict()
+_CACHE_SIZE = 64
+
+
+def cached_program(text: str) -> Program:
+    prog = _CACHE.get(text)
+    if prog is not None:
+        _CACHE.move_to_end(text)
+        return prog
+    prog = Program(text)
+    _CACHE[text] = prog
+    while len(_CACHE) > _CACHE_SIZE:
+        _CACHE.popitem(last=False)
+    return prog
+
+
+def explicit_params(d: UserDef) -> list[tuple[str, A.Binder]]:
+    return _binder_names(d.cmd.binders)
+
+
+__all__ = ["Program", "cached_program", "explicit_params", "is_proof_binder", "type_of_text", "Any"]
