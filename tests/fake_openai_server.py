@@ -97,7 +97,9 @@ class FakeOpenAIServer:
         self._connections: set[socket.socket] = set()
         self._httpd = _Server(("127.0.0.1", 0), _Handler)
         self._httpd.owner = self
-        self._thread = threading.Thread(target=self._httpd.serve_forever, name="fake-openai", daemon=True)
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever, kwargs={"poll_interval": 0.05}, name="fake-openai", daemon=True
+        )
 
     # -- lifecycle ---------------------------------------------------------------------------
 

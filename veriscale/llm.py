@@ -38,6 +38,7 @@ import importlib.resources
 import json
 import os
 import random
+import sysconfig
 import threading
 import time
 from collections import Counter
@@ -636,11 +637,12 @@ PROMPTS_DIR_ENV = "VERISCALE_PROMPTS_DIR"
 
 
 def prompts_dir() -> Path:
-    """Where the jinja2 prompt templates are.
+    """Where the jinja2 prompt templates are: the first of these that exists.
 
-    In order: ``$VERISCALE_PROMPTS_DIR``; ``templates/prompts`` inside the installed package (a
-    wheel that ships them as package data); ``templates/prompts`` of the source checkout the
-    package is imported from (editable installs).
+    ``$VERISCALE_PROMPTS_DIR``; ``veriscale/templates/prompts`` inside the installed package (a
+    wheel shipping them as package data); ``templates/prompts`` of the source checkout the package
+    is imported from (editable installs); ``<prefix>/share/veriscale/templates/prompts`` (a wheel
+    shipping them as data files), for the interpreter's and the user's install schemes.
     """
     override = os.environ.get(PROMPTS_DIR_ENV)
     if override:
@@ -648,7 +650,15 @@ def prompts_dir() -> Path:
     packaged = importlib.resources.files("veriscale") / "templates" / "prompts"
     if packaged.is_dir():
         return Path(str(packaged))
-    return Path(veriscale.__file__).resolve().parents[1] / "templates" / "prompts"
+    checkout = Path(veriscale.__file__).resolve().parents[1] / "templates" / "prompts"
+    candidates = [checkout]
+    for scheme in (None, f"{os.name}_user"):
+        try:
+            data = sysconfig.get_path("data", scheme) if scheme else sysconfig.get_path("data")
+        except KeyError:
+            continue
+        candidates.append(Path(data) / "share" / "veriscale" / "templates" / "prompts")
+    return next((path for path in candidates if path.is_dir()), checkout)
 
 
 @lru_cache(maxsize=8)
@@ -662,14 +672,14 @@ def _prompt_environment(directory: Path) -> jinja2.Environment:
     )
 
 
-def render_prompt(name: str, **values: Any) -> str:
-    """Render prompt template ``name`` (e.g. ``input_generation.j2``) from :func:`prompts_dir`."""
+def render_prompt(template_name: str, /, **values: Any) -> str:
+    """Render a prompt template (e.g. ``input_generation.j2``) of :func:`prompts_dir`."""
     directory = prompts_dir()
     try:
-        template = _prompt_environment(directory).get_template(name)
+        template = _prompt_environment(directory).get_template(template_name)
     except jinja2.TemplateNotFound as exc:
         raise LLMConfigError(
-            f"prompt template {name} not found in {directory} (set ${PROMPTS_DIR_ENV} to the "
+            f"prompt template {template_name} not found in {directory} (set ${PROMPTS_DIR_ENV} to the "
             "templates/prompts directory of a VeriScale checkout)"
         ) from exc
     return template.render(**values).strip() + "\n"

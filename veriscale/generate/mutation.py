@@ -153,7 +153,9 @@ _Operator = Callable[[Any, LeanType, int], Any]
 class _Mutator:
     """Applies one operator to a value; returns ``(new value, operator path)`` or ``None``."""
 
-    def __init__(self, structs: Mapping[str, StructDef], pools: ValuePools, ingredients: IngredientPool, rng: Any):
+    def __init__(
+        self, structs: Mapping[str, StructDef], pools: ValuePools, ingredients: IngredientPool, rng: Any
+    ):
         self.structs = structs
         self.pools = pools
         self.ingredients = ingredients
@@ -437,6 +439,8 @@ class _Mutator:
 
     def _field(self, v: Struct, ty: LeanType, d: int) -> _Nested | None:
         fields = struct_fields(ty, self.structs)
+        if not fields:
+            return None
         i = self.rng.randrange(len(fields))
         name, field_ty = fields[i]
         inner = self.fresh(v.fields[i][1], field_ty, d)
@@ -477,8 +481,12 @@ class _Mutator:
             if inner:
                 options.append(lambda: (Some(self.rng.choice(inner)), "to_some>ingredient"))
         elif isinstance(ty, ProdType):
-            options.append(lambda: self._nested_ingredient(v.fst, ty.fst, depth, "fst", lambda x: Pair(x, v.snd)))
-            options.append(lambda: self._nested_ingredient(v.snd, ty.snd, depth, "snd", lambda x: Pair(v.fst, x)))
+            options.append(
+                lambda: self._nested_ingredient(v.fst, ty.fst, depth, "fst", lambda x: Pair(x, v.snd))
+            )
+            options.append(
+                lambda: self._nested_ingredient(v.snd, ty.snd, depth, "snd", lambda x: Pair(v.fst, x))
+            )
         elif kind == "struct":
             for i, (name, field_ty) in enumerate(struct_fields(ty, self.structs)):
                 options.append(self._field_ingredient_option(v, field_ty, depth, i, name))

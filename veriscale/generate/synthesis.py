@@ -14,7 +14,9 @@ __all__ = ["DEFAULT_SYNTHESIS_LIMIT", "synthesize", "unsupported_parameters"]
 DEFAULT_SYNTHESIS_LIMIT = 200
 
 
-def unsupported_parameters(param_types: Mapping[str, LeanType], structs: Mapping[str, StructDef]) -> list[str]:
+def unsupported_parameters(
+    param_types: Mapping[str, LeanType], structs: Mapping[str, StructDef]
+) -> list[str]:
     """Names of the parameters (in declaration order) whose type has no value generator."""
     return [name for name, ty in param_types.items() if not supports_type(ty, structs)]
 

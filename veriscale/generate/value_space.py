@@ -117,7 +117,9 @@ def struct_fields(ty: LeanType, structs: Mapping[str, StructDef]) -> list[tuple[
     return [(f.name, f.type) for f in structs[ty.name].fields_for(ty)]
 
 
-def supports_type(ty: LeanType, structs: Mapping[str, StructDef], _seen: frozenset[str] = frozenset()) -> bool:
+def supports_type(
+    ty: LeanType, structs: Mapping[str, StructDef], _seen: frozenset[str] = frozenset()
+) -> bool:
     """Whether values of ``ty`` can be generated (every part has a runtime form and a pool)."""
     kind = kind_of(ty, structs)
     if kind == "unsupported":
@@ -243,8 +245,22 @@ _PREDICATES_UNSIGNED = (
     "fun _ => true",
     "fun _ => false",
 )
-_ENDO_SIGNED = ("fun x => x", "fun x => x + 1", "fun x => x - 1", "fun x => 2 * x", "fun x => -x", "fun _ => 0")
-_ENDO_UNSIGNED = ("fun x => x", "fun x => x + 1", "fun x => x - 1", "fun x => 2 * x", "fun x => x / 2", "fun _ => 0")
+_ENDO_SIGNED = (
+    "fun x => x",
+    "fun x => x + 1",
+    "fun x => x - 1",
+    "fun x => 2 * x",
+    "fun x => -x",
+    "fun _ => 0",
+)
+_ENDO_UNSIGNED = (
+    "fun x => x",
+    "fun x => x + 1",
+    "fun x => x - 1",
+    "fun x => 2 * x",
+    "fun x => x / 2",
+    "fun _ => 0",
+)
 
 
 def function_catalog(ty: LeanType) -> tuple[str, ...]:
@@ -270,14 +286,13 @@ def function_catalog(ty: LeanType) -> tuple[str, ...]:
 
 _NAT_TOP = (0, 1, 2, 3, 4, 5, 7, 10, 16, 42, 100, 1000, 10**6, 2**31, 2**63)
 _NAT_ELEM = (0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 12, 42, 100)
-_INT_TOP = (0, 1, -1, 2, -2, 3, -3, 5, -5, 10, -10, 42, 100, -100, 10**6, -(10**6), 2**31, -(2**31), 2**63, -(2**63))
+_INT_TOP = (0, 1, -1, 2, -2, 3, -3, 5, -5, 10, -10, 42, 100, -100, 10**6, -(10**6), 2**31, -(2**31), 2**63, -(2**63))  # fmt: skip
 _INT_ELEM = (0, 1, -1, 2, -2, 3, -3, 4, 5, -5, 7, 10, -10, 42, -42, 100)
 _FLOAT_TOP = (
     0.0, 1.0, -1.0, 0.5, 1.5, -2.25, 2.0, 3.14159, 0.1, 10.0, -100.5, 1e6, 1e-6, 1e18,
     -0.0, math.nan, math.inf, -math.inf,
 )  # fmt: skip
 _FLOAT_ELEM = (0.0, 1.0, -1.0, 0.5, 1.5, -2.25, 2.0, 3.0, 10.0, 0.1, -0.5, 100.0)
-FLOAT_SPECIALS = (-0.0, math.nan, math.inf, -math.inf)
 _CHAR_TOP = ("a", "b", "z", "A", "Z", "0", "9", " ", ".", "!", "_", "é", "λ", "😀")
 _CHAR_ELEM = ("a", "b", "c", "d", "x", "y", "z", "A", "B", "Z", "0", "1", "9", " ", "é")
 _STRING_TOP = (
@@ -380,12 +395,16 @@ class ValuePools:
             return [Pair(columns[0][i], columns[1][j]) for i, j in rows]
         if kind == "struct":
             fields = struct_fields(ty, self.structs)
+            assert isinstance(ty, NamedType)
+            if not fields:
+                return [Struct(ty.name, ())]
             columns = [self.pool(t, depth) for _, t in fields]
             rng = stable_rng("struct-pool", ty, depth)
             rows = covering_rows(columns, rng, _STRUCT_LIMIT[0 if top else 1], shift=1)
-            assert isinstance(ty, NamedType)
             return [
-                Struct(ty.name, tuple((name, columns[c][i]) for c, ((name, _), i) in enumerate(zip(fields, row))))
+                Struct(
+                    ty.name, tuple((name, columns[c][i]) for c, ((name, _), i) in enumerate(zip(fields, row)))
+                )
                 for row in rows
             ]
         if kind == "fun":

@@ -7,8 +7,10 @@ or ``MemoryError`` becomes ``unknown(timeout)``, never an exception out of :meth
 
 from __future__ import annotations
 
+import ctypes
 import sys
 import threading
+import time
 from collections.abc import Sequence
 from typing import Any
 
@@ -29,7 +31,7 @@ from veriscale.values import LeanSource
 
 ENGINE = "embedded"
 STACK_SIZE = 512 * 1024 * 1024
-RECURSION_LIMIT = 60_000
+RECURSION_LIMIT = 400_000
 
 
 class EmbeddedBackend(Backend):
@@ -41,6 +43,8 @@ class EmbeddedBackend(Backend):
 
     def run(self, task: Any, checks: Sequence[Check]) -> list[Answer]:
         results: list[Answer] = []
+        # the check being evaluated and when it started, for the watchdog below
+        self._current: tuple[int, float] = (-1, 0.0)
 
         def work() -> None:
             old = sys.getrecursionlimit()
@@ -48,6 +52,7 @@ class EmbeddedBackend(Backend):
             try:
                 results.extend(self._run_batch(task, checks))
             finally:
+                self._current = (-1, 0.0)
                 sys.setrecursionlimit(old)
 
         old_size = threading.stack_size()
@@ -57,7 +62,16 @@ class EmbeddedBackend(Backend):
         finally:
             threading.stack_size(old_size)
         thread.start()
-        thread.join()
+        # Watchdog: the step budget is charged per function call and loop iteration, but one
+        # builtin call can take arbitrarily long (a `contains` over a million lists); past the
+        # deadline the check is interrupted from outside with an asynchronous BudgetExceeded.
+        fired = -1
+        while thread.is_alive():
+            thread.join(0.05)
+            index, started = self._current
+            if index >= 0 and index != fired and time.monotonic() - started > self.timeout + 0.5:
+                fired = index
+                _interrupt(thread)
         if len(results) != len(checks):
             return [Answer.unknown(UnknownReason.ERROR, "evaluator thread failed", ENGINE) for _ in checks]
         return results
@@ -70,7 +84,17 @@ class EmbeddedBackend(Backend):
             detail = f"cannot parse the task: {type(exc).__name__}: {exc}"
             return [Answer.unknown(UnknownReason.UNSUPPORTED, detail, ENGINE) for _ in checks]
         name = task.signature.name
-        return [self._one(program, name, check) for check in checks]
+        out: list[Answer] = []
+        for i, check in enumerate(checks):
+            try:
+                self._current = (i, time.monotonic())
+                answer = self._one(program, name, check)
+                self._current = (-1, 0.0)
+            except BudgetExceeded as exc:  # the watchdog's interrupt landed outside the check
+                self._current = (-1, 0.0)
+                answer = Answer.unknown(UnknownReason.TIMEOUT, str(exc) or "time limit exceeded", ENGINE)
+            out.append(answer)
+        return out
 
     def _one(self, program: Program, name: str, check: Check) -> Answer:
         comp = program.compiler
@@ -100,6 +124,14 @@ class EmbeddedBackend(Backend):
             return Answer.unknown(UnknownReason.ERROR, str(exc), ENGINE)
         except Exception as exc:  # noqa: BLE001 - an engine bug must not become an answer
             return Answer.unknown(UnknownReason.ERROR, f"internal {type(exc).__name__}: {exc}", ENGINE)
+
+
+def _interrupt(thread: threading.Thread) -> None:
+    """Raise BudgetExceeded asynchronously in ``thread`` (delivered at its next bytecode)."""
+    ident = thread.ident
+    if ident is None:
+        return
+    ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(BudgetExceeded))
 
 
 def _bool_answer(value: Any) -> Answer:

@@ -80,6 +80,9 @@ from veriscale.runtime import (
 
 Closure = Callable[[list[Any]], Any]
 
+UNSURE = TVar("?unsure")
+"""Expected type of an argument whose parameter type Lean knows but we do not."""
+
 ARITH_OPS = frozenset({"+", "-", "*", "/", "%"})
 REL_OPS = frozenset({"=", "≠", "<", ">", "≤", "≥", "==", "!="})
 
@@ -775,6 +778,13 @@ class Compiler:
             return lambda fr: v
         if name in ("decide", "Decidable.decide") and len(args) == 1:
             return self.compile(args[0], sc, PROP)
+        if name == "Id.run" and len(args) == 1:
+            saved = sc.ctx.monad
+            sc.ctx.monad = "Id"
+            try:
+                return self.compile(args[0], sc, expected)
+            finally:
+                sc.ctx.monad = saved
         if name in ("id",) and len(args) == 1:
             return self.compile(args[0], sc, expected)
         if name == "panic!" or name == "unreachable!":
@@ -880,10 +890,7 @@ class Compiler:
                 pt = subst(pt, s)
                 if pt is not None and not is_known(pt):
                     pt = None
-            c = self.compile(a, sc, pt)
-            if pt is not None and _needs_int(pt):
-                c = _coercer(c, pt)
-            cs.append(c)
+            cs.append(self._arg(a, sc, pt))
         fn_ref = [None]
         comp = self
 
@@ -917,7 +924,7 @@ class Compiler:
     def _call_builtin(self, node: A.Node, b: Builtin, args: list[A.Node], sc: Scope, expected: LeanType | None,
                       self_arg: tuple[Closure, LeanType | None] | None) -> Closure:
         if any(isinstance(a, A.NamedArg) for a in args):
-            raise unsupported(node, "named arguments")
+            args = self._place_named(node, b, args, self_arg is not None)
         if self_arg is not None and len(args) < b.self_index:
             # `xs.foldl f` is `fun init => List.foldl f init xs`: the receiver keeps its position
             return self._eta_method(node, b, args, sc, expected, self_arg)
@@ -972,6 +979,54 @@ class Compiler:
             return lambda fr: inner(fr)(*[c(fr) for c in extra])
         return call
 
+    def _arg(self, a: A.Node, sc: Scope, pt: LeanType | None) -> Closure:
+        """An argument at a known parameter type, with the coercions Lean inserts there
+        (``Nat`` to ``Int``, ``α`` to ``Option α``)."""
+        c = self.compile(a, sc, pt)
+        if pt is None:
+            return c
+        if head(pt) == "Option" and is_known(pt):
+            at = self.stype(a, sc)
+            if at is not None and is_known(at) and head(at) != "Option" and at == elem_type(pt):
+                return _some_of(c)
+        if _needs_int(pt):
+            c = _coercer(c, pt)
+        return c
+
+    def _place_named(self, node: A.Node, b: Builtin, args: list[A.Node], has_self: bool) -> list[A.Node]:
+        """Put ``(name := v)`` arguments at their parameter's position (Python parameter names of the
+        builtins follow Lean's); the positional ones fill the remaining positions in order."""
+        import inspect
+
+        try:
+            pnames = list(inspect.signature(b.fn).parameters)[: b.arity]
+        except (TypeError, ValueError):
+            raise unsupported(node, "named arguments") from None
+        slots: list[A.Node | None] = [None] * b.arity
+        positional = []
+        for a in args:
+            if isinstance(a, A.NamedArg):
+                if a.name not in pnames:
+                    raise unsupported(node, f"named argument {a.name}")
+                slots[pnames.index(a.name)] = a.value
+            else:
+                positional.append(a)
+        free = [i for i in range(b.arity) if slots[i] is None and not (has_self and i == b.self_index)]
+        for i, a in zip(free, positional):
+            slots[i] = a
+        if len(positional) > len(free):
+            raise unsupported(node, "named arguments")
+        if has_self:
+            # the receiver is inserted by the caller at self_index: drop that slot here
+            out = [x for i, x in enumerate(slots) if i != b.self_index]
+        else:
+            out = list(slots)
+        while out and out[-1] is None:
+            out.pop()
+        if any(x is None for x in out):
+            raise unsupported(node, "named arguments", "leaving a gap")
+        return out  # type: ignore[return-value]
+
     def _eta_method(self, node: A.Node, b: Builtin, args: list[A.Node], sc: Scope, expected: LeanType | None,
                     self_arg: tuple[Closure, LeanType | None]) -> Closure:
         missing = b.self_index - len(args)
@@ -990,7 +1045,9 @@ class Compiler:
         if any(isinstance(a, A.NamedArg) for a in args):
             raise unsupported(node, "named arguments")
         pts = ptypes or [None] * len(args)
-        cs = [self.compile(a, sc, t) for a, t in zip(args, pts)]
+        # unknown parameter types: Lean knows them, we do not, so arithmetic arguments must not
+        # silently truncate in Nat
+        cs = [self._arg(a, sc, t if t is not None else UNSURE) for a, t in zip(args, pts)]
         if len(cs) == 1:
             c0 = cs[0]
             return lambda fr: fc(fr)(c0(fr))
@@ -1054,7 +1111,7 @@ class Compiler:
             params = explicit_params(d)
             ptypes, _ = self.def_types(d)
             pos = 0
-            for i, (_, b) in enumerate(params):
+            for i in range(len(params)):
                 if head(ptypes[i]) == h:
                     pos = i
                     break
@@ -1248,12 +1305,16 @@ class Compiler:
         if decl.binders or decl.alts is not None:
             # local function
             lam: A.Node
+            ft = self._local_fun_type(decl)
+            explicit = [b for b in decl.binders if b.kind == "explicit"]
             if decl.alts is not None:
-                raise unsupported(decl, "let with equations")
-            lam = A.Lambda(decl.line, decl.col, decl.binders, decl.value)  # type: ignore[arg-type]
-            ty = None
-            inner, slot = sc.bind(decl.name or "_", ty)
-            c = self.c_Lambda(lam, sc, None)
+                lam = A.LambdaMatch(decl.line, decl.col, decl.alts)
+                if explicit:
+                    lam = A.Lambda(decl.line, decl.col, explicit, lam)
+            else:
+                lam = A.Lambda(decl.line, decl.col, explicit, decl.value)  # type: ignore[arg-type]
+            inner, slot = sc.bind(decl.name or "_", ft)
+            c = self.compile(lam, sc, ft)
 
             def set_fn(fr: list[Any]) -> None:
                 fr[slot] = c(fr)
@@ -1317,9 +1378,11 @@ class Compiler:
                     lam: A.Node = A.Lambda(decl.line, decl.col, explicit, lam_body)
                 else:
                     lam = A.LambdaMatch(decl.line, decl.col, decl.alts)
+            elif not explicit:
+                if decl.value is None:
+                    raise unsupported(decl, "let rec without a value")
+                lam = decl.value
             else:
-                if not explicit:
-                    raise unsupported(decl, "let rec without parameters")
                 lam = A.Lambda(decl.line, decl.col, explicit, decl.value)  # type: ignore[arg-type]
             makers.append(self.compile(lam, inner, ft))
 
@@ -1843,11 +1906,13 @@ class Compiler:
         leaves: list[A.Node] = []
         tree = self._flatten(node, leaves)
         exp = expected if expected is not None and is_known(expected) and head(expected) not in ("Prop",) else None
-        return self._tree_closure([tree], leaves, sc, exp, node)[0]
+        return self._tree_closure([tree], leaves, sc, exp, node, unsure=expected is UNSURE)[0]
 
     def _tree_closure(self, trees: list[Any], leaves: list[A.Node], sc: Scope, exp: LeanType | None,
-                      node: A.Node) -> list[Closure]:
+                      node: A.Node, unsure: bool = False) -> list[Closure]:
         stypes = [self.stype(lf, sc) for lf in leaves]
+        if unsure:
+            stypes.append(None)
         coe_idx = set()
 
         def collect_coe(t: Any) -> None:
@@ -1949,6 +2014,8 @@ class Compiler:
 
         # dynamic: the run-time types of the leaves decide the type (as binop% would statically)
         unknown_leaf = [i for i, t in enumerate(stypes) if (t is None or not is_known(t)) and i not in coe_idx]
+        if unsure:
+            unknown_leaf.append(-1)
 
         def run_dynamic(fr: list[Any], b: Callable[[list[Any], str], Any]) -> Any:
             names = set()
@@ -2058,23 +2125,66 @@ class Compiler:
         is equivalent to the quantifier over the whole type."""
         is_all = node.kind == "forall"
         name = node.name
-        hyps: list[A.Node] = []
-        body = node.body
         sep = "→" if is_all else "∧"
-        while True:
-            b = body
-            while isinstance(b, A.Paren):
-                b = b.term
-            if isinstance(b, A.BinOp) and b.op == sep:
-                h = b.lhs
-                while isinstance(h, A.Paren):
-                    h = h.term
-                if isinstance(h, A.Ascription) and isinstance(h.term, A.Ident):
-                    h = h.type
-                hyps.extend(_split_and(h))
-                body = b.rhs
-                continue
-            break
+        hyps: list[A.Node] = []
+        inner_vars: set[str] = set()
+        inner_upper: dict[str, A.Node] = {}
+
+        def gather(body: A.Node) -> None:
+            # descend through the `→` (∀) / `∧` (∃) chain and through nested quantifiers of the
+            # same kind: a hypothesis there that fails for every value outside a range makes the
+            # whole body trivially true (∀) / false (∃) outside it
+            while True:
+                b = body
+                while isinstance(b, A.Paren):
+                    b = b.term
+                if isinstance(b, A.Quant) and b.kind == node.kind and b.pattern is None:
+                    inner_vars.add(b.name)
+                    if b.bound is not None and b.bound[0] in ("<", "≤"):
+                        inner_upper[b.name] = b.bound[1]
+                    elif b.bound is not None and b.bound[0] == "∈":
+                        pass
+                    body = b.body
+                    continue
+                if isinstance(b, A.BinOp) and b.op == sep:
+                    h = b.lhs
+                    while isinstance(h, A.Paren):
+                        h = h.term
+                    if isinstance(h, A.Ascription) and isinstance(h.term, A.Ident):
+                        h = h.type
+                    hyps.extend(_split_and(h))
+                    body = b.rhs
+                    continue
+                if not is_all and isinstance(b, A.BinOp) and b.op == "∧":
+                    pass
+                break
+
+        gather(node.body)
+        for h in hyps:
+            # inner variables' own upper bounds, for chains like `i < j → j < n`
+            if isinstance(h, A.BinOp):
+                for v in inner_vars:
+                    if v in inner_upper:
+                        continue
+                    if _is_var(h.lhs, v) and h.op in ("<", "≤") and not _mentions_any(h.rhs, inner_vars | {name}):
+                        inner_upper[v] = h.rhs
+                    elif _is_var(h.rhs, v) and h.op in (">", "≥") and not _mentions_any(h.lhs, inner_vars | {name}):
+                        inner_upper[v] = h.lhs
+
+        def closed(e: A.Node) -> bool:
+            return not _mentions(e, name) and not _mentions_any(e, inner_vars)
+
+        def via_inner(e: A.Node) -> A.Node | None:
+            # `i < j` with `j` bounded by `u`: `i ≤ u` (a looser bound is still exact, see above)
+            e0 = e
+            while isinstance(e0, A.Paren):
+                e0 = e0.term
+            if isinstance(e0, A.Ident) and e0.name in inner_upper:
+                u = inner_upper[e0.name]
+                if closed(u):
+                    return u
+            return None
+
         upper: A.Node | None = None
         upper_incl = 0
         member: A.Node | None = None
@@ -2085,15 +2195,26 @@ class Compiler:
                 continue
             lhs_is = _is_var(h.lhs, name)
             rhs_is = _is_var(h.rhs, name)
-            if h.op == "∈" and lhs_is and not _mentions(h.rhs, name):
+            if h.op == "∈" and lhs_is and closed(h.rhs):
                 member = member or h.rhs
-            if lhs_is and h.op in ("<", "≤") and not _mentions(h.rhs, name) and upper is None:
-                upper, upper_incl = h.rhs, (1 if h.op == "≤" else 0)
-            if rhs_is and h.op in (">", "≥") and not _mentions(h.lhs, name) and upper is None:
-                upper, upper_incl = h.lhs, (1 if h.op == "≥" else 0)
-            if rhs_is and h.op in ("<", "≤") and not _mentions(h.lhs, name) and lower is None:
+            cand: tuple[A.Node, int] | None = None
+            if lhs_is and h.op in ("<", "≤"):
+                cand = (h.rhs, 1 if h.op == "≤" else 0)
+            elif rhs_is and h.op in (">", "≥"):
+                cand = (h.lhs, 1 if h.op == "≥" else 0)
+            elif h.op in ("<", "≤") and _is_nat_sum_with(h.lhs, name, self, sc, vty):
+                # `i + k ≤ n` with `i k : Nat` bounds `i ≤ n`
+                cand = (h.rhs, 1)
+            if cand is not None and upper is None:
+                if closed(cand[0]):
+                    upper, upper_incl = cand
+                else:
+                    u = via_inner(cand[0])
+                    if u is not None:
+                        upper, upper_incl = u, 1
+            if rhs_is and h.op in ("<", "≤") and closed(h.lhs) and lower is None:
                 lower, lower_incl = h.lhs, (0 if h.op == "≤" else 1)
-            if lhs_is and h.op in (">", "≥") and not _mentions(h.rhs, name) and lower is None:
+            if lhs_is and h.op in (">", "≥") and closed(h.rhs) and lower is None:
                 lower, lower_incl = h.rhs, (0 if h.op == "≥" else 1)
         q_scope, _ = self._bind_q(sc, name, vty, member, upper)
         inner_slot = self._last_slot
@@ -2612,6 +2733,24 @@ def _mentions(node: Any, name: str) -> bool:
         return any(_mentions(getattr(node, f.name), name) for f in fields(node))
     if isinstance(node, (list, tuple)):
         return any(_mentions(x, name) for x in node)
+    return False
+
+
+def _mentions_any(node: Any, names: set[str]) -> bool:
+    return any(_mentions(node, n) for n in names)
+
+
+def _is_nat_sum_with(e: A.Node, name: str, comp: Compiler, sc: Scope, vty: LeanType | None) -> bool:
+    """``name + k`` (or ``k + name``) where ``name`` is a Nat variable and ``k`` is statically Nat."""
+    while isinstance(e, A.Paren):
+        e = e.term
+    if not (isinstance(e, A.BinOp) and e.op == "+"):
+        return False
+    if vty is not None and head(vty) != "Nat":
+        return False
+    for a, b in ((e.lhs, e.rhs), (e.rhs, e.lhs)):
+        if _is_var(a, name) and not _mentions(b, name):
+            return isinstance(b, A.NumLit) or comp.stype(b, sc) == NAT
     return False
 
 

@@ -8,6 +8,7 @@ definitions; the options set here (``maxHeartbeats``, ``eval.pp``) belong to the
 
 from __future__ import annotations
 
+import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -22,7 +23,15 @@ from veriscale.backends.lean.config import LeanBackendConfig
 if TYPE_CHECKING:
     from veriscale.task import Task
 
-DEFAULT_TEMPLATES_DIR = Path(__file__).resolve().parents[3] / "templates" / "lean"
+def _default_templates_dir() -> Path:
+    """The source checkout's ``templates/lean``, else the copy a wheel installs under the prefix."""
+    checkout = Path(__file__).resolve().parents[3] / "templates" / "lean"
+    if checkout.is_dir():
+        return checkout
+    return Path(sys.prefix) / "share" / "veriscale" / "templates" / "lean"
+
+
+DEFAULT_TEMPLATES_DIR = _default_templates_dir()
 SNIPPET_MARKER = "-- veriscale check"
 """First line of every check snippet (a Lean comment; the stand-in REPL splits batches on it)."""
 

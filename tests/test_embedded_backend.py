@@ -1,0 +1,74 @@
+"""The embedded backend end to end on the project's own example tasks (examples/mini)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from veriscale.backends.base import Check, CheckKind, UnknownReason
+from veriscale.backends.embedded.backend import EmbeddedBackend
+from veriscale.task import load_task
+from veriscale.validate import validate_task
+
+MINI = Path(__file__).resolve().parents[1] / "examples" / "mini"
+
+
+@pytest.fixture(scope="module")
+def backend() -> EmbeddedBackend:
+    return EmbeddedBackend()
+
+
+def test_clamp_checks(backend: EmbeddedBackend) -> None:
+    task = load_task(MINI / "mini_clamp")
+    args = {"x": 15, "lo": 0, "hi": 10}
+    answers = backend.run(task, [
+        Check(kind=CheckKind.PRECOND, args=args),
+        Check(kind=CheckKind.PRECOND, args={"x": 1, "lo": 5, "hi": 2}),
+        Check(kind=CheckKind.CODE, args=args),
+        Check(kind=CheckKind.POSTCOND, args=args, output=10),
+        Check(kind=CheckKind.POSTCOND, args=args, output=15),
+    ])
+    assert [a.status for a in answers] == ["true", "false", "value", "true", "false"]
+    assert answers[2].value == 10
+    assert all(a.engine == "embedded" for a in answers)
+
+
+@pytest.mark.parametrize("name", sorted(p.name for p in MINI.iterdir() if p.is_dir()))
+def test_mini_tasks_agree(backend: EmbeddedBackend, name: str) -> None:
+    result = validate_task(load_task(MINI / name), backend)
+    assert result.status == "full", result.unknown_reasons
+    assert result.disagreements == []
+
+
+def test_unsupported_answers_name_construct_and_position(backend: EmbeddedBackend) -> None:
+    task = load_task(MINI / "mini_clamp")
+    body = "if x < lo then lo else if hi < x then hi else (dbg_trace \"x\" fun _ => x)"
+    changed = task.with_sections(code=body)
+    (answer,) = backend.run(changed, [Check(kind=CheckKind.CODE, args={"x": 1, "lo": 0, "hi": 5})])
+    assert answer.status == "unknown"
+    assert answer.reason == UnknownReason.UNSUPPORTED
+    assert ":" in answer.detail  # line:col of the construct
+
+
+def test_timeout_is_unknown_not_an_exception() -> None:
+    task = load_task(MINI / "mini_clamp")
+    # a Lean program that does not terminate in any reasonable time (partial def style loop)
+    looping = task.with_sections(code_aux="def spin (n : Nat) : Nat := spin (n + 1)", code="spin 0")
+    engine = EmbeddedBackend(max_steps=100_000, timeout=2.0)
+    (answer,) = engine.run(looping, [Check(kind=CheckKind.CODE, args={"x": 1, "lo": 0, "hi": 5})])
+    assert answer.status == "unknown"
+    assert answer.reason == UnknownReason.TIMEOUT
+
+
+def test_deep_recursion_is_handled() -> None:
+    # Lean evaluates this non-tail recursion of depth 20000 without trouble; so must we.
+    task = load_task(MINI / "mini_clamp")
+    code_aux = "def down : Nat → Nat\n  | 0 => 0\n  | n + 1 => down n + 1"
+    deep = task.with_sections(code_aux=code_aux, code="Int.ofNat (down 20000)")
+    (answer,) = EmbeddedBackend().run(deep, [Check(kind=CheckKind.CODE, args={"x": 1, "lo": 0, "hi": 5})])
+    assert answer.status == "value" and answer.value == 20000
+    # far deeper recursion becomes unknown(timeout), never an exception
+    deeper = task.with_sections(code_aux=code_aux, code="Int.ofNat (down 1000000)")
+    (answer,) = EmbeddedBackend().run(deeper, [Check(kind=CheckKind.CODE, args={"x": 1, "lo": 0, "hi": 5})])
+    assert answer.status == "unknown" and answer.reason == UnknownReason.TIMEOUT

@@ -1,0 +1,197 @@
+"""Unit tests of the embedded evaluator (compiler + program) on small hand-written Lean files.
+
+Each test states the Lean behaviour it reproduces."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from veriscale.backends.embedded.backend import call_entry
+from veriscale.backends.embedded.program import Program
+from veriscale.runtime import NONE, Arr, Nat, Some, Undecidable, Unsupported
+
+
+def run(src: str, name: str, **args: Any) -> Any:
+    return call_entry(Program(src), name, args, None)
+
+
+def test_nat_subtraction_truncates() -> None:
+    # Lean: `(3 : Nat) - 5 = 0`.
+    src = "def f (a : Nat) (b : Nat) : Nat := a - b"
+    assert run(src, "f", a=Nat(3), b=Nat(5)) == 0
+
+
+def test_binop_coerces_leaves_to_expected_int() -> None:
+    # Lean: `def f (n : Nat) : Int := n - 5` elaborates to `↑n - 5` (binop% uses the expected type).
+    src = "def f (n : Nat) : Int := n - 5"
+    result = run(src, "f", n=Nat(3))
+    assert result == -2 and type(result) is int
+
+
+def test_binop_mixed_leaves_compute_in_int() -> None:
+    # Lean: `n + i` with `n : Nat`, `i : Int` is `↑n + i`; `n - 10 + i` is `↑n - 10 + i`.
+    src = "def f (n : Nat) (i : Int) : Int := n - 10 + i"
+    assert run(src, "f", n=Nat(3), i=0) == -7
+
+
+def test_int_division_and_modulo_follow_lean() -> None:
+    # Lean: `Int.div` rounds toward zero for `/` (T-division is not used: `-7 / 2 = -4`, `-7 % 2 = 1`).
+    src = "def q (a : Int) (b : Int) : Int := a / b\ndef r (a : Int) (b : Int) : Int := a % b"
+    assert run(src, "q", a=-7, b=2) == -4
+    assert run(src, "r", a=-7, b=2) == 1
+
+
+def test_getelem_bang_out_of_range_gives_default() -> None:
+    # Lean: `xs[i]!` out of bounds panics and returns `default` (0 for Int).
+    src = "def f (xs : Array Int) (i : Nat) : Int := xs[i]!"
+    assert run(src, "f", xs=Arr((4, 5)), i=Nat(7)) == 0
+    assert run(src, "f", xs=Arr((4, 5)), i=Nat(1)) == 5
+
+
+def test_bounded_forall_and_exists() -> None:
+    # Lean: `∀ i < n, P i` and `∃ x ∈ xs, P x` are decidable (Nat.decidableBallLT, List.decidableBEx).
+    src = (
+        "def p (xs : List Int) : Prop := ∀ i < xs.length, xs[i]! > 0\n"
+        "def q (xs : List Int) : Prop := ∃ x ∈ xs, x < 0\n"
+        "def r (xs : List Int) : Prop := ∀ i, i < xs.length → ∀ j, j < xs.length → i < j → xs[i]! ≤ xs[j]!\n"
+    )
+    assert run(src, "p", xs=(1, 2)) is True
+    assert run(src, "p", xs=(1, 0)) is False
+    assert run(src, "q", xs=(1, -2)) is True
+    assert run(src, "r", xs=(1, 2, 2)) is True
+    assert run(src, "r", xs=(1, 3, 2)) is False
+
+
+def test_unbounded_quantifier_is_undecidable() -> None:
+    # Lean: `∃ k : Int, n = 2 * k` has no Decidable instance; `decide` fails.
+    src = "def p (n : Int) : Prop := ∃ k : Int, n = 2 * k"
+    with pytest.raises(Undecidable):
+        run(src, "p", n=4)
+
+
+def test_float_equality_is_undecidable() -> None:
+    # Lean: `Float` has no `DecidableEq` instance, so `decide (x = y)` does not elaborate.
+    src = "def p (x : Float) : Prop := x = 1.0"
+    with pytest.raises((Undecidable, Unsupported)):
+        run(src, "p", x=1.0)
+
+
+def test_do_block_with_mutation_and_early_return() -> None:
+    # Lean: `for` over a list in `Id`, `let mut`, `return` leaves the whole `do` block.
+    src = """
+def firstNeg (xs : List Int) : Option Int := Id.run do
+  for x in xs do
+    if x < 0 then
+      return some x
+  return none
+
+def total (xs : List Nat) : Nat := Id.run do
+  let mut s := 0
+  for x in xs do
+    s := s + x
+  return s
+"""
+    assert run(src, "firstNeg", xs=(1, -3, -4)) == Some(-3)
+    assert run(src, "firstNeg", xs=(1,)) is NONE
+    assert run(src, "total", xs=(Nat(1), Nat(2))) == 3
+
+
+def test_let_rec_and_where_helpers() -> None:
+    # Lean: `let rec` and `where` define local recursive functions.
+    src = """
+def sumTo (n : Nat) : Nat :=
+  let rec go (k : Nat) (acc : Nat) : Nat :=
+    match k with
+    | 0 => acc
+    | k' + 1 => go k' (acc + k' + 1)
+  go n 0
+
+def count (xs : List Int) : Nat := aux xs 0
+where
+  aux : List Int → Nat → Nat
+    | [], acc => acc
+    | _ :: t, acc => aux t (acc + 1)
+"""
+    assert run(src, "sumTo", n=Nat(4)) == 10
+    assert run(src, "count", xs=(5, 6, 7)) == 3
+
+
+def test_field_notation_partial_application_keeps_receiver_position() -> None:
+    # Lean: `(xs.foldl f) init` is `List.foldl f init xs` (the receiver fills the List argument).
+    src = "def f (xs : List Nat) : List (List Nat) := (xs.foldl (fun acc x => acc ++ [[x]])) [[]]"
+    assert run(src, "f", xs=()) == ((),)
+    assert run(src, "f", xs=(Nat(1),)) == ((), (Nat(1),))
+
+
+def test_equality_with_some_coerces_the_plain_side() -> None:
+    # Lean: `xs[i]! = some y` elaborates as `↑(xs[i]!) = some y` (Option coercion), true when equal.
+    src = "def p (xs : List Int) (y : Int) : Prop := xs[0]! = some y"
+    assert run(src, "p", xs=(3,), y=3) is True
+    assert run(src, "p", xs=(3,), y=4) is False
+
+
+def test_unsupported_construct_in_dead_branch_does_not_matter() -> None:
+    # Lean: only the branch taken is evaluated; `panic!` in another branch is irrelevant.
+    src = 'def f (n : Nat) : Nat := if n > 100 then panic! "big" else n + 1'
+    assert run(src, "f", n=Nat(1)) == 2
+    with pytest.raises(Unsupported):
+        run(src, "f", n=Nat(500))
+
+
+def test_proof_parameters_are_skipped() -> None:
+    # The benchmark passes `h_precond` proofs; the evaluator does not take them.
+    src = (
+        "def f_precond (n : Nat) : Prop := n > 0\n"
+        "def f (n : Nat) (h_precond : f_precond (n)) : Nat := n * 2\n"
+    )
+    assert run(src, "f", n=Nat(3)) == 6
+
+
+def test_nested_quantifiers_bounded_by_inner_hypotheses() -> None:
+    # `∃ i j, i < n ∧ j < n ∧ P` is not syntactically `Nat.decidableBallLT`, but every value of `i`
+    # outside `[0, n)` falsifies the conjunction, so the bounded search gives Lean's truth value.
+    src = (
+        "def p (s : Array Int) : Prop := ∃ i j, i < s.size ∧ j < s.size ∧ s[i]! ≠ s[j]!\n"
+        "def q (main : List Int) (sub : List Int) : Prop :=\n"
+        "  ∃ i, i + sub.length ≤ main.length ∧ sub = (main.drop i).take sub.length\n"
+    )
+    assert run(src, "p", s=Arr((1, 1, 2))) is True
+    assert run(src, "p", s=Arr((1, 1))) is False
+    assert run(src, "q", main=(1, 2, 3), sub=(2, 3)) is True
+    assert run(src, "q", main=(1, 2, 3), sub=(3, 2)) is False
+
+
+def test_int_quantifier_needs_a_lower_bound() -> None:
+    # `∀ k : Int, k < n → P k` ranges over infinitely many integers: not decidable.
+    src = "def p (n : Int) : Prop := ∀ k : Int, k < n → k < 100"
+    with pytest.raises(Undecidable):
+        run(src, "p", n=5)
+    src2 = "def p (n : Int) : Prop := ∀ k : Int, 0 ≤ k → k < n → k < 100"
+    assert run(src2, "p", n=5) is True
+
+
+def test_truncating_subtraction_with_unknown_operand_type_is_refused() -> None:
+    # `f (n - 1)` where `f`'s parameter type is only known to Lean (a local function of inferred
+    # type): Lean may compute in Int; a truncating Nat subtraction is refused, not guessed.
+    src = "def g (n : Nat) : Int := (fun x => x) (n - 5)"
+    with pytest.raises(Unsupported):
+        run(src, "g", n=Nat(3))
+
+
+def test_char_argument_coerces_to_option_parameter() -> None:
+    # Lean inserts `↑c` (= `some c`) when a `Char` is passed where `Option Char` is expected.
+    src = (
+        "def h (c : Option Char) : Bool := c.isSome\n"
+        "def f (c : Char) : Bool := h c\n"
+    )
+    from veriscale.runtime import Char
+
+    assert run(src, "f", c=Char("a")) is True
+
+
+def test_named_argument_of_builtin() -> None:
+    # `xs.foldl (init := 10) f` passes `init` by name; `f` fills the first free parameter.
+    src = "def f (xs : List Nat) : Nat := xs.foldl (init := 10) fun acc x => acc + x"
+    assert run(src, "f", xs=(Nat(1), Nat(2))) == 13
