@@ -72,3 +72,19 @@ def test_deep_recursion_is_handled() -> None:
     deeper = task.with_sections(code_aux=code_aux, code="Int.ofNat (down 1000000)")
     (answer,) = EmbeddedBackend().run(deeper, [Check(kind=CheckKind.CODE, args={"x": 1, "lo": 0, "hi": 5})])
     assert answer.status == "unknown" and answer.reason == UnknownReason.TIMEOUT
+
+
+def test_user_beq_instance_is_refused_not_replaced_by_structural_equality(backend: EmbeddedBackend) -> None:
+    """A task's own `BEq` instance decides `==` in Lean; the engine must not substitute its own."""
+    task = load_task(MINI / "mini_clamp")
+    code_aux = (
+        "structure Box where\n  v : Int\n\n"
+        "instance : BEq Box where\n  beq _ _ := true\n"
+    )
+    code = "if (Box.mk x == Box.mk lo) then lo else x"
+    changed = task.with_sections(code_aux=code_aux, code=code)
+    (answer,) = backend.run(changed, [Check(kind=CheckKind.CODE, args={"x": 3, "lo": 0, "hi": 5})])
+    # Lean answers 0 here (every Box is `==` to every other); structural equality would say 3.
+    assert answer.status == "unknown"
+    assert answer.reason == UnknownReason.UNSUPPORTED
+    assert "user instance" in answer.detail

@@ -37,7 +37,7 @@ RECURSION_LIMIT = 400_000
 class EmbeddedBackend(Backend):
     name = ENGINE
 
-    def __init__(self, *, max_steps: int = 20_000_000, timeout: float = 10.0) -> None:
+    def __init__(self, *, max_steps: int = 20_000_000, timeout: float = 3.0) -> None:
         self.max_steps = max_steps
         self.timeout = timeout
 

@@ -16,7 +16,7 @@ while one of its operands had no static type), the engine refuses rather than gu
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from veriscale.backends.embedded import ast as A
@@ -2061,7 +2061,21 @@ class Compiler:
                         b = _some_of(b)
         else:
             a, b = self._tree_closure([lt, rt], leaves, sc, None, node)
+        overridden = self._user_instance_types(op)
+        if overridden:
+            a, b = _refuse_user_instance(a, overridden, op, node), _refuse_user_instance(b, overridden, op, node)
         return _rel(op, a, b, node)
+
+    def _user_instance_types(self, op: str) -> frozenset[str]:
+        """Types for which the task declares its own instance of the class behind ``op``.
+
+        Comparisons use the structural instances of the runtime; a user instance could mean
+        anything, so a comparison that reaches a value of such a type is refused, never guessed.
+        """
+        classes = _RELATION_CLASSES.get(op, ())
+        return frozenset(
+            inst.type_name for inst in self.env.instances if inst.class_name in classes and inst.type_name
+        )
 
     # -- quantifiers ------------------------------------------------------------------------
     def c_Quant(self, node: A.Quant, sc: Scope, expected: LeanType | None) -> Closure:
@@ -2588,6 +2602,49 @@ def _nat_checked_sub(a: Any, b: Any) -> Any:
 for _op in ("+", "*", "/", "%", "^"):
     ARITH[(_op, "NatChecked")] = ARITH[(_op, "Nat")]
 ARITH[("-", "NatChecked")] = _nat_checked_sub
+
+
+_RELATION_CLASSES: dict[str, tuple[str, ...]] = {
+    "=": ("DecidableEq", "BEq"),
+    "≠": ("DecidableEq", "BEq"),
+    "==": ("BEq",),
+    "!=": ("BEq",),
+    "<": ("LT", "Ord"),
+    ">": ("LT", "Ord"),
+    "≤": ("LE", "Ord"),
+    "≥": ("LE", "Ord"),
+}
+
+
+def _value_types(v: Any) -> Iterator[str]:
+    """Names of the user types (structures, inductives) occurring in a value."""
+    if isinstance(v, Struct):
+        yield v.type_name
+        for _, field_value in v.fields:
+            yield from _value_types(field_value)
+    elif isinstance(v, Ctor):
+        yield v.name.rsplit(".", 1)[0]
+        for arg in v.args:
+            yield from _value_types(arg)
+    elif isinstance(v, tuple):
+        for item in v:
+            yield from _value_types(item)
+    elif isinstance(v, Pair):
+        yield from _value_types(v.fst)
+        yield from _value_types(v.snd)
+    elif isinstance(v, Some):
+        yield from _value_types(v.value)
+
+
+def _refuse_user_instance(c: Closure, types: frozenset[str], op: str, node: A.Node) -> Closure:
+    def guarded(fr: Any) -> Any:
+        value = c(fr)
+        for name in _value_types(value):
+            if name in types:
+                raise unsupported(node, f"user instance behind {op}", f"on {name}")
+        return value
+
+    return guarded
 
 
 def _rel(op: str, a: Closure, b: Closure, node: A.Node) -> Closure:
