@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from pathlib import Path
 
 import pytest
@@ -88,3 +89,20 @@ def test_user_beq_instance_is_refused_not_replaced_by_structural_equality(backen
     assert answer.status == "unknown"
     assert answer.reason == UnknownReason.UNSUPPORTED
     assert "user instance" in answer.detail
+
+
+def test_repeated_timeouts_shorten_then_stop_paying_the_time_limit() -> None:
+    task = load_task(MINI / "mini_clamp")
+    looping = task.with_sections(code_aux="def spin (n : Nat) : Nat := spin (n + 1)", code="spin 0")
+    engine = EmbeddedBackend(timeout=0.5, timeout_streak=2, short_timeout=0.1, batch_timeout_budget=1.5)
+    checks = [Check(kind=CheckKind.CODE, args={"x": i, "lo": 0, "hi": 5}) for i in range(40)]
+    precond = Check(kind=CheckKind.PRECOND, args={"x": 1, "lo": 0, "hi": 5})
+    started = time.monotonic()
+    answers = engine.run(looping, [*checks, precond])
+    elapsed = time.monotonic() - started
+    assert all(a.status == "unknown" and a.reason == UnknownReason.TIMEOUT for a in answers[:-1])
+    assert any(a.detail.startswith("not run:") for a in answers[:-1])
+    # Other kinds are still answered: the precondition does not loop.
+    assert answers[-1].status == "true"
+    # 40 full time limits would be 20 s; the policy bounds the batch near its budget.
+    assert elapsed < 10
