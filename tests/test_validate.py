@@ -130,3 +130,25 @@ def test_report_totals_and_table() -> None:
     assert report.checks_per_second == round(result.checks / 2.0, 1)
     text = format_report(report, verbose=True)
     assert "mini_running_max" in text and "100.0% full" in text
+
+
+def test_a_crashing_worker_costs_its_task_not_the_run(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A task whose evaluation kills its worker process is reported as an error; the rest run."""
+    import os
+
+    import veriscale.validate as V
+
+    mini = EXAMPLES_DIR / "mini"
+
+    def validate_or_die(task: Task, backend: Backend):  # type: ignore[no-untyped-def]
+        if task.id == "mini_clamp":
+            os._exit(139)  # what a C stack overflow looks like from the parent
+        return V.TaskValidation(task=task.id, status="full")
+
+    monkeypatch.setattr(V, "validate_task", validate_or_die)
+    report = V.validate_benchmark(mini, backend_name="embedded", jobs=2)
+    by_task = {r.task: r for r in report.tasks}
+    assert by_task["mini_clamp"].status == "error"
+    assert "crashed" in (by_task["mini_clamp"].error or "")
+    assert all(r.status == "full" for name, r in by_task.items() if name != "mini_clamp")
+    assert len(by_task) == 4

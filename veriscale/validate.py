@@ -19,8 +19,9 @@ from __future__ import annotations
 import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from collections.abc import Callable, Iterable, Iterator, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from pathlib import Path
 from typing import Any, Literal
 
@@ -267,12 +268,52 @@ def validate_benchmark(
         stream: Iterable[TaskValidation] = (_worker_validate(t) for t in tasks)
         results = list(progress(stream, len(tasks)) if progress else stream)
     else:
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(backend_name,)) as pool:
-            stream = pool.map(_worker_validate, tasks, chunksize=1)
-            results = list(progress(stream, len(tasks)) if progress else stream)
+        stream = _validate_in_workers(tasks, jobs, backend_name)
+        results = list(progress(stream, len(tasks)) if progress else stream)
     results.sort(key=lambda r: r.task)
     return summarize(str(root), backend_name, results, time.perf_counter() - started,
                      [str(e) for e in loaded.failures])
+
+
+def _validate_in_workers(tasks: list[Task], jobs: int, backend_name: str) -> Iterator[TaskValidation]:
+    """Validate tasks in worker processes, surviving a worker that dies (a C stack overflow, OOM).
+
+    At most ``jobs`` tasks are in flight, so when the pool breaks we know which tasks were running:
+    each gets a strike and is retried in a fresh pool; a task that was running during two crashes
+    is reported as an error instead of taking the whole run down.
+    """
+    queue = list(tasks)
+    strikes: dict[str, int] = {}
+    while queue:
+        with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(backend_name,)) as pool:
+            in_flight: dict[Future[TaskValidation], Task] = {}
+            broken = False
+            while (queue or in_flight) and not broken:
+                # A task that was running during a crash is retried alone, so that a second crash
+                # is certainly its own and no innocent neighbour is blamed.
+                while queue and len(in_flight) < jobs and not any(strikes.get(t.id) for t in in_flight.values()):
+                    if strikes.get(queue[0].id) and in_flight:
+                        break
+                    task = queue.pop(0)
+                    in_flight[pool.submit(_worker_validate, task)] = task
+                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
+                for future in done:
+                    task = in_flight.pop(future)
+                    try:
+                        yield future.result()
+                    except BrokenProcessPool:
+                        broken = True
+                        in_flight[future] = task
+            if broken:
+                for task in in_flight.values():
+                    strikes[task.id] = strikes.get(task.id, 0) + 1
+                    if strikes[task.id] >= 2:
+                        yield TaskValidation(
+                            task=task.id, status="error",
+                            error="the worker process evaluating this task crashed twice",
+                        )
+                    else:
+                        queue.insert(0, task)
 
 
 def summarize(

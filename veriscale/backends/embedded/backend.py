@@ -31,7 +31,7 @@ from veriscale.values import LeanSource
 
 ENGINE = "embedded"
 STACK_SIZE = 512 * 1024 * 1024
-RECURSION_LIMIT = 400_000
+RECURSION_LIMIT = 150_000  # Lean recursion 20,000 deep fits; deeper risks the C stack
 
 
 class EmbeddedBackend(Backend):
