@@ -67,3 +67,19 @@ def test_bench_load_prints_counts() -> None:
     assert result.exit_code == 0, result.output
     assert "tasks_loaded           4" in result.output
     assert "values_failed          0" in result.output
+
+
+def test_reduce_command_writes_a_suite(tmp_path: Path) -> None:
+    out = tmp_path / "lite"
+    result = runner.invoke(app, ["reduce", str(MINI), "--out", str(out), "--target", "lite"])
+    assert result.exit_code == 0, result.output
+    assert sorted(p.name for p in out.iterdir() if p.is_dir()) == sorted(
+        p.name for p in MINI.iterdir() if p.is_dir()
+    )
+    assert (out / "mini_clamp" / "test.json").is_file()
+
+
+def test_reduce_unknown_recipe_is_a_clear_error(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["reduce", str(MINI), "--out", str(tmp_path / "x"), "--target", "nope"])
+    assert result.exit_code == 2
+    assert "nope" in result.output

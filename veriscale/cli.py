@@ -121,6 +121,39 @@ def validate(
         typer.echo(f"wrote {json_out}")
 
 
+@app.command()
+def reduce(
+    suite: Annotated[Path, typer.Argument(help="A suite directory (e.g. the output of expand, or VerinaPlus).")],
+    out: Annotated[Path, typer.Option("--out", help="Where to write the reduced suite.")],
+    target: Annotated[str, typer.Option(help="A recipe name in suites/ (lite, plus) or a .toml path.")] = "lite",
+    exact: Annotated[bool, typer.Option(help="Use an exact minimum cover (needs the 'exact' extra).")] = False,
+    published_compat: Annotated[
+        bool | None,
+        typer.Option(
+            "--published-compat/--typed",
+            help="Reject-input reduction exactly as the published VerinaLite (default: the recipe's).",
+        ),
+    ] = None,
+    original: Annotated[
+        Path | None, typer.Option(help="The original benchmark, to recognise (and keep) its tests.")
+    ] = None,
+) -> None:
+    """Keep a small set of tests that still kills every adversary, and boundary reject inputs."""
+    from veriscale.reduce import reduce_suite
+    from veriscale.reduce.recipe import RecipeError
+
+    if not suite.is_dir():
+        _echo_err(f"error: {suite}: not a directory")
+        raise typer.Exit(2)
+    try:
+        report = reduce_suite(suite, target, out, exact=exact, published_compat=published_compat, original_dir=original)
+    except (RecipeError, ValueError) as exc:
+        _echo_err(f"error: {exc}")
+        raise typer.Exit(2) from exc
+    typer.echo(report.summary())
+    typer.echo(f"wrote {out}")
+
+
 @bench_app.command("load")
 def bench_load(
     path: Annotated[Path, typer.Argument(help="A benchmark directory, e.g. ../shared/data/verinaplus.")],
