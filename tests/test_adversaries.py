@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
-import threading
 import time
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -33,25 +32,6 @@ from veriscale.values import parse_value
 
 MINI = Path(__file__).resolve().parents[1] / "examples" / "mini"
 MINI_TASKS = ("mini_clamp", "mini_count_evens", "mini_dedup_sorted", "mini_running_max")
-
-# Generated mutants may recurse without end; the embedded engine then needs the deep thread
-# stack it asks for (see `deep_stack`).
-DEEP_STACK = 512 * 1024 * 1024
-
-
-@pytest.fixture(autouse=True)
-def deep_stack() -> Iterator[None]:
-    """EmbeddedBackend.run restores the default thread stack size *before* starting its worker
-    thread, so the worker gets the process default (8 MB) and a runaway recursion in a mutant
-    overflows the C stack (a segmentation fault) instead of ending as unknown(timeout). Setting
-    the process default here gives the worker the large stack it intends to have."""
-    old = threading.stack_size()
-    threading.stack_size(DEEP_STACK)
-    try:
-        yield
-    finally:
-        threading.stack_size(old)
-
 
 @pytest.fixture(scope="module")
 def backend() -> EmbeddedBackend:

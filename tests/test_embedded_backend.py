@@ -106,3 +106,12 @@ def test_repeated_timeouts_shorten_then_stop_paying_the_time_limit() -> None:
     assert answers[-1].status == "true"
     # 40 full time limits would be 20 s; the policy bounds the batch near its budget.
     assert elapsed < 10
+
+
+def test_runaway_recursion_in_a_thread_does_not_crash_the_process() -> None:
+    """The evaluator thread must really get its large stack (it is set before the thread starts)."""
+    task = load_task(MINI / "mini_clamp")
+    code_aux = "def grow (n : Nat) : Nat := grow (n + 1) + 1"
+    runaway = task.with_sections(code_aux=code_aux, code="Int.ofNat (grow 0)")
+    (answer,) = EmbeddedBackend(timeout=20.0).run(runaway, [Check(kind=CheckKind.CODE, args={"x": 1, "lo": 0, "hi": 5})])
+    assert answer.status == "unknown" and answer.reason == UnknownReason.TIMEOUT

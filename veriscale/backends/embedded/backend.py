@@ -75,11 +75,12 @@ class EmbeddedBackend(Backend):
 
         old_size = threading.stack_size()
         try:
+            # The stack size applies to threads *started* while it is set.
             threading.stack_size(STACK_SIZE)
             thread = threading.Thread(target=work, name="embedded-eval", daemon=True)
+            thread.start()
         finally:
             threading.stack_size(old_size)
-        thread.start()
         # Watchdog: the step budget is charged per function call and loop iteration, but one
         # builtin call can take arbitrarily long (a `contains` over a million lists); past the
         # deadline the check is interrupted from outside with an asynchronous BudgetExceeded.
