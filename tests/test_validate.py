@@ -152,3 +152,26 @@ def test_a_crashing_worker_costs_its_task_not_the_run(monkeypatch) -> None:  # t
     assert "crashed" in (by_task["mini_clamp"].error or "")
     assert all(r.status == "full" for name, r in by_task.items() if name != "mini_clamp")
     assert len(by_task) == 4
+
+
+def test_known_storage_defects_are_recognised_with_evidence() -> None:
+    from types import SimpleNamespace
+
+    from veriscale.lean_types import parse_type
+    from veriscale.task import TestCase
+    from veriscale.validate import _explain_stored_defect
+
+    view = SimpleNamespace(return_type=parse_type("String"), param_types={"s": parse_type("String")})
+    # The anchor stored Lean's escaped rendering: backslash, x, 0, d as four characters.
+    escaped = TestCase(input={"s": "a\r"}, expected="A\\x0d", unexpected=[])
+    assert _explain_stored_defect("A\r", escaped, view)[0] == "escaped-expected"  # type: ignore[index,arg-type]
+    # A genuinely different string is not explained away.
+    assert _explain_stored_defect("B\r", escaped, view) is None  # type: ignore[arg-type]
+
+    char_view = SimpleNamespace(
+        return_type=parse_type("String"), param_types={"s": parse_type("String"), "c": parse_type("Char")}
+    )
+    mangled = TestCase(input={"s": "a b", "c": " "}, expected="a b", unexpected=[])
+    assert _explain_stored_defect("a_b", mangled, char_view)[0] == "whitespace-char-input"  # type: ignore[index,arg-type]
+    plain = TestCase(input={"s": "a b", "c": "x"}, expected="a b", unexpected=[])
+    assert _explain_stored_defect("a_b", plain, char_view) is None  # type: ignore[arg-type]

@@ -5,8 +5,8 @@ Every adversary that passes the safety screen is run (``code`` checks on
 Where its output differs from the expected output (``compare.same_as_printed``), the ground-truth
 postcondition is asked about (input, that output); the adversary is *killed* by the test when the
 answer is ``false``. Each distinct (input, output) pair is asked about once, whichever adversary
-produced it. Adversaries that never differ from the reference (equivalent on these inputs) or
-answer nothing (do not compile or evaluate here) are discarded and counted.
+produced it. Adversaries that never differ from the reference on the kept inputs (equivalent
+there) or answer nothing (do not compile or evaluate here) are discarded and counted.
 
 Wrong outputs are also made by mutating each expected output (``mutate_outputs``) and proved the
 same way. The unexpected outputs written for a test are chosen from the proved ones, at most
@@ -15,6 +15,14 @@ few output mutants reserved).
 
 Before they are proved, outputs are written to their stored form (``values.to_json``) and read
 back, so the value proved wrong is exactly the value the suite stores.
+
+Cost and the deadline: proving is what costs (a postcondition may enumerate every subsequence of
+its input). Pairs are proved in batches, the original tests' adversary outputs first, then the
+new inputs' by input size, then the output mutants. When the task's deadline passes, the pairs not
+yet proved are dropped: a *new* input with an unproved adversary output is dropped altogether
+(reported in ``dropped_inputs``), so that the kill matrix stays complete over the inputs kept; an
+original test is kept with those pairs unknown (counted); unproved output mutants are just not
+used.
 """
 
 from __future__ import annotations
@@ -42,6 +50,7 @@ if TYPE_CHECKING:
 __all__ = [
     "ADVERSARY_SHARE",
     "ADVERSARY_SOURCES",
+    "PROVE_CHUNK",
     "AcceptInput",
     "KillResult",
     "OutputMutator",
@@ -54,6 +63,8 @@ __all__ = [
 ADVERSARY_SHARE = 0.85
 """Fraction of the task's deadline after which no further adversary is run."""
 ADVERSARY_SOURCES = ("template", "mutant", "llm")
+PROVE_CHUNK = 256
+"""Postcondition checks per backend batch while proving (the deadline is looked at between)."""
 
 OutputMutator = Callable[..., list[Any]]
 """``mutate_outputs(value, return_type, structs, *, seed, n) -> list`` (see ``generate.adversaries``)."""
@@ -61,11 +72,11 @@ OutputMutator = Callable[..., list[Any]]
 
 @dataclass(frozen=True)
 class AcceptInput:
-    test: int
-    """Position of the test in the output ``test.json``."""
     key: str
     args: dict[str, Any]
     expected: Any
+    original: bool
+    """An original test of the benchmark (never dropped)."""
 
 
 @dataclass
@@ -83,9 +94,11 @@ class WrongOutput:
 class KillResult:
     kept: list[Adversary] = field(default_factory=list)
     killed_by: dict[int, list[str]] = field(default_factory=dict)
-    """Test position -> ids of the kept adversaries it kills, in adversary order."""
+    """Input position -> ids of the kept adversaries it kills, in adversary order."""
     wrong: dict[int, dict[str, WrongOutput]] = field(default_factory=dict)
-    """Test position -> proved wrong outputs by their stored text, in order of discovery."""
+    """Input position -> proved wrong outputs by their stored text, in order of discovery."""
+    dropped_inputs: set[int] = field(default_factory=set)
+    """Positions of new inputs dropped because the deadline left their outputs unproved."""
     counts: dict[str, AdversaryCounts] = field(default_factory=dict)
     unexpected: UnexpectedCounts = field(default_factory=UnexpectedCounts)
     kill_rows: list[KillRow] = field(default_factory=list)
@@ -113,31 +126,49 @@ def _derived_seed(*parts: object) -> int:
 
 
 class _Prover:
-    """Asks the ground-truth postcondition about (input, output) pairs, each pair once."""
+    """Asks the ground-truth postcondition about (input, output) pairs, each pair once.
+
+    Within a priority class, pairs go by input size (the length of the input's canonical text),
+    smallest first: a postcondition that enumerates subsequences is quick on small inputs and
+    times out on large ones, and the backend stops spending time on a batch whose checks keep
+    timing out, so small inputs must come first to be decided at all.
+    """
 
     def __init__(self, task: Task, backend: Backend, inputs: Sequence[AcceptInput]) -> None:
         self.task = task
         self.backend = backend
         self.inputs = inputs
         self.verdicts: dict[tuple[int, str], str] = {}
+        self.pending: dict[tuple[int, str], tuple[int, Any]] = {}
+        self.skipped: set[tuple[int, str]] = set()
 
-    def prove(self, pairs: Sequence[tuple[int, str, Any]]) -> None:
-        """Decide every new ``(input position, output text, output value)``."""
-        fresh: list[tuple[int, str, Any]] = []
-        queued: set[tuple[int, str]] = set()
-        for i, text, value in pairs:
-            if (i, text) not in self.verdicts and (i, text) not in queued:
-                queued.add((i, text))
-                fresh.append((i, text, value))
-        if not fresh:
-            return
-        checks = [Check(kind=CheckKind.POSTCOND, args=self.inputs[i].args, output=value) for i, _, value in fresh]
-        answers: list[Answer] = self.backend.run(self.task, checks)
-        for (i, text, _), answer in zip(fresh, answers, strict=True):
-            self.verdicts[(i, text)] = answer.status
+    def ask(self, i: int, text: str, value: Any, priority: int) -> None:
+        known = self.pending.get((i, text))
+        if known is None or priority < known[0]:
+            self.pending[(i, text)] = (priority, value)
 
-    def counts(self) -> Counter[str]:
-        return Counter(self.verdicts.values())
+    def prove(self, deadline: Deadline, chunk: int) -> None:
+        def rank(pair: tuple[int, str]) -> tuple[int, bool, int, int]:
+            i = pair[0]
+            item = self.inputs[i]
+            return self.pending[pair][0], not item.original, len(item.key), i
+
+        order = sorted(self.pending, key=rank)
+        for start in range(0, len(order), chunk):
+            batch = order[start : start + chunk]
+            if deadline.check(1.0):
+                self.skipped.update(order[start:])
+                for pair in order[start:]:
+                    self.verdicts[pair] = "unknown"
+                break
+            checks = [
+                Check(kind=CheckKind.POSTCOND, args=self.inputs[i].args, output=self.pending[(i, text)][1])
+                for i, text in batch
+            ]
+            answers: list[Answer] = self.backend.run(self.task, checks)
+            for pair, answer in zip(batch, answers, strict=True):
+                self.verdicts[pair] = answer.status
+        self.pending.clear()
 
 
 def run_kill_matrix(
@@ -152,12 +183,14 @@ def run_kill_matrix(
     deadline: Deadline,
     output_mutator: OutputMutator | None = None,
 ) -> KillResult:
-    """Run every adversary on every accept input, prove the differing outputs, mutate outputs."""
+    """Run every adversary on every accept input, mutate the outputs, prove the differing outputs."""
     result = KillResult(counts={source: AdversaryCounts() for source in ADVERSARY_SOURCES})
     prover = _Prover(task, backend, inputs)
-    wrong: dict[int, dict[str, WrongOutput]] = {i: {} for i in range(len(inputs))}
-    killed_by: dict[int, list[str]] = {i: [] for i in range(len(inputs))}
-    code_checks = [Check(kind=CheckKind.CODE, args=item.args) for item in inputs]
+    # Small inputs first, for the same reason as in _Prover.
+    by_size = sorted(range(len(inputs)), key=lambda i: (len(inputs[i].key), i))
+    code_checks = [Check(kind=CheckKind.CODE, args=inputs[i].args) for i in by_size]
+    # Adversaries that differ somewhere, with [(input, text, value read back, stored)].
+    differing_by_adversary: list[tuple[Adversary, list[tuple[int, str, Any, Any]]]] = []
 
     for adversary in adversaries:
         tally = result.counts.setdefault(adversary.source, AdversaryCounts())
@@ -170,13 +203,10 @@ def run_kill_matrix(
         if deadline.check(ADVERSARY_SHARE):
             tally.skipped_deadline += 1
             continue
-        if not inputs:
-            tally.all_unknown += 1
-            continue
-        answers = backend.run(task.with_sections(**adversary.sections), code_checks)
+        answers = backend.run(task.with_sections(**adversary.sections), code_checks) if inputs else []
         answered = False
-        differing: list[tuple[int, str, Any, Any]] = []  # (input, text, value read back, stored)
-        for i, answer in enumerate(answers):
+        differing: list[tuple[int, str, Any, Any]] = []
+        for i, answer in sorted(zip(by_size, answers, strict=True), key=lambda pair: pair[0]):
             if answer.status != "value":
                 continue
             answered = True
@@ -189,16 +219,52 @@ def run_kill_matrix(
             differing.append((i, text, back, stored))
         if not answered:
             tally.all_unknown += 1
-            continue
-        if not differing:
+        elif not differing:
             tally.equivalent += 1
+        else:
+            differing_by_adversary.append((adversary, differing))
+            for i, text, back, _ in differing:
+                prover.ask(i, text, back, priority=0)
+
+    # Output mutation: wrong outputs that no program had to produce.
+    mutated: list[tuple[int, str, Any, Any]] = []
+    if output_mutator is not None and options.output_mutants_per_test > 0:
+        for i, item in enumerate(inputs):
+            seed = _derived_seed(options.seed, task.id, item.key)
+            try:
+                mutants = output_mutator(
+                    item.expected, return_type, structs, seed=seed, n=options.output_mutants_per_test
+                )
+            except (ValueError, TypeError, RecursionError):
+                continue  # a type the output mutator cannot handle
+            for mutant in mutants:
+                result.unexpected.output_mutants_tried += 1
+                form = stored_form(mutant, return_type, structs)
+                if form is None or same_as_printed(form[1], item.expected):
+                    continue
+                stored, back, text = form
+                mutated.append((i, text, back, stored))
+                prover.ask(i, text, back, priority=1)
+
+    prover.prove(deadline, PROVE_CHUNK)
+
+    # New inputs whose adversary outputs were not all proved are dropped (see the module doc).
+    adversary_pairs = {(i, text) for _, differing in differing_by_adversary for i, text, _, _ in differing}
+    dropped = {i for i, text in prover.skipped if (i, text) in adversary_pairs and not inputs[i].original}
+    result.dropped_inputs = dropped
+    wrong: dict[int, dict[str, WrongOutput]] = {i: {} for i in range(len(inputs)) if i not in dropped}
+    killed_by: dict[int, list[str]] = {i: [] for i in wrong}
+    for adversary, differing in differing_by_adversary:
+        kept = [d for d in differing if d[0] not in dropped]
+        tally = result.counts[adversary.source]
+        if not kept:
+            tally.equivalent += 1  # it differed only on inputs that were dropped
             continue
         kept_index = len(result.kept)
         result.kept.append(adversary)
         tally.kept += 1
-        prover.prove([(i, text, back) for i, text, back, _ in differing])
         was_killed = False
-        for i, text, back, stored in differing:
+        for i, text, back, stored in kept:
             killed = prover.verdicts[(i, text)] == "false"
             result.kill_rows.append(
                 KillRow(task=task.id, adversary=adversary.id, input_key=inputs[i].key, killed=killed, output=text)
@@ -213,41 +279,17 @@ def run_kill_matrix(
             entry.adversaries.append(kept_index)
         if was_killed:
             tally.killed += 1
+    for i, text, back, stored in mutated:
+        if i in wrong and prover.verdicts[(i, text)] == "false" and text not in wrong[i]:
+            wrong[i][text] = WrongOutput(value=back, stored=stored, from_mutation=True)
 
-    # Output mutation: wrong outputs that no program had to produce.
-    if output_mutator is not None and options.output_mutants_per_test > 0 and inputs:
-        if deadline.check(1.0):
-            pass  # no time left: the adversaries' wrong outputs are all there is
-        else:
-            pairs: list[tuple[int, str, Any, Any]] = []
-            for i, item in enumerate(inputs):
-                seed = _derived_seed(options.seed, task.id, item.key)
-                try:
-                    mutants = output_mutator(
-                        item.expected, return_type, structs, seed=seed, n=options.output_mutants_per_test
-                    )
-                except (ValueError, TypeError, ValueParseError, RecursionError):
-                    continue  # a type the output mutator cannot handle
-                for mutant in mutants:
-                    result.unexpected.output_mutants_tried += 1
-                    if same_as_printed(mutant, item.expected):
-                        continue
-                    form = stored_form(mutant, return_type, structs)
-                    if form is None or same_as_printed(form[1], item.expected):
-                        continue
-                    stored, back, text = form
-                    pairs.append((i, text, back, stored))
-            prover.prove([(i, text, back) for i, text, back, _ in pairs])
-            for i, text, back, stored in pairs:
-                if prover.verdicts[(i, text)] == "false" and text not in wrong[i]:
-                    wrong[i][text] = WrongOutput(value=back, stored=stored, from_mutation=True)
-
-    verdicts = prover.counts()
+    verdicts = Counter(status for (i, _), status in prover.verdicts.items() if i not in dropped)
     result.unexpected.proved_wrong = verdicts.get("false", 0)
     result.unexpected.postcond_accepted = verdicts.get("true", 0)
     result.unexpected.postcond_unknown = verdicts.get("unknown", 0) + verdicts.get("value", 0)
-    result.wrong = {inputs[i].test: outputs for i, outputs in wrong.items()}
-    result.killed_by = {inputs[i].test: ids for i, ids in killed_by.items()}
+    result.unexpected.unproved_deadline = sum(1 for i, _ in prover.skipped if i not in dropped)
+    result.wrong = wrong
+    result.killed_by = killed_by
     return result
 
 

@@ -50,9 +50,10 @@ class ExpandOptions(BaseModel):
     """New unexpected outputs kept per test (the original benchmark's are kept on top)."""
     task_deadline_s: float | None = Field(default=300.0, gt=0)
     """Wall-clock budget of one task. Past 40% of it no more candidates are classified, past 85%
-    no more adversaries are run, past 100% no more output mutants are proved; whatever is skipped
-    is counted (``dropped_deadline``, ``skipped_deadline``). ``None``: no deadline."""
-    check_chunk: int = Field(default=128, ge=1)
+    no more adversaries are run, past 100% no further wrong outputs are proved; whatever is skipped
+    is counted (``dropped_deadline``, ``skipped_deadline``, ``unproved_deadline``). ``None``: no
+    deadline."""
+    check_chunk: int = Field(default=512, ge=1)
     """Checks per backend batch while classifying (the deadline is looked at between batches)."""
     llm_inputs: int = Field(default=40, ge=1)
     llm_invalid_share: float = Field(default=0.2, ge=0.0, le=1.0)
@@ -119,6 +120,8 @@ class UnexpectedCounts(BaseModel):
     """Distinct (input, differing output) pairs the ground truth accepts (another correct output)."""
     postcond_unknown: int = 0
     """Distinct (input, differing output) pairs the ground truth could not decide."""
+    unproved_deadline: int = 0
+    """Of the postcondition-undecided pairs, how many were not asked because of the deadline."""
     output_mutants_tried: int = 0
 
     def add(self, other: UnexpectedCounts) -> None:

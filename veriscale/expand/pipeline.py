@@ -36,7 +36,7 @@ from pydantic import BaseModel, ConfigDict
 
 from veriscale.backends.base import Backend, Check, CheckKind
 from veriscale.compare import same_as_printed
-from veriscale.expand.candidates import gather_candidates
+from veriscale.expand.candidates import Candidate, gather_candidates
 from veriscale.expand.classify import classify_candidates, unknown_reason
 from veriscale.expand.deadline import Deadline
 from veriscale.expand.kills import (
@@ -215,7 +215,7 @@ def expand_task(
     reasons: Counter[str] = Counter(classified.unknown_reasons)
 
     # 4: the original tests.
-    originals: list[AcceptInput] = []
+    originals: list[tuple[int, AcceptInput]] = []  # (position in test.json, input)
     parsed = [t for t in view.tests if t.args is not None]
     summary.original_inputs_unparsed = len(view.tests) - len(parsed)
     computed = backend.run(task, [Check(kind=CheckKind.CODE, args=t.args) for t in parsed]) if parsed else []
@@ -231,7 +231,7 @@ def expand_task(
         else:
             reasons[unknown_reason("code", answer)] += 1
             continue
-        originals.append(AcceptInput(test=test.index, key=test.key, args=test.args, expected=expected))
+        originals.append((test.index, AcceptInput(key=test.key, args=test.args, expected=expected, original=True)))
         judged.extend((test.index, value) for _, value in test.unexpected)
     unexpected_counts = UnexpectedCounts(original=sum(len(t.unexpected) for t in task.tests))
     if judged:
@@ -253,10 +253,11 @@ def expand_task(
     adversaries = _distinct(adversaries)
 
     # 6: the kill matrix over every accept input.
-    inputs = list(originals)
-    for offset, (candidate, expected) in enumerate(classified.accept):
-        inputs.append(AcceptInput(test=len(task.tests) + offset, key=candidate.key, args=candidate.args,
-                                  expected=expected))
+    inputs = [item for _, item in originals]
+    inputs += [
+        AcceptInput(key=candidate.key, args=candidate.args, expected=expected, original=False)
+        for candidate, expected in classified.accept
+    ]
     note(f"kill matrix {len(adversaries)}x{len(inputs)}")
     kills = run_kill_matrix(
         task, backend, inputs, adversaries,
@@ -264,22 +265,36 @@ def expand_task(
         output_mutator=mutator,
     )
 
-    # 7: the expanded task.
+    # 7: the expanded task; test positions: originals where they were, then the new kept inputs.
+    position = {i: test for i, (test, _) in enumerate(originals)}
+    new_tests: list[tuple[Candidate, Any]] = []
+    for offset, (candidate, expected) in enumerate(classified.accept):
+        i = len(originals) + offset
+        if i in kills.dropped_inputs:
+            counts[candidate.source].accept -= 1
+            counts[candidate.source].dropped_deadline += 1
+            continue
+        position[i] = len(task.tests) + len(new_tests)
+        new_tests.append((candidate, expected))
     existing = {t.index: [value for _, value in t.unexpected] for t in view.tests}
     chosen = {
-        test: select_unexpected(outputs, options.unexpected_cap, existing.get(test, ()))
-        for test, outputs in kills.wrong.items()
+        position[i]: select_unexpected(outputs, options.unexpected_cap, existing.get(position[i], ()))
+        for i, outputs in kills.wrong.items()
     }
-    suite = build_suite_task(view, classified.accept, classified.reject, chosen)
-    document = kill_matrix_document(kills, {item.test: item.key for item in inputs})
+    suite = build_suite_task(view, new_tests, classified.reject, chosen)
+    document = kill_matrix_document(
+        kills.kept,
+        {position[i]: (inputs[i].key, killers) for i, killers in kills.killed_by.items()},
+    )
 
     unexpected_counts.from_adversaries = sum(1 for ws in chosen.values() for w in ws if not w.from_mutation)
     unexpected_counts.from_output_mutation = sum(1 for ws in chosen.values() for w in ws if w.from_mutation)
-    for name in ("proved_wrong", "postcond_accepted", "postcond_unknown", "output_mutants_tried"):
+    for name in ("proved_wrong", "postcond_accepted", "postcond_unknown", "unproved_deadline",
+                 "output_mutants_tried"):
         setattr(unexpected_counts, name, getattr(kills.unexpected, name))
     summary.candidates = counts
     summary.unknown_reasons = dict(sorted(reasons.items()))
-    summary.tests_new = len(classified.accept)
+    summary.tests_new = len(new_tests)
     summary.rejects_new = len(classified.reject)
     summary.adversaries = {source: kills.counts.get(source, AdversaryCounts()) for source in ADVERSARY_SOURCES}
     summary.kills = kills.kills

@@ -13,14 +13,17 @@ import json
 import os
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from veriscale.expand.candidates import Candidate
-from veriscale.expand.kills import KillResult, WrongOutput
+from veriscale.expand.kills import WrongOutput
 from veriscale.expand.models import TaskSummary
 from veriscale.task import RejectInput, Task, TestCase, write_task
 from veriscale.typed_task import TypedTask
 from veriscale.values import to_json
+
+if TYPE_CHECKING:
+    from veriscale.generate.adversaries import Adversary
 
 __all__ = [
     "KILL_MATRIX_FILE",
@@ -67,13 +70,14 @@ def build_suite_task(
     return task.model_copy(update={"tests": tests, "reject_inputs": rejects})
 
 
-def kill_matrix_document(kills: KillResult, test_keys: dict[int, str]) -> dict[str, Any]:
-    """The ``kill_matrix.json`` content: kept adversaries, and per accept test who it kills."""
+def kill_matrix_document(kept: Sequence[Adversary], tests: dict[int, tuple[str, list[str]]]) -> dict[str, Any]:
+    """The ``kill_matrix.json`` content: the kept adversaries, and for every accept test (by its
+    position in ``test.json``) its canonical input key and the adversaries it kills."""
     return {
-        "adversaries": [{"id": a.id, "source": a.source, "description": a.description} for a in kills.kept],
+        "adversaries": [{"id": a.id, "source": a.source, "description": a.description} for a in kept],
         "tests": [
-            {"test": test, "key": key, "killed_by": list(kills.killed_by.get(test, []))}
-            for test, key in sorted(test_keys.items())
+            {"test": test, "key": key, "killed_by": list(killers)}
+            for test, (key, killers) in sorted(tests.items())
         ],
     }
 
