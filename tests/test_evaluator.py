@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from veriscale.backends.embedded import compiler as C
 from veriscale.backends.embedded.backend import call_entry
 from veriscale.backends.embedded.program import Program
 from veriscale.runtime import NONE, Arr, Nat, Some, Undecidable, Unsupported
@@ -66,9 +67,10 @@ def test_bounded_forall_and_exists() -> None:
 
 def test_unbounded_quantifier_is_undecidable() -> None:
     # Lean: `∃ k : Int, n = 2 * k` has no Decidable instance; `decide` fails.
+    # A witness search may prove it for an even `n`; for an odd one nothing is found.
     src = "def p (n : Int) : Prop := ∃ k : Int, n = 2 * k"
     with pytest.raises(Undecidable):
-        run(src, "p", n=4)
+        run(src, "p", n=3)
 
 
 def test_float_equality_is_undecidable() -> None:
@@ -195,3 +197,119 @@ def test_named_argument_of_builtin() -> None:
     # `xs.foldl (init := 10) f` passes `init` by name; `f` fills the first free parameter.
     src = "def f (xs : List Nat) : Nat := xs.foldl (init := 10) fun acc x => acc + x"
     assert run(src, "f", xs=(Nat(1), Nat(2))) == 13
+
+
+# -- witness search for unbounded quantifiers over Nat / Int ---------------------------------
+# Lean has no `Decidable` instance for `∃ x : Nat, P x`, but a witness is a proof of it and a
+# counterexample refutes `∀ x, P x`. Anything else must stay unknown, never become a truth value.
+
+
+def test_unbounded_exists_with_witness_is_true() -> None:
+    src = "def p (n : Nat) : Prop := ∃ m : Nat, n = 3 ^ m"
+    assert run(src, "p", n=Nat(81)) is True
+    assert run(src, "p", n=Nat(1)) is True
+
+
+def test_unbounded_exists_without_witness_is_unknown_not_false() -> None:
+    src = "def p (n : Nat) : Prop := ∃ m : Nat, n = 3 ^ m"
+    with pytest.raises(Undecidable, match=r"no witness among m = 0\.\.9999"):
+        run(src, "p", n=Nat(10))
+
+
+def test_unbounded_forall_counterexample_is_false() -> None:
+    src = "def p (n : Int) : Prop := ∀ k : Int, ¬ n = 7 * k"
+    assert run(src, "p", n=-21) is False
+
+
+def test_unbounded_forall_without_counterexample_is_unknown() -> None:
+    src = "def p (n : Int) : Prop := ∀ k : Int, ¬ n = 7 * k"
+    with pytest.raises(Undecidable, match="no counterexample among k"):
+        run(src, "p", n=22)
+
+
+def test_negated_unbounded_quantifiers() -> None:
+    # `¬ ∃` with a witness is false; without one it stays unknown (not true).
+    src = "def p (n : Int) : Prop := ¬ ∃ k : Int, n = 5 * k"
+    assert run(src, "p", n=15) is False
+    with pytest.raises(Undecidable):
+        run(src, "p", n=16)
+    # `¬ ∀` with a counterexample is true; without one unknown.
+    src2 = "def q (n : Int) : Prop := ¬ ∀ k : Int, n ≠ 5 * k"
+    assert run(src2, "q", n=-10) is True
+    with pytest.raises(Undecidable):
+        run(src2, "q", n=-11)
+
+
+def test_int_witness_search_order_covers_negatives_first_found() -> None:
+    # candidates 0, 1, -1, 2, -2, ...: the first witness of `k * k = 9` is found, and a negative
+    # witness is reachable; the detail names the searched range of the 10,000 candidates.
+    src = "def p (n : Int) : Prop := ∃ k : Int, k < 0 ∧ k * k = n"
+    assert run(src, "p", n=9) is True
+    src2 = "def q (n : Int) : Prop := ∃ k : Int, k = n"
+    assert run(src2, "q", n=-4999) is True
+    with pytest.raises(Undecidable, match=r"k = -4999\.\.5000"):
+        run(src2, "q", n=-5000)
+    assert run(src2, "q", n=5000) is True
+    with pytest.raises(Undecidable):
+        run(src2, "q", n=5001)
+
+
+def test_int_enumeration_order_is_zero_then_alternating() -> None:
+    # the search stops at the first witness: both 2 and -2 satisfy `k * k == 4`, and the
+    # candidates visited before stopping show the order 0, 1, -1, 2.
+    seen: list[int] = []
+    src = "def p : Prop := ∃ k : Int, f k\ndef f (k : Int) : Bool := k * k == 4"
+    original = C.Compiler._witness_search
+
+    def recording(self: Any, node: Any, slot: int, whole: Any, is_nat: bool) -> Any:
+        def spy(fr: list[Any]) -> Any:
+            seen.append(fr[slot])
+            return whole(fr)
+
+        return original(self, node, slot, spy, is_nat)
+
+    C.Compiler._witness_search = recording  # type: ignore[method-assign]
+    try:
+        assert run(src, "p") is True
+    finally:
+        C.Compiler._witness_search = original  # type: ignore[method-assign]
+    assert seen == [0, 1, -1, 2]
+
+
+def test_unbounded_quantifier_nested_in_and_and_implication() -> None:
+    src = "def p (n : Nat) (b : Bool) : Prop := (b = true → ∃ m : Nat, n = 2 ^ m) ∧ (n > 0 ∧ ∃ j : Nat, j * j = n)"
+    assert run(src, "p", n=Nat(16), b=True) is True
+    # the false conjunct is decided without the search ...
+    assert run(src, "p", n=Nat(0), b=False) is False
+    # ... an implication with a false premise never runs it, one with a true premise needs it
+    assert run(src, "p", n=Nat(9), b=False) is True
+    with pytest.raises(Undecidable):
+        run(src, "p", n=Nat(9), b=True)
+
+
+def test_unbounded_quantifier_skips_candidates_whose_body_is_undecidable(monkeypatch: pytest.MonkeyPatch) -> None:
+    # for m < 3 the body reaches an unbounded ∀ without a counterexample (undecided): skipped.
+    src = "def p (n : Nat) : Prop := ∃ m : Nat, (m < 3 → ∀ k : Int, k ≠ 1000000) ∧ m = n"
+    assert run(src, "p", n=Nat(5)) is True
+    with pytest.raises(Undecidable, match="body undecided for 3 of them"):
+        run(src, "p", n=Nat(20000))
+    # when every candidate is undecided the quantifier stays undecided (for ∀ too)
+    src2 = "def q : Prop := ∀ m : Nat, ∃ k : Int, k = 1000000 + m"
+    monkeypatch.setattr(C, "UNBOUNDED_SEARCH_CANDIDATES", 40)
+    monkeypatch.setattr(C, "NESTED_SEARCH_CANDIDATES", 30)
+    with pytest.raises(Undecidable, match=r"no counterexample among m = 0\.\.39, body undecided for 40 of them"):
+        run(src2, "q")
+
+
+def test_unbounded_quantifier_over_other_types_stays_undecidable() -> None:
+    src = "def p (s : String) : Prop := ∃ t : String, t = s"
+    with pytest.raises(Undecidable):
+        run(src, "p", s="a")
+
+
+def test_unannotated_exponent_binder_is_searched_as_nat() -> None:
+    # Lean elaborates the exponent of `^` on Nat to `Nat`.
+    src = "def p (n : Nat) : Prop := ∃ i, n / 10 ^ i % 10 == 7"
+    assert run(src, "p", n=Nat(1734)) is True
+    with pytest.raises(Undecidable):
+        run(src, "p", n=Nat(1234))

@@ -391,7 +391,11 @@ def test_imports_and_definitions_load_once_per_worker(tmp_path: Path, int_task: 
     other = write_task(tmp_path, task_id="t_other", name="other", params=[("x", "Int")], ret="Int")
     h.backend.run(other, [code(x) for x in range(20)])
     stats = h.backend.stats
-    assert stats.header_loads == 2 and stats.definition_loads == 4 and stats.repl_starts == 2
+    assert stats.header_loads == 2 and stats.repl_starts == 2
+    # Which workers pick up the second task's batches depends on thread scheduling; what must
+    # hold is one definitions load per task per worker that ran it (so 1 or 2 for the new task).
+    assert 3 <= stats.definition_loads <= 4
+    assert len(h.commands("definitions")) == stats.definition_loads
 
 
 def test_a_single_batch_uses_a_single_process(int_task: Task, harness) -> None:

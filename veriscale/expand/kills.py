@@ -60,7 +60,7 @@ __all__ = [
     "stored_form",
 ]
 
-ADVERSARY_SHARE = 0.85
+ADVERSARY_SHARE = 0.6
 """Fraction of the task's deadline after which no further adversary is run."""
 ADVERSARY_SOURCES = ("template", "mutant", "llm")
 PROVE_CHUNK = 256

@@ -49,7 +49,7 @@ class ExpandOptions(BaseModel):
     unexpected_cap: int = Field(default=10, ge=0)
     """New unexpected outputs kept per test (the original benchmark's are kept on top)."""
     task_deadline_s: float | None = Field(default=300.0, gt=0)
-    """Wall-clock budget of one task. Past 40% of it no more candidates are classified, past 85%
+    """Wall-clock budget of one task. Past 40% of it no more candidates are classified, past 60%
     no more adversaries are run, past 100% no further wrong outputs are proved; whatever is skipped
     is counted (``dropped_deadline``, ``skipped_deadline``, ``unproved_deadline``). ``None``: no
     deadline."""

@@ -18,8 +18,10 @@ Per task, in order (each stage's counts end up in the task's ``summary.json``):
 The benchmark driver keeps the run store ``run.sqlite`` in the output directory: a task is
 checkpointed (stage ``expand``, payload: its summary) in the same transaction as its kill-matrix
 rows, after its files are written, so an interrupted run resumed with the same command skips the
-finished tasks and replays every LLM call from the store's cache. Tasks run in worker processes
-(one backend per worker), largest first.
+finished tasks and replays every LLM call from the store's cache. The store's kill-matrix table
+holds one row per (adversary, accept input) where the adversary's output differs from the
+expected one, killed or not (equal outputs are implied). Tasks run in worker processes (one
+backend per worker), largest first.
 """
 
 from __future__ import annotations
@@ -455,6 +457,8 @@ def expand_benchmark(
 
     started = time.perf_counter()
     source, target = Path(src_dir), Path(out_dir)
+    if target.resolve() == source.resolve() or source.resolve() in target.resolve().parents:
+        raise ValueError(f"the output directory {target} must not be the benchmark {source} or inside it")
     engine = resolve_backend_name(backend_name)
     options = (options or ExpandOptions()).model_copy(update={"seed": seed})
     loaded = load_benchmark(source)

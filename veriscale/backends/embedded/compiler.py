@@ -83,6 +83,10 @@ Closure = Callable[[list[Any]], Any]
 UNSURE = TVar("?unsure")
 """Expected type of an argument whose parameter type Lean knows but we do not."""
 
+#: candidates tried by the witness search of an unbounded ``∃``/``∀`` over Nat or Int
+UNBOUNDED_SEARCH_CANDIDATES = 10_000
+#: candidates of a search that runs inside the body of another search
+NESTED_SEARCH_CANDIDATES = 100
 ARITH_OPS = frozenset({"+", "-", "*", "/", "%"})
 REL_OPS = frozenset({"=", "≠", "<", ">", "≤", "≥", "==", "!="})
 
@@ -2230,6 +2234,10 @@ class Compiler:
                 lower, lower_incl = h.lhs, (0 if h.op == "≤" else 1)
             if lhs_is and h.op in (">", "≥") and closed(h.rhs) and lower is None:
                 lower, lower_incl = h.rhs, (0 if h.op == "≥" else 1)
+        if member is None and upper is None and vty is None and _used_as_exponent(node.body, name):
+            # `b ^ i`: Lean's `HPow` instances for Nat/Int bases take a `Nat` exponent, so an
+            # unannotated binder used as an exponent elaborates to `Nat`
+            vty = NAT
         q_scope, _ = self._bind_q(sc, name, vty, member, upper)
         inner_slot = self._last_slot
         whole = self.compile(node.body, q_scope, PROP)
@@ -2245,6 +2253,8 @@ class Compiler:
 
             return run_mem
         if upper is None:
+            if vty is not None and head(vty) in ("Nat", "Int"):
+                return self._witness_search(node, inner_slot, whole, head(vty) == "Nat")
             raise Undecidable(f"unbounded quantifier over {name} at {node.line}:{node.col}")
         ut = self.stype(upper, sc)
         vt = vty or ut
@@ -2267,7 +2277,8 @@ class Compiler:
                 mk: Any = Nat
             else:
                 if lo is None:
-                    raise Undecidable(f"quantifier over Int without a lower bound at {node.line}:{node.col}")
+                    # infinitely many integers below the bound: only a witness search can answer
+                    return int_search(fr)
                 start = int(lo(fr)) + lower_incl
                 mk = int
             stop = int(n) + upper_incl
@@ -2282,9 +2293,75 @@ class Compiler:
             return is_all
 
         comp_budget = self.budget
+        int_search = self._witness_search(node, inner_slot, whole, False)
         return run_range
 
     _last_slot = 0
+    #: nesting depth of running witness searches (a search inside a search's body gets fewer
+    #: candidates, so nested unbounded quantifiers cost at most the product of the two limits)
+    _search_depth = 0
+
+    def _witness_search(self, node: A.Quant, slot: int, whole: Closure, is_nat: bool) -> Closure:
+        """Sound partial decision of ``∃ x, P x`` / ``∀ x, P x`` over all of ``Nat`` or ``Int``.
+
+        Lean has no ``Decidable`` instance for these, but a witness proves the ``∃`` and a
+        counterexample refutes the ``∀``. Candidates are tried in a fixed order (Nat: 0, 1, 2, ...;
+        Int: 0, 1, -1, 2, -2, ...); a candidate whose body is itself undecided or unsupported
+        tells nothing and is skipped. Finding nothing is never an answer: the quantifier stays
+        :class:`Undecidable`, so an enclosing ``¬``/``→`` cannot turn "no witness found" into a
+        truth value."""
+        is_all = node.kind == "forall"
+        name = node.name
+        decisive = not is_all  # the body value that settles the quantifier
+        budget = self.budget
+        compiler = self
+
+        def run_search(fr: list[Any]) -> Any:
+            limit = UNBOUNDED_SEARCH_CANDIDATES if compiler._search_depth == 0 else NESTED_SEARCH_CANDIDATES
+            compiler._search_depth += 1
+            undecided = 0
+            tried = 0
+            stopped = ""
+            try:
+                for idx in range(limit):
+                    budget.tick -= 1
+                    if budget.tick < 0:
+                        budget.refill()
+                    if is_nat:
+                        fr[slot] = Nat(idx)
+                    else:
+                        half = (idx + 1) // 2
+                        fr[slot] = half if idx % 2 == 1 else -half
+                    try:
+                        holds = whole(fr)
+                    except (Undecidable, Unsupported):
+                        undecided += 1
+                        tried += 1
+                        continue
+                    except RecursionError:
+                        # candidates grow: a body too deep for this one is too deep for the next
+                        stopped = f", stopped at {name} = {fr[slot]} (recursion too deep)"
+                        break
+                    tried += 1
+                    if holds is decisive:
+                        return decisive
+            finally:
+                compiler._search_depth -= 1
+            what = "counterexample" if is_all else "witness"
+            if tried == 0:
+                among = "no candidate"
+            elif is_nat:
+                among = f"{name} = 0..{tried - 1}"
+            else:
+                # candidates 0, 1, -1, 2, -2, ...: the first `tried` of them span this range
+                among = f"{name} = {-((tried - 1) // 2)}..{tried // 2}"
+            note = f", body undecided for {undecided} of them" if undecided else ""
+            raise Undecidable(
+                f"unbounded {'∀' if is_all else '∃'} over {name} at {node.line}:{node.col}: "
+                f"no {what} among {among}{note}{stopped}"
+            )
+
+        return run_search
 
     def _bind_q(self, sc: Scope, name: str, vty: LeanType | None, member: A.Node | None,
                 upper: A.Node | None) -> tuple[Scope, LeanType]:
@@ -2773,6 +2850,19 @@ def _split_and(h: A.Node) -> list[A.Node]:
     if isinstance(h, A.BinOp) and h.op == "∧":
         return _split_and(h.lhs) + _split_and(h.rhs)
     return [h]
+
+
+def _used_as_exponent(node: Any, name: str) -> bool:
+    """Whether ``name`` occurs as the exponent of a ``^`` somewhere in ``node``."""
+    if isinstance(node, A.BinOp) and node.op == "^" and _is_var(node.rhs, name):
+        return True
+    if isinstance(node, A.Node):
+        from dataclasses import fields
+
+        return any(_used_as_exponent(getattr(node, f.name), name) for f in fields(node))
+    if isinstance(node, (list, tuple)):
+        return any(_used_as_exponent(x, name) for x in node)
+    return False
 
 
 def _is_var(n: A.Node, name: str) -> bool:

@@ -1,0 +1,63 @@
+"""A human-readable report of an ``expand`` run (what the CLI and the benchmark print)."""
+
+from __future__ import annotations
+
+from veriscale.expand.models import ExpandSummary
+
+__all__ = ["format_summary"]
+
+_CANDIDATE_FIELDS = ("generated", "duplicate", "accept", "reject", "unknown", "code_unknown", "dropped_deadline")
+_ADVERSARY_FIELDS = ("generated", "unsafe", "all_unknown", "equivalent", "skipped_deadline", "kept", "killed")
+
+
+def _table(title: str, rows: dict[str, object], fields: tuple[str, ...]) -> list[str]:
+    width = max(len(f) for f in fields) + 2
+    lines = [title, f"  {'source':<10}" + "".join(f"{f:>{width}}" for f in fields)]
+    for source, counts in rows.items():
+        lines.append(f"  {source:<10}" + "".join(f"{getattr(counts, f):>{width}}" for f in fields))
+    return lines
+
+
+def format_summary(summary: ExpandSummary, *, slowest: int = 5) -> str:
+    s = summary
+    lines = [
+        f"{s.source} -> {s.output} (engine {s.engine}, seed {s.seed})",
+        f"{s.tasks_total} tasks: {s.tasks_expanded} expanded now, {s.tasks_resumed} resumed, {s.tasks_failed} failed, "
+        f"{s.deadline_hits} hit the per-task deadline; {s.seconds:.1f} s",
+    ]
+    if s.tasks and slowest:
+        worst = sorted(s.tasks, key=lambda t: -t.seconds)[:slowest]
+        lines.append("slowest: " + ", ".join(f"{t.task} {t.seconds:.0f} s" for t in worst))
+    for task in s.tasks:
+        if task.status == "error":
+            lines.append(f"failed: {task.task}: {task.error}")
+    for failure in s.load_failures:
+        lines.append(f"not loaded: {failure}")
+    lines.append("")
+    lines += _table("candidate inputs:", dict(s.candidates), _CANDIDATE_FIELDS)
+    lines.append("")
+    lines += _table("adversaries:", dict(s.adversaries), _ADVERSARY_FIELDS)
+    u = s.unexpected
+    lines += [
+        "",
+        f"wrong outputs: {u.proved_wrong} distinct (input, output) pairs proved wrong; written "
+        f"{u.from_adversaries} from adversaries + {u.from_output_mutation} from output mutation",
+        f"differing outputs the ground truth accepts: {u.postcond_accepted}; undecided: {u.postcond_unknown} "
+        f"({u.unproved_deadline} for the deadline)",
+        f"original unexpected outputs: {u.original}; the ground truth accepts {u.original_not_rejected} of them "
+        f"and cannot decide {u.original_unknown}",
+        f"kill matrix: {s.kills} (adversary, test) kills; reference disagreements: {s.reference_disagreements}",
+    ]
+    if s.llm is not None:
+        lines.append(
+            f"LLM: {s.llm.requests} requests, {s.llm.cache_hits} cache hits, bad replies {s.llm.bad_replies or 0}, "
+            f"failures {s.llm.failures or 0}, errors {len(s.llm.errors)}"
+        )
+    lines += [
+        "",
+        "checks = tests + unexpected outputs + reject inputs",
+        f"  before: {s.checks_before} = {s.tests_before} + {s.unexpected_before} + {s.rejects_before}",
+        f"  after:  {s.checks_after} = {s.tests_after} + {s.unexpected_after} + {s.rejects_after}",
+        f"  growth: {s.growth:.1f}x",
+    ]
+    return "\n".join(lines)
