@@ -212,7 +212,8 @@ def test_unbounded_exists_with_witness_is_true() -> None:
 
 def test_unbounded_exists_without_witness_is_unknown_not_false() -> None:
     src = "def p (n : Nat) : Prop := ∃ m : Nat, n = 3 ^ m"
-    with pytest.raises(Undecidable, match=r"no witness among m = 0\.\.9999"):
+    last = C.UNBOUNDED_SEARCH_CANDIDATES - 1
+    with pytest.raises(Undecidable, match=rf"no witness among m = 0\.\.{last}"):
         run(src, "p", n=Nat(10))
 
 
@@ -240,18 +241,19 @@ def test_negated_unbounded_quantifiers() -> None:
         run(src2, "q", n=-11)
 
 
-def test_int_witness_search_order_covers_negatives_first_found() -> None:
-    # candidates 0, 1, -1, 2, -2, ...: the first witness of `k * k = 9` is found, and a negative
-    # witness is reachable; the detail names the searched range of the 10,000 candidates.
+def test_int_witness_search_order_covers_negatives_first_found(monkeypatch: pytest.MonkeyPatch) -> None:
+    # candidates 0, 1, -1, 2, -2, ...: a negative witness is reachable, and the detail names the
+    # range the first N candidates span.
     src = "def p (n : Int) : Prop := ∃ k : Int, k < 0 ∧ k * k = n"
     assert run(src, "p", n=9) is True
     src2 = "def q (n : Int) : Prop := ∃ k : Int, k = n"
-    assert run(src2, "q", n=-4999) is True
-    with pytest.raises(Undecidable, match=r"k = -4999\.\.5000"):
-        run(src2, "q", n=-5000)
-    assert run(src2, "q", n=5000) is True
+    monkeypatch.setattr(C, "UNBOUNDED_SEARCH_CANDIDATES", 10)  # 0, 1, -1, ..., 5, -4, 5
+    assert run(src2, "q", n=-4) is True
+    with pytest.raises(Undecidable, match=r"k = -4\.\.5"):
+        run(src2, "q", n=-5)
+    assert run(src2, "q", n=5) is True
     with pytest.raises(Undecidable):
-        run(src2, "q", n=5001)
+        run(src2, "q", n=6)
 
 
 def test_int_enumeration_order_is_zero_then_alternating() -> None:
@@ -313,3 +315,17 @@ def test_unannotated_exponent_binder_is_searched_as_nat() -> None:
     assert run(src, "p", n=Nat(1734)) is True
     with pytest.raises(Undecidable):
         run(src, "p", n=Nat(1234))
+
+
+def test_witness_search_stops_at_its_step_allowance(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a recursive body costs more with every candidate; the search gives up (unknown) after a
+    # fixed number of evaluation steps rather than eating the check's whole budget.
+    src = (
+        "def pw (b : Nat) (e : Nat) : Nat :=\n  match e with\n  | 0 => 1\n  | k+1 => b * pw b k\n"
+        "def p (n : Nat) : Prop := ∃ x : Nat, pw 2 x = n\n"
+    )
+    assert run(src, "p", n=Nat(2**20)) is True
+    monkeypatch.setattr(C, "SEARCH_STEP_ALLOWANCE", 50)
+    with pytest.raises(Undecidable, match="stopped after 50 evaluation steps"):
+        run(src, "p", n=Nat(2**20))
+    assert run(src, "p", n=Nat(4)) is True

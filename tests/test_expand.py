@@ -36,6 +36,9 @@ from veriscale.generate.llm_adversaries import (
     GeneratedSpec,
     LazyImplementation,
     ProblemModel,
+    build_lazy_impl_prompt,
+    build_problem_model_prompt,
+    build_spec_prompt,
     parse_strict_json,
 )
 from veriscale.llm import LLMConfig, RetryPolicy
@@ -421,6 +424,25 @@ def test_strict_reply_parsing() -> None:
                              ProblemModel) == "schema"
     with pytest.raises(ValueError):
         LazyImplementation(idea="i", code="def f (x : Int) : Int := x")
+
+
+def test_prompts_show_the_task_and_only_what_each_step_needs() -> None:
+    task = _clamp()
+    model = parse_strict_json(PROBLEM_MODEL, ProblemModel)
+    assert isinstance(model, ProblemModel)
+    problem = build_problem_model_prompt(task)[1]["content"]
+    assert "limits an integer to a closed range" in problem and "clampToRange (x : Int)" in problem
+    assert "_precond" not in problem and "_postcond" not in problem  # no ground truth shown
+    spec = build_spec_prompt(task, model.explicit)[1]["content"]
+    assert "1. (input) lo is at most hi" in spec and "2. (output) the result lies between lo and hi" in spec
+    assert "the result is x when x is in range" not in spec  # hypothesised: left out
+    assert "(result : Int)" in spec
+    parsed_spec = parse_strict_json(SPEC, GeneratedSpec)
+    assert isinstance(parsed_spec, GeneratedSpec)
+    lazy = build_lazy_impl_prompt(task, parsed_spec, 5)[1]["content"]
+    assert "Write 5 implementations" in lazy
+    assert "def clampToRange_postcond (x : Int) (lo : Int) (hi : Int) (result : Int) : Prop :=\n  lo ≤ result" in lazy
+    assert "(h_precond : clampToRange_precond x lo hi) : Int :=" in lazy
 
 
 def test_the_llm_round_adds_inputs_and_adversaries(server: FakeOpenAIServer, tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ SAMPLE = (
     "verina_basic_70",
     "verina_basic_89",
 )
-OPTIONS = ExpandOptions(synthesis_limit=60, mutants_per_seed=5, max_mutant_adversaries=20, task_deadline_s=60)
+OPTIONS = ExpandOptions(task_deadline_s=60)  # the published defaults otherwise
 
 
 @pytest.fixture(scope="module")

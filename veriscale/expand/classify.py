@@ -3,12 +3,14 @@
 ``precond`` check true: *accept*; false: *reject*; unknown: dropped (counted by reason). An accept
 input then gets its expected output from the reference implementation (a ``code`` check); when
 that answer is unknown the input is dropped too, since a test without a trustworthy expected
-output would be worse than no test. Candidates are processed in batches of
-``options.check_chunk``; once 40% of the task's deadline has gone, the rest are dropped and counted.
+output would be worse than no test. Candidates are processed in batches (at most
+``options.check_chunk``, fewer while checks are slow); once 40% of the task's deadline has gone,
+the rest are dropped and counted.
 """
 
 from __future__ import annotations
 
+import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -16,7 +18,7 @@ from typing import Any
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind
 from veriscale.expand.candidates import Candidate
-from veriscale.expand.deadline import Deadline
+from veriscale.expand.deadline import ChunkSizer, Deadline
 from veriscale.expand.models import CandidateCounts, ExpandOptions
 from veriscale.task import Task
 
@@ -48,13 +50,16 @@ def classify_candidates(
 ) -> Classification:
     """Classify ``candidates`` against ``task``'s ground truth; updates ``counts`` per source."""
     result = Classification()
-    chunk = options.check_chunk
-    for start in range(0, len(candidates), chunk):
-        batch = candidates[start : start + chunk]
+    sizer = ChunkSizer(start=32, high=options.check_chunk)
+    start = 0
+    while start < len(candidates):
         if deadline.check(CLASSIFY_SHARE):
             for candidate in candidates[start:]:
                 counts[candidate.source].dropped_deadline += 1
             break
+        batch = candidates[start : start + sizer.size]
+        start += len(batch)
+        began = time.monotonic()
         verdicts = backend.run(task, [Check(kind=CheckKind.PRECOND, args=c.args) for c in batch])
         accepted: list[Candidate] = []
         for candidate, answer in zip(batch, verdicts, strict=True):
@@ -67,9 +72,7 @@ def classify_candidates(
             else:
                 tally.unknown += 1
                 result.unknown_reasons[unknown_reason("precond", answer)] += 1
-        if not accepted:
-            continue
-        outputs = backend.run(task, [Check(kind=CheckKind.CODE, args=c.args) for c in accepted])
+        outputs = backend.run(task, [Check(kind=CheckKind.CODE, args=c.args) for c in accepted]) if accepted else []
         for candidate, answer in zip(accepted, outputs, strict=True):
             tally = counts[candidate.source]
             if answer.status == "value":
@@ -78,4 +81,5 @@ def classify_candidates(
             else:
                 tally.code_unknown += 1
                 result.unknown_reasons[unknown_reason("code", answer)] += 1
+        sizer.record(time.monotonic() - began)
     return result

@@ -29,15 +29,16 @@ from __future__ import annotations
 
 import hashlib
 import json
+import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from veriscale.backends.base import Answer, Backend, Check, CheckKind
+from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.backends.safety import screen_sections
 from veriscale.compare import same_as_printed
-from veriscale.expand.deadline import Deadline
+from veriscale.expand.deadline import ChunkSizer, Deadline
 from veriscale.expand.models import AdversaryCounts, ExpandOptions, UnexpectedCounts
 from veriscale.lean_types import LeanType, StructDef
 from veriscale.store import KillRow
@@ -63,8 +64,11 @@ __all__ = [
 ADVERSARY_SHARE = 0.6
 """Fraction of the task's deadline after which no further adversary is run."""
 ADVERSARY_SOURCES = ("template", "mutant", "llm")
-PROVE_CHUNK = 256
-"""Postcondition checks per backend batch while proving (the deadline is looked at between)."""
+ABANDON_AFTER_TIMEOUTS = 3
+"""An adversary with at least this many timeouts, more than half its answers, is not run further."""
+PROVE_CHUNK = 1024
+"""Largest batch of postcondition checks while proving (the deadline is looked at between
+batches, which shrink while checks are slow)."""
 
 OutputMutator = Callable[..., list[Any]]
 """``mutate_outputs(value, return_type, structs, *, seed, n) -> list`` (see ``generate.adversaries``)."""
@@ -147,25 +151,30 @@ class _Prover:
         if known is None or priority < known[0]:
             self.pending[(i, text)] = (priority, value)
 
-    def prove(self, deadline: Deadline, chunk: int) -> None:
+    def prove(self, deadline: Deadline) -> None:
         def rank(pair: tuple[int, str]) -> tuple[int, bool, int, int]:
             i = pair[0]
             item = self.inputs[i]
             return self.pending[pair][0], not item.original, len(item.key), i
 
         order = sorted(self.pending, key=rank)
-        for start in range(0, len(order), chunk):
-            batch = order[start : start + chunk]
+        sizer = ChunkSizer(start=32, high=PROVE_CHUNK)
+        start = 0
+        while start < len(order):
             if deadline.check(1.0):
                 self.skipped.update(order[start:])
                 for pair in order[start:]:
                     self.verdicts[pair] = "unknown"
                 break
+            batch = order[start : start + sizer.size]
+            start += len(batch)
             checks = [
                 Check(kind=CheckKind.POSTCOND, args=self.inputs[i].args, output=self.pending[(i, text)][1])
                 for i, text in batch
             ]
+            began = time.monotonic()
             answers: list[Answer] = self.backend.run(self.task, checks)
+            sizer.record(time.monotonic() - began)
             for pair, answer in zip(batch, answers, strict=True):
                 self.verdicts[pair] = answer.status
         self.pending.clear()
@@ -189,6 +198,7 @@ def run_kill_matrix(
     # Small inputs first, for the same reason as in _Prover.
     by_size = sorted(range(len(inputs)), key=lambda i: (len(inputs[i].key), i))
     code_checks = [Check(kind=CheckKind.CODE, args=inputs[i].args) for i in by_size]
+    code_sizer = ChunkSizer(start=64, high=4096)
     # Adversaries that differ somewhere, with [(input, text, value read back, stored)].
     differing_by_adversary: list[tuple[Adversary, list[tuple[int, str, Any, Any]]]] = []
 
@@ -200,10 +210,25 @@ def run_kill_matrix(
             tally.unsafe += 1
             result.unsafe_findings[adversary.id] = [f.format() for f in screen.findings][:5]
             continue
-        if deadline.check(ADVERSARY_SHARE):
-            tally.skipped_deadline += 1
+        answers: list[Answer] = []
+        variant = task.with_sections(**adversary.sections)
+        cut = False
+        while len(answers) < len(code_checks):
+            if deadline.check(ADVERSARY_SHARE):
+                cut = True
+                break
+            began = time.monotonic()
+            answers += backend.run(variant, code_checks[len(answers) : len(answers) + code_sizer.size])
+            code_sizer.record(time.monotonic() - began)
+            timeouts = sum(a.reason == UnknownReason.TIMEOUT for a in answers)
+            if timeouts >= ABANDON_AFTER_TIMEOUTS and 2 * timeouts > len(answers):
+                # Mostly out of time (a mutant that no longer terminates): the rest would be too.
+                rest = len(code_checks) - len(answers)
+                answers += [Answer.unknown(UnknownReason.TIMEOUT, "not run: the adversary keeps timing out",
+                                           "expand")] * rest
+        if cut:
+            tally.skipped_deadline += 1  # not run on every input: its row would be incomplete
             continue
-        answers = backend.run(task.with_sections(**adversary.sections), code_checks) if inputs else []
         answered = False
         differing: list[tuple[int, str, Any, Any]] = []
         for i, answer in sorted(zip(by_size, answers, strict=True), key=lambda pair: pair[0]):
@@ -246,7 +271,7 @@ def run_kill_matrix(
                 mutated.append((i, text, back, stored))
                 prover.ask(i, text, back, priority=1)
 
-    prover.prove(deadline, PROVE_CHUNK)
+    prover.prove(deadline)
 
     # New inputs whose adversary outputs were not all proved are dropped (see the module doc).
     adversary_pairs = {(i, text) for _, differing in differing_by_adversary for i, text, _, _ in differing}

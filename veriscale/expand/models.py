@@ -48,13 +48,14 @@ class ExpandOptions(BaseModel):
     """Type-aware mutants of each accept input's expected output, tried as wrong outputs."""
     unexpected_cap: int = Field(default=10, ge=0)
     """New unexpected outputs kept per test (the original benchmark's are kept on top)."""
-    task_deadline_s: float | None = Field(default=300.0, gt=0)
+    task_deadline_s: float | None = Field(default=120.0, gt=0)
     """Wall-clock budget of one task. Past 40% of it no more candidates are classified, past 60%
     no more adversaries are run, past 100% no further wrong outputs are proved; whatever is skipped
     is counted (``dropped_deadline``, ``skipped_deadline``, ``unproved_deadline``). ``None``: no
     deadline."""
     check_chunk: int = Field(default=512, ge=1)
-    """Checks per backend batch while classifying (the deadline is looked at between batches)."""
+    """Largest backend batch (the deadline is looked at between batches; batches shrink while
+    checks are slow)."""
     llm_inputs: int = Field(default=40, ge=1)
     llm_invalid_share: float = Field(default=0.2, ge=0.0, le=1.0)
     llm_specs: int = Field(default=1, ge=0)

@@ -83,10 +83,15 @@ Closure = Callable[[list[Any]], Any]
 UNSURE = TVar("?unsure")
 """Expected type of an argument whose parameter type Lean knows but we do not."""
 
-#: candidates tried by the witness search of an unbounded ``∃``/``∀`` over Nat or Int
-UNBOUNDED_SEARCH_CANDIDATES = 10_000
+#: candidates tried by the witness search of an unbounded ``∃``/``∀`` over Nat or Int (bodies
+#: like `n / 10 ^ i` cost more with every candidate, so the whole search grows quadratically)
+UNBOUNDED_SEARCH_CANDIDATES = 2_000
 #: candidates of a search that runs inside the body of another search
 NESTED_SEARCH_CANDIDATES = 100
+#: evaluation steps (function entries, loop iterations) one search may spend: a recursive body
+#: such as `pow 2 x` costs `x` steps per candidate. Counted in steps, not seconds, so whether a
+#: witness is found does not depend on the machine's speed.
+SEARCH_STEP_ALLOWANCE = 10_000
 ARITH_OPS = frozenset({"+", "-", "*", "/", "%"})
 REL_OPS = frozenset({"=", "≠", "<", ">", "≤", "≥", "==", "!="})
 
@@ -2322,11 +2327,16 @@ class Compiler:
             undecided = 0
             tried = 0
             stopped = ""
+            # steps left in the check's budget (tick counts down within a period of steps)
+            steps_at_start = budget.steps + budget.tick
             try:
                 for idx in range(limit):
                     budget.tick -= 1
                     if budget.tick < 0:
                         budget.refill()
+                    if steps_at_start - (budget.steps + budget.tick) > SEARCH_STEP_ALLOWANCE:
+                        stopped = f", stopped after {SEARCH_STEP_ALLOWANCE} evaluation steps"
+                        break
                     if is_nat:
                         fr[slot] = Nat(idx)
                     else:
@@ -2340,7 +2350,7 @@ class Compiler:
                         continue
                     except RecursionError:
                         # candidates grow: a body too deep for this one is too deep for the next
-                        stopped = f", stopped at {name} = {fr[slot]} (recursion too deep)"
+                        stopped = f", stopped at {name} = {int(fr[slot])} (recursion too deep)"
                         break
                     tried += 1
                     if holds is decisive:
