@@ -83,3 +83,16 @@ def test_reduce_unknown_recipe_is_a_clear_error(tmp_path: Path) -> None:
     result = runner.invoke(app, ["reduce", str(MINI), "--out", str(tmp_path / "x"), "--target", "nope"])
     assert result.exit_code == 2
     assert "nope" in result.output
+
+
+def test_expand_then_reduce_end_to_end(tmp_path: Path) -> None:
+    plus, lite = tmp_path / "plus", tmp_path / "lite"
+    result = runner.invoke(app, ["expand", str(MINI), "--out", str(plus), "--jobs", "1"])
+    assert result.exit_code == 0, result.output
+    assert "4 task(s) expanded" in result.output
+    assert (plus / "mini_clamp" / "kill_matrix.json").is_file()
+    again = runner.invoke(app, ["expand", str(MINI), "--out", str(plus), "--jobs", "1"])
+    assert "4 resumed" in again.output
+    result = runner.invoke(app, ["reduce", str(plus), "--out", str(lite)])
+    assert result.exit_code == 0, result.output
+    assert "adversaries killed" in result.output

@@ -122,6 +122,44 @@ def validate(
 
 
 @app.command()
+def expand(
+    path: Annotated[Path, typer.Argument(help="A benchmark directory in Verina's layout.")],
+    out: Annotated[Path, typer.Option("--out", help="Where to write the expanded suite (and run.sqlite).")],
+    seed: Annotated[int, typer.Option(help="Seed for synthesis, mutation and selection.")] = 42,
+    backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
+    llm: Annotated[str | None, typer.Option(help="Model name; without it the run is LLM-free.")] = None,
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL).")
+    ] = None,
+    jobs: Annotated[int | None, typer.Option(help="Worker processes (default: one per core).")] = None,
+    task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
+) -> None:
+    """Synthesize inputs, classify them, build adversaries and record the kill matrix (resumable)."""
+    from veriscale.backends.select import BackendUnavailable, resolve_backend_name
+    from veriscale.expand import expand_benchmark
+    from veriscale.llm import LLMConfig
+
+    if not path.is_dir():
+        _echo_err(f"error: {path}: not a directory")
+        raise typer.Exit(2)
+    try:
+        backend_name = resolve_backend_name(backend)
+    except BackendUnavailable as exc:
+        _echo_err(f"error: {exc}")
+        raise typer.Exit(2) from exc
+    llm_config = LLMConfig(model=llm, base_url=base_url) if llm else None
+    summary = expand_benchmark(
+        path, out, seed=seed, backend_name=backend_name, llm=llm_config, jobs=jobs, task_ids=task
+    )
+    typer.echo(
+        f"{summary.tasks_expanded} task(s) expanded, {summary.tasks_resumed} resumed, "
+        f"{summary.tasks_failed} failed; checks {summary.checks_before} -> {summary.checks_after} "
+        f"({summary.growth:.1f}x) in {summary.seconds:.1f} s"
+    )
+    typer.echo(f"wrote {out}")
+
+
+@app.command()
 def reduce(
     suite: Annotated[Path, typer.Argument(help="A suite directory (e.g. the output of expand, or VerinaPlus).")],
     out: Annotated[Path, typer.Option("--out", help="Where to write the reduced suite.")],
