@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from fake_openai_server import Behaviour, FakeOpenAIServer, Reply
+from fake_openai_server import Behaviour, FakeOpenAIServer, HttpError, Reply
 
 from veriscale.backends.base import Check, CheckKind
 from veriscale.backends.embedded.backend import EmbeddedBackend
@@ -29,7 +29,7 @@ from veriscale.expand import (
     expand_task,
 )
 from veriscale.expand.audit import audit_suite, recheck_unexpected
-from veriscale.expand.deadline import Deadline
+from veriscale.expand.deadline import ChunkSizer, Deadline
 from veriscale.expand.kills import WrongOutput, select_unexpected
 from veriscale.generate.adversaries import Adversary, llm_free_adversaries
 from veriscale.generate.llm_adversaries import (
@@ -41,7 +41,7 @@ from veriscale.generate.llm_adversaries import (
     build_spec_prompt,
     parse_strict_json,
 )
-from veriscale.llm import LLMConfig, RetryPolicy
+from veriscale.llm import LLMCallError, LLMConfig, RetryPolicy
 from veriscale.store import RunMismatchError, RunStore
 from veriscale.task import Task, load_benchmark, load_task
 from veriscale.typed_task import typed_view
@@ -348,6 +348,19 @@ def test_deadline_bookkeeping() -> None:
     assert not fresh.check(1.0) and not fresh.hit
 
 
+def test_batches_are_sized_from_the_time_per_check() -> None:
+    sizer = ChunkSizer(start=16, low=8, high=128, target_s=1.0)
+    sizer.record(16, 0.01)
+    assert sizer.size == 32  # fast: at most twofold growth
+    for _ in range(5):
+        sizer.record(sizer.size, 0.01)
+    assert sizer.size == 128  # never beyond high
+    sizer.record(128, 64.0)  # half a second per check: two per second would do, but not below low
+    assert sizer.size == 8
+    sizer.record(8, 0.8)
+    assert sizer.size == 10
+
+
 # ---------------------------------------------------------------------------------------------
 # The LLM path, against a local fake server
 
@@ -422,6 +435,8 @@ def test_strict_reply_parsing() -> None:
     assert parse_strict_json('{"precond": "True", "postcond": "True", "note": 1}', GeneratedSpec) == "schema"
     assert parse_strict_json('{"constraints": [{"about": "input", "tag": "maybe", "text": "t"}]}',
                              ProblemModel) == "schema"
+    us = parse_strict_json('{"constraints": [{"about": "input", "tag": "hypothesized", "text": "t"}]}', ProblemModel)
+    assert isinstance(us, ProblemModel) and us.constraints[0].tag == "hypothesised"
     with pytest.raises(ValueError):
         LazyImplementation(idea="i", code="def f (x : Int) : Int := x")
 
@@ -511,11 +526,21 @@ def test_bad_llm_replies_refusals_and_timeouts_do_not_stop_the_run(tmp_path: Pat
         assert summary.tasks[0].adversaries["llm"].kept == 3
 
 
+def test_an_llm_configuration_error_stops_the_run(tmp_path: Path) -> None:
+    with FakeOpenAIServer(default=lambda body: HttpError(401, "invalid api key")) as server:
+        with pytest.raises(LLMCallError) as info:
+            expand_benchmark(MINI, tmp_path / "run", llm=_llm(server), jobs=1, progress=False, options=SMALL,
+                             task_ids=["mini_clamp"])
+        assert info.value.status == 401 and server.request_count == 1
+    with RunStore.open(tmp_path / "run") as store:
+        assert store.done_tasks(STAGE) == set()
+
+
 KILLABLE_RUN = textwrap.dedent(
     """
     import json, sys
     from veriscale.expand import ExpandOptions, expand_benchmark
-    from veriscale.llm import LLMConfig, RetryPolicy
+    from veriscale.llm import LLMCallError, LLMConfig, RetryPolicy
 
     base_url, source, out = sys.argv[1:4]
     config = LLMConfig(model="fake-model", base_url=base_url, timeout_s=60, retry=RetryPolicy(max_attempts=1))

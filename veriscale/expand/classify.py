@@ -50,7 +50,7 @@ def classify_candidates(
 ) -> Classification:
     """Classify ``candidates`` against ``task``'s ground truth; updates ``counts`` per source."""
     result = Classification()
-    sizer = ChunkSizer(start=32, high=options.check_chunk)
+    sizer = ChunkSizer(start=16, high=options.check_chunk)
     start = 0
     while start < len(candidates):
         if deadline.check(CLASSIFY_SHARE):
@@ -81,5 +81,5 @@ def classify_candidates(
             else:
                 tally.code_unknown += 1
                 result.unknown_reasons[unknown_reason("code", answer)] += 1
-        sizer.record(time.monotonic() - began)
+        sizer.record(len(batch) + len(accepted), time.monotonic() - began)
     return result

@@ -34,20 +34,23 @@ class Deadline:
 class ChunkSizer:
     """How many checks to send in the next batch, so that the deadline is looked at often enough.
 
-    Starts at ``start``; a batch that took less than ``target_s`` doubles the size (up to
-    ``high``), one that took more than four times ``target_s`` halves it (down to 1). Checks of one
-    task cost wildly different amounts (a postcondition that enumerates subsequences takes
-    microseconds on three elements and seconds on twenty), so a fixed size is either too slow to
-    react or too chatty.
+    Checks of one task cost wildly different amounts (a postcondition that enumerates
+    subsequences takes microseconds on three elements and seconds on twenty), and callers order
+    their checks from cheap to expensive, so the next batch is sized from the last one's time per
+    check to take about ``target_s``, growing at most twofold per batch and staying within
+    ``low``..``high``. ``low`` is not 1: the backend shortens the time limit after a few timeouts
+    in a row *within a batch*, which single-check batches would defeat.
     """
 
-    def __init__(self, start: int = 16, *, high: int = 1024, target_s: float = 2.0) -> None:
-        self.size = max(1, start)
-        self.high = high
+    def __init__(self, start: int = 16, *, low: int = 8, high: int = 128, target_s: float = 1.0) -> None:
+        self.high = max(1, high)
+        self.low = max(1, min(low, self.high))
+        self.size = max(self.low, min(start, self.high))
         self.target_s = target_s
 
-    def record(self, seconds: float) -> None:
-        if seconds < self.target_s:
-            self.size = min(self.high, self.size * 2)
-        elif seconds > 4 * self.target_s:
-            self.size = max(1, self.size // 2)
+    def record(self, checks: int, seconds: float) -> None:
+        if checks <= 0:
+            return
+        per_check = seconds / checks
+        ideal = int(self.target_s / per_check) if per_check > 0 else self.high
+        self.size = max(self.low, min(self.high, 2 * self.size, ideal))

@@ -66,9 +66,11 @@ ADVERSARY_SHARE = 0.6
 ADVERSARY_SOURCES = ("template", "mutant", "llm")
 ABANDON_AFTER_TIMEOUTS = 3
 """An adversary with at least this many timeouts, more than half its answers, is not run further."""
-PROVE_CHUNK = 1024
+PROVE_CHUNK = 128
 """Largest batch of postcondition checks while proving (the deadline is looked at between
-batches, which shrink while checks are slow)."""
+batches, which are smaller while checks are slow)."""
+ADVERSARY_CHUNK = 512
+"""Largest batch of one adversary's code checks."""
 
 OutputMutator = Callable[..., list[Any]]
 """``mutate_outputs(value, return_type, structs, *, seed, n) -> list`` (see ``generate.adversaries``)."""
@@ -145,6 +147,10 @@ class _Prover:
         self.verdicts: dict[tuple[int, str], str] = {}
         self.pending: dict[tuple[int, str], tuple[int, Any]] = {}
         self.skipped: set[tuple[int, str]] = set()
+        self.slow_inputs: set[int] = set()
+        """Inputs on which the postcondition timed out: their other outputs are not asked about
+        (the cost is the input's: enumerating its subsequences does not get cheaper)."""
+        self.not_asked = 0
 
     def ask(self, i: int, text: str, value: Any, priority: int) -> None:
         known = self.pending.get((i, text))
@@ -158,7 +164,7 @@ class _Prover:
             return self.pending[pair][0], not item.original, len(item.key), i
 
         order = sorted(self.pending, key=rank)
-        sizer = ChunkSizer(start=32, high=PROVE_CHUNK)
+        sizer = ChunkSizer(start=16, high=PROVE_CHUNK)
         start = 0
         while start < len(order):
             if deadline.check(1.0):
@@ -166,17 +172,28 @@ class _Prover:
                 for pair in order[start:]:
                     self.verdicts[pair] = "unknown"
                 break
-            batch = order[start : start + sizer.size]
-            start += len(batch)
+            batch: list[tuple[int, str]] = []
+            while start < len(order) and len(batch) < sizer.size:
+                pair = order[start]
+                start += 1
+                if pair[0] in self.slow_inputs:
+                    self.verdicts[pair] = "unknown"  # timed out on this input before: not asked again
+                    self.not_asked += 1
+                else:
+                    batch.append(pair)
+            if not batch:
+                continue
             checks = [
                 Check(kind=CheckKind.POSTCOND, args=self.inputs[i].args, output=self.pending[(i, text)][1])
                 for i, text in batch
             ]
             began = time.monotonic()
             answers: list[Answer] = self.backend.run(self.task, checks)
-            sizer.record(time.monotonic() - began)
+            sizer.record(len(batch), time.monotonic() - began)
             for pair, answer in zip(batch, answers, strict=True):
                 self.verdicts[pair] = answer.status
+                if answer.reason == UnknownReason.TIMEOUT:
+                    self.slow_inputs.add(pair[0])
         self.pending.clear()
 
 
@@ -198,7 +215,6 @@ def run_kill_matrix(
     # Small inputs first, for the same reason as in _Prover.
     by_size = sorted(range(len(inputs)), key=lambda i: (len(inputs[i].key), i))
     code_checks = [Check(kind=CheckKind.CODE, args=inputs[i].args) for i in by_size]
-    code_sizer = ChunkSizer(start=64, high=4096)
     # Adversaries that differ somewhere, with [(input, text, value read back, stored)].
     differing_by_adversary: list[tuple[Adversary, list[tuple[int, str, Any, Any]]]] = []
 
@@ -212,14 +228,16 @@ def run_kill_matrix(
             continue
         answers: list[Answer] = []
         variant = task.with_sections(**adversary.sections)
+        code_sizer = ChunkSizer(start=16, high=ADVERSARY_CHUNK)
         cut = False
         while len(answers) < len(code_checks):
             if deadline.check(ADVERSARY_SHARE):
                 cut = True
                 break
             began = time.monotonic()
-            answers += backend.run(variant, code_checks[len(answers) : len(answers) + code_sizer.size])
-            code_sizer.record(time.monotonic() - began)
+            batch = code_checks[len(answers) : len(answers) + code_sizer.size]
+            answers += backend.run(variant, batch)
+            code_sizer.record(len(batch), time.monotonic() - began)
             timeouts = sum(a.reason == UnknownReason.TIMEOUT for a in answers)
             if timeouts >= ABANDON_AFTER_TIMEOUTS and 2 * timeouts > len(answers):
                 # Mostly out of time (a mutant that no longer terminates): the rest would be too.

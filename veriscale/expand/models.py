@@ -53,7 +53,7 @@ class ExpandOptions(BaseModel):
     no more adversaries are run, past 100% no further wrong outputs are proved; whatever is skipped
     is counted (``dropped_deadline``, ``skipped_deadline``, ``unproved_deadline``). ``None``: no
     deadline."""
-    check_chunk: int = Field(default=512, ge=1)
+    check_chunk: int = Field(default=128, ge=1)
     """Largest backend batch (the deadline is looked at between batches; batches shrink while
     checks are slow)."""
     llm_inputs: int = Field(default=40, ge=1)

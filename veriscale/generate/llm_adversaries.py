@@ -69,6 +69,11 @@ class Constraint(BaseModel):
     tag: Literal["explicit", "hypothesised"]
     text: str = Field(min_length=1)
 
+    @field_validator("tag", mode="before")
+    @classmethod
+    def _one_spelling(cls, tag: object) -> object:
+        return "hypothesised" if tag == "hypothesized" else tag  # the US spelling is the same tag
+
 
 class ProblemModel(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
