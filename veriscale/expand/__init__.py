@@ -4,7 +4,9 @@ Public API:
 
 * :func:`expand_benchmark` -- a whole benchmark directory into a suite directory, resumable;
 * :func:`expand_task` -- one task with a given backend (pure apart from the backend and LLM);
-* :class:`ExpandOptions`, :class:`ExpandSummary`, :class:`TaskSummary` -- settings and reports.
+* :class:`ExpandOptions`, :class:`ExpandSummary`, :class:`TaskSummary` -- settings and reports;
+* :func:`format_summary` -- the run's report as text;
+* :mod:`.audit` -- the invariants of a written suite (duplicates, unreadable values, kill matrix).
 """
 
 from veriscale.expand.models import (
@@ -17,6 +19,7 @@ from veriscale.expand.models import (
     UnexpectedCounts,
 )
 from veriscale.expand.pipeline import STAGE, TaskExpansion, default_adversaries, expand_benchmark, expand_task
+from veriscale.expand.report import format_summary
 from veriscale.expand.writer import KILL_MATRIX_FILE, SUMMARY_FILE
 
 __all__ = [
@@ -34,4 +37,5 @@ __all__ = [
     "default_adversaries",
     "expand_benchmark",
     "expand_task",
+    "format_summary",
 ]

@@ -22,6 +22,13 @@ finished tasks and replays every LLM call from the store's cache. The store's ki
 holds one row per (adversary, accept input) where the adversary's output differs from the
 expected one, killed or not (equal outputs are implied). Tasks run in worker processes (one
 backend per worker), largest first.
+
+Determinism: everything is derived from the seed and the task (synthesis, mutation, adversaries,
+output mutants, the order of every list), so two runs with the same seed write byte-identical
+suites -- whatever the number of workers -- as long as no check runs into a time limit. Time
+limits (the backend's per-check limit, the per-task deadline) are wall-clock: a task whose checks
+time out can come out differently on a slower or busier machine. Such tasks are visible in their
+summaries (``unknown_reasons``, ``postcond_unknown``, ``deadline_hit``).
 """
 
 from __future__ import annotations
