@@ -19,7 +19,7 @@ from veriscale.backends.embedded.builtins.coverage import (
 KNOWN_MISSING: dict[str, str] = {
     # (none today: every name found by the token scan has a builtin. Note that the scan cannot
     # see receiver types, so `s.toList` on a `Std.HashSet` counts as covered by `Array.toList`;
-    # HashSet/HashMap iteration order is intentionally unsupported, see builtins/hashmaps.py.)
+    # `Std.HashSet.toList` exists too, with Lean's bucket order, see builtins/hashmaps.py.)
 }
 
 

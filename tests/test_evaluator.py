@@ -66,9 +66,10 @@ def test_bounded_forall_and_exists() -> None:
 
 
 def test_unbounded_quantifier_is_undecidable() -> None:
-    # Lean: `∃ k : Int, n = 2 * k` has no Decidable instance; `decide` fails.
-    # A witness search may prove it for an even `n`; for an odd one nothing is found.
-    src = "def p (n : Int) : Prop := ∃ k : Int, n = 2 * k"
+    # Lean: `∃ k : Int, n = k * k + 1` has no Decidable instance; `decide` fails. A witness
+    # search may prove it for some `n`; for `n = 3` nothing is found and no rule bounds `k`
+    # (the linear rule needs `c * k` with `c` free of `k`).
+    src = "def p (n : Int) : Prop := ∃ k : Int, n = k * k + 1"
     with pytest.raises(Undecidable):
         run(src, "p", n=3)
 
@@ -211,10 +212,11 @@ def test_unbounded_exists_with_witness_is_true() -> None:
 
 
 def test_unbounded_exists_without_witness_is_unknown_not_false() -> None:
-    src = "def p (n : Nat) : Prop := ∃ m : Nat, n = 3 ^ m"
+    # no rule bounds `m` in `m * m * m + 2` (see tests/test_embedded_core_quantifiers.py)
+    src = "def p (n : Nat) : Prop := ∃ m : Nat, n = m * m * m + 2"
     last = C.UNBOUNDED_SEARCH_CANDIDATES - 1
     with pytest.raises(Undecidable, match=rf"no witness among m = 0\.\.{last}"):
-        run(src, "p", n=Nat(10))
+        run(src, "p", n=Nat(11))
 
 
 def test_unbounded_forall_counterexample_is_false() -> None:
@@ -223,20 +225,20 @@ def test_unbounded_forall_counterexample_is_false() -> None:
 
 
 def test_unbounded_forall_without_counterexample_is_unknown() -> None:
-    src = "def p (n : Int) : Prop := ∀ k : Int, ¬ n = 7 * k"
+    src = "def p (n : Int) : Prop := ∀ k : Int, ¬ n = k * k"
     with pytest.raises(Undecidable, match="no counterexample among k"):
         run(src, "p", n=22)
 
 
 def test_negated_unbounded_quantifiers() -> None:
     # `¬ ∃` with a witness is false; without one it stays unknown (not true).
-    src = "def p (n : Int) : Prop := ¬ ∃ k : Int, n = 5 * k"
-    assert run(src, "p", n=15) is False
+    src = "def p (n : Int) : Prop := ¬ ∃ k : Int, n = k * k * 5"
+    assert run(src, "p", n=20) is False
     with pytest.raises(Undecidable):
         run(src, "p", n=16)
     # `¬ ∀` with a counterexample is true; without one unknown.
-    src2 = "def q (n : Int) : Prop := ¬ ∀ k : Int, n ≠ 5 * k"
-    assert run(src2, "q", n=-10) is True
+    src2 = "def q (n : Int) : Prop := ¬ ∀ k : Int, n ≠ k * k * 5"
+    assert run(src2, "q", n=45) is True
     with pytest.raises(Undecidable):
         run(src2, "q", n=-11)
 
@@ -246,7 +248,8 @@ def test_int_witness_search_order_covers_negatives_first_found(monkeypatch: pyte
     # range the first N candidates span.
     src = "def p (n : Int) : Prop := ∃ k : Int, k < 0 ∧ k * k = n"
     assert run(src, "p", n=9) is True
-    src2 = "def q (n : Int) : Prop := ∃ k : Int, k = n"
+    # (`k + 0 = n`, not `k = n`: the one-point rule would take the candidate `n` directly)
+    src2 = "def q (n : Int) : Prop := ∃ k : Int, k + 0 = n"
     monkeypatch.setattr(C, "UNBOUNDED_SEARCH_CANDIDATES", 10)  # 0, 1, -1, ..., 5, -4, 5
     assert run(src2, "q", n=-4) is True
     with pytest.raises(Undecidable, match=r"k = -4\.\.5"):
@@ -283,20 +286,23 @@ def test_unbounded_quantifier_nested_in_and_and_implication() -> None:
     assert run(src, "p", n=Nat(16), b=True) is True
     # the false conjunct is decided without the search ...
     assert run(src, "p", n=Nat(0), b=False) is False
-    # ... an implication with a false premise never runs it, one with a true premise needs it
+    # ... an implication with a false premise never runs it; `n = 2 ^ m` bounds m (power rule)
     assert run(src, "p", n=Nat(9), b=False) is True
+    assert run(src, "p", n=Nat(9), b=True) is False
+    # `j * j = n` is bounded by no rule: no witness stays unknown
     with pytest.raises(Undecidable):
-        run(src, "p", n=Nat(9), b=True)
+        run(src, "p", n=Nat(10), b=False)
 
 
 def test_unbounded_quantifier_skips_candidates_whose_body_is_undecidable(monkeypatch: pytest.MonkeyPatch) -> None:
     # for m < 3 the body reaches an unbounded ∀ without a counterexample (undecided): skipped.
-    src = "def p (n : Nat) : Prop := ∃ m : Nat, (m < 3 → ∀ k : Int, k ≠ 1000000) ∧ m = n"
+    # (`m + 0 = n` and `k + 0 = ...`: plain `m = n` would be decided by the one-point rule)
+    src = "def p (n : Nat) : Prop := ∃ m : Nat, (m < 3 → ∀ k : Int, k + 0 ≠ 1000000) ∧ m + 0 = n"
     assert run(src, "p", n=Nat(5)) is True
     with pytest.raises(Undecidable, match="body undecided for 3 of them"):
         run(src, "p", n=Nat(20000))
     # when every candidate is undecided the quantifier stays undecided (for ∀ too)
-    src2 = "def q : Prop := ∀ m : Nat, ∃ k : Int, k = 1000000 + m"
+    src2 = "def q : Prop := ∀ m : Nat, ∃ k : Int, k + 0 = 1000000 + m"
     monkeypatch.setattr(C, "UNBOUNDED_SEARCH_CANDIDATES", 40)
     monkeypatch.setattr(C, "NESTED_SEARCH_CANDIDATES", 30)
     with pytest.raises(Undecidable, match=r"no counterexample among m = 0\.\.39, body undecided for 40 of them"):
@@ -304,7 +310,7 @@ def test_unbounded_quantifier_skips_candidates_whose_body_is_undecidable(monkeyp
 
 
 def test_unbounded_quantifier_over_other_types_stays_undecidable() -> None:
-    src = "def p (s : String) : Prop := ∃ t : String, t = s"
+    src = "def p (s : String) : Prop := ∃ t : String, t.length = s.length + 1"
     with pytest.raises(Undecidable):
         run(src, "p", s="a")
 
@@ -313,15 +319,20 @@ def test_unannotated_exponent_binder_is_searched_as_nat() -> None:
     # Lean elaborates the exponent of `^` on Nat to `Nat`.
     src = "def p (n : Nat) : Prop := ∃ i, n / 10 ^ i % 10 == 7"
     assert run(src, "p", n=Nat(1734)) is True
+    # no digit 7: decided false by the division-by-a-power rule (tests/test_embedded_core_quantifiers.py)
+    assert run(src, "p", n=Nat(1234)) is False
+    # `i` outside the division: the search alone cannot refute it
+    src2 = "def q (n : Nat) : Prop := ∃ i, n / 10 ^ i % 10 == 7 + i"
     with pytest.raises(Undecidable):
-        run(src, "p", n=Nat(1234))
+        run(src2, "q", n=Nat(1234))
 
 
 def test_witness_search_stops_at_its_step_allowance(monkeypatch: pytest.MonkeyPatch) -> None:
     # a recursive body costs more with every candidate; the search gives up (unknown) after a
     # fixed number of evaluation steps rather than eating the check's whole budget.
     src = (
-        "def pw (b : Nat) (e : Nat) : Nat :=\n  match e with\n  | 0 => 1\n  | k+1 => b * pw b k\n"
+        # (`+ 0`: the exact power definition would be recognised and bounded by the power rule)
+        "def pw (b : Nat) (e : Nat) : Nat :=\n  match e with\n  | 0 => 1\n  | k+1 => b * pw b k + 0\n"
         "def p (n : Nat) : Prop := ∃ x : Nat, pw 2 x = n\n"
     )
     assert run(src, "p", n=Nat(2**20)) is True
@@ -329,3 +340,47 @@ def test_witness_search_stops_at_its_step_allowance(monkeypatch: pytest.MonkeyPa
     with pytest.raises(Undecidable, match="stopped after 50 evaluation steps"):
         run(src, "p", n=Nat(2**20))
     assert run(src, "p", n=Nat(4)) is True
+
+
+def test_bind_arrow_in_an_id_do_block_is_a_plain_let() -> None:
+    # Lean: in `Id`, `let x ← e` binds the value of `e` (Id's bind is application), and a nested
+    # action `(← e)` is lifted to such a `let` just before its do element.
+    src = (
+        "def f (xs : List Nat) : Nat := Id.run do\n"
+        "  let s ← pure (xs.foldl (· + ·) 0)\n"
+        "  let mut acc := s\n"
+        "  acc := acc + (← pure 10)\n"
+        "  return acc\n"
+    )
+    assert run(src, "f", xs=(Nat(1), Nat(2))) == 13
+
+
+def test_open_in_scopes_one_definition() -> None:
+    # Lean: `open X in cmd` makes X's names visible inside cmd only.
+    src = (
+        "namespace Helpers\ndef twice (n : Nat) : Nat := 2 * n\nend Helpers\n"
+        "open Helpers in\n"
+        "def f (n : Nat) : Nat := twice n + 1\n"
+    )
+    assert run(src, "f", n=Nat(4)) == 9
+
+
+def test_for_over_a_hashset_visits_lean_bucket_order() -> None:
+    # Lean v4.24: `Std.HashSet.empty` (capacity 8) has 16 buckets and Nat keys hash to themselves, so small
+    # keys sit in bucket k and `for` walks buckets 0, 1, ...: ascending order here.
+    src = (
+        "def f (xs : List Nat) : List Nat := Id.run do\n"
+        "  let s : Std.HashSet Nat := xs.foldl (fun acc x => acc.insert x) Std.HashSet.empty\n"
+        "  let mut out : List Nat := []\n"
+        "  for x in s do\n"
+        "    out := out ++ [x]\n"
+        "  return out\n"
+    )
+    assert run(src, "f", xs=(Nat(5), Nat(1), Nat(3))) == (1, 3, 5)
+
+
+def test_membership_of_lists_is_structural() -> None:
+    # Lean: `[1, 2] ∈ [[1, 2], [3]]` is decided by `List`'s DecidableEq.
+    src = "def p (xs : List (List Int)) (x : List Int) : Prop := x ∈ xs"
+    assert run(src, "p", xs=((1, 2), (3,)), x=(1, 2)) is True
+    assert run(src, "p", xs=((1, 2), (3,)), x=(2, 1)) is False

@@ -4,19 +4,21 @@ from __future__ import annotations
 
 import json
 import os
+import random
 import shutil
 import signal
 import subprocess
 import sys
 import textwrap
-from collections.abc import Iterator
+import time
+from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
 import pytest
 from fake_openai_server import Behaviour, FakeOpenAIServer, HttpError, Reply
 
-from veriscale.backends.base import Check, CheckKind
+from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.compare import same_as_printed
 from veriscale.expand import (
@@ -25,12 +27,16 @@ from veriscale.expand import (
     SUMMARY_FILE,
     ExpandOptions,
     ExpandSummary,
+    TaskExpansion,
+    TaskSummary,
     expand_benchmark,
     expand_task,
+    format_summary,
 )
 from veriscale.expand.audit import audit_suite, recheck_unexpected
-from veriscale.expand.deadline import ChunkSizer, Deadline
+from veriscale.expand.deadline import CHECK_CHARGE_STEPS, BatchCost, ChunkSizer, TaskBudget
 from veriscale.expand.kills import WrongOutput, select_unexpected
+from veriscale.expand.writer import write_expanded_task
 from veriscale.generate.adversaries import Adversary, llm_free_adversaries
 from veriscale.generate.llm_adversaries import (
     GeneratedSpec,
@@ -78,7 +84,7 @@ def _files(root: Path) -> dict[str, bytes]:
 def _summaries_without_times(root: Path) -> dict[str, Any]:
     def strip(value: Any) -> Any:
         if isinstance(value, dict):
-            return {k: strip(v) for k, v in value.items() if k not in ("seconds", "output")}
+            return {k: strip(v) for k, v in value.items() if k not in ("seconds", "cpu_seconds", "output")}
         if isinstance(value, list):
             return [strip(v) for v in value]
         return value
@@ -315,21 +321,6 @@ def test_selection_prefers_common_adversary_outputs_and_keeps_a_place_for_mutant
     assert select_unexpected(outputs, 0) == []
 
 
-def test_a_past_deadline_drops_candidates_and_adversaries_with_counts(backend: EmbeddedBackend) -> None:
-    source = _clamp()
-    options = SMALL.model_copy(update={"task_deadline_s": 1e-9})
-    result = expand_task(source, backend, options)
-    summary = result.summary
-    assert summary.deadline_hit
-    assert summary.tests_new == summary.rejects_new == 0
-    new_distinct = sum(c.generated - c.duplicate for c in summary.candidates.values())
-    assert new_distinct > 0
-    assert sum(c.dropped_deadline for c in summary.candidates.values()) == new_distinct
-    skipped = sum(a.skipped_deadline for a in summary.adversaries.values())
-    assert skipped == sum(a.generated - a.unsafe for a in summary.adversaries.values()) > 0
-    assert [t.input for t in result.task.tests] == [t.input for t in source.tests]
-
-
 def test_an_undecided_precondition_drops_the_candidates(backend: EmbeddedBackend) -> None:
     # An unbounded quantifier: the engine cannot decide it, so no candidate may be classified.
     task = _clamp().with_sections(precond="  ∀ n : Nat, n + 0 = n\n")
@@ -340,25 +331,205 @@ def test_an_undecided_precondition_drops_the_candidates(backend: EmbeddedBackend
     assert any(reason.startswith("precond: ") for reason in result.summary.unknown_reasons)
 
 
-def test_deadline_bookkeeping() -> None:
-    deadline = Deadline(10.0, clock=0.0)
-    assert not Deadline(None).check(0.0)
-    assert deadline.check(0.5) and deadline.hit  # the clock started long ago
-    fresh = Deadline(3600.0)
-    assert not fresh.check(1.0) and not fresh.hit
+# ---------------------------------------------------------------------------------------------
+# Budgets: deterministic in steps, wall clock only for engines without steps and as a backstop
 
 
-def test_batches_are_sized_from_the_time_per_check() -> None:
-    sizer = ChunkSizer(start=16, low=8, high=128, target_s=1.0)
-    sizer.record(16, 0.01)
-    assert sizer.size == 32  # fast: at most twofold growth
+class SteppingBackend(Backend):
+    """The embedded engine's answers with a made-up deterministic step count per check (or none,
+    like real Lean) and a random delay per batch: a machine under varying load."""
+
+    def __init__(
+        self, *, max_delay_s: float = 0.0, seed: int = 0, report_steps: bool = True, stop_postconds: bool = False
+    ) -> None:
+        self.inner = EmbeddedBackend()
+        self.name = self.inner.name
+        self.max_delay_s = max_delay_s
+        self.rng = random.Random(seed)
+        self.report_steps = report_steps
+        self.stop_postconds = stop_postconds
+        """Answer every postcondition as the embedded engine does when its own backstop fires."""
+        self.batches = 0
+        self.postconds = 0
+
+    @staticmethod
+    def cost(check: Check) -> int:
+        return 100 + 10 * len(repr(sorted(check.args.items()))) + (50 if check.output is not None else 0)
+
+    def run(self, task: Task, checks: Sequence[Check]) -> list[Answer]:
+        self.batches += 1
+        self.postconds += sum(c.kind == CheckKind.POSTCOND for c in checks)
+        answers = self.inner.run(task, checks)
+        if self.max_delay_s:
+            time.sleep(self.rng.uniform(0.0, self.max_delay_s))
+        if self.stop_postconds:
+            answers = [
+                Answer.unknown(UnknownReason.TIMEOUT, "wall-clock backstop of 30s exceeded", self.name)
+                if c.kind == CheckKind.POSTCOND else a
+                for a, c in zip(answers, checks, strict=True)
+            ]
+        return [
+            a.model_copy(update={"steps": self.cost(c) if self.report_steps else None})
+            for a, c in zip(answers, checks, strict=True)
+        ]
+
+
+def _write(result: TaskExpansion, out: Path) -> dict[str, bytes]:
+    write_expanded_task(out, result.task, result.kill_matrix, result.summary)
+    return {p.name: p.read_bytes() for p in sorted((out / result.task.id).iterdir()) if p.name != SUMMARY_FILE}
+
+
+def _timeless(summary: TaskSummary) -> dict[str, Any]:
+    return summary.model_dump(mode="json", exclude={"seconds", "cpu_seconds"})
+
+
+@pytest.mark.parametrize("share", [4, 16])
+def test_a_spent_step_budget_gives_the_same_suite_whatever_the_load(share: int, tmp_path: Path) -> None:
+    source = _clamp()
+    full = expand_task(source, SteppingBackend(), SMALL.model_copy(update={"task_steps": None}))
+    assert full.summary.budget_hit is None and full.summary.steps is not None
+    # 1/4: some adversaries are run, the others skipped; 1/16: the classification is cut short.
+    options = SMALL.model_copy(update={"task_steps": full.summary.steps // share})
+    runs = [
+        expand_task(source, SteppingBackend(max_delay_s=delay, seed=seed), options)
+        for delay, seed in ((0.0, 0), (0.02, 1))
+    ]
+    for run in runs:
+        summary = run.summary
+        assert summary.budget_hit == "steps" and summary.deadline_hit
+        assert 0 < summary.kills < full.summary.kills if share == 4 else summary.kills == 0
+        assert sum(a.skipped_deadline for a in summary.adversaries.values()) > 0
+        if share == 16:
+            assert 0 < summary.tests_new < full.summary.tests_new
+            assert sum(c.dropped_deadline for c in summary.candidates.values()) > 0
+    assert _write(runs[0], tmp_path / "a") == _write(runs[1], tmp_path / "b")
+    assert _timeless(runs[0].summary) == _timeless(runs[1].summary)
+
+
+def test_the_step_budget_is_looked_at_between_batches_only() -> None:
+    # A budget of one step: the first batch of candidates is classified (the engine's unit is
+    # not known before it answers), then everything else is dropped and counted.
+    source = _clamp()
+    options = SMALL.model_copy(update={"task_steps": 1})
+    result = expand_task(source, SteppingBackend(), options)
+    summary = result.summary
+    assert summary.budget_hit == "steps"
+    new_distinct = sum(c.generated - c.duplicate for c in summary.candidates.values())
+    dropped = sum(c.dropped_deadline for c in summary.candidates.values())
+    assert dropped == new_distinct - 16 > 0
+    skipped = sum(a.skipped_deadline for a in summary.adversaries.values())
+    assert skipped == sum(a.generated - a.unsafe for a in summary.adversaries.values()) > 0
+    assert [t.input for t in result.task.tests[: len(source.tests)]] == [t.input for t in source.tests]
+
+
+def test_the_wall_clock_backstop_is_reported() -> None:
+    options = SMALL.model_copy(update={"task_backstop_s": 1e-9})
+    result = expand_task(_clamp(), SteppingBackend(), options)
+    assert result.summary.budget_hit == "backstop" and result.summary.deadline_hit
+    summary = ExpandSummary(source="in", output="out", engine="stepping", seed=42, tasks=[result.summary],
+                            deadline_hits=1, budget_hits={"backstop": 1}, task_backstop_s=1e-9)
+    text = format_summary(summary)
+    assert "1 by backstop" in text
+    assert "stopped by a wall-clock limit (may differ in another run): mini_clamp" in text
+
+
+def test_checks_the_engine_stopped_by_its_wall_clock_backstop_are_reported() -> None:
+    backend = SteppingBackend(stop_postconds=True)
+    summary = expand_task(_clamp(), backend, SMALL).summary
+    assert summary.budget_hit is None
+    assert summary.engine_backstops == backend.postconds > 0
+    assert summary.kills == 0 and summary.unexpected.postcond_unknown > 0
+    run = ExpandSummary(source="in", output="out", engine="stepping", seed=42, tasks=[summary],
+                        engine_backstops=summary.engine_backstops)
+    text = format_summary(run)
+    assert "stopped by a wall-clock limit (may differ in another run): mini_clamp" in text
+    assert f"checks stopped by the engine's own wall-clock backstop: {summary.engine_backstops}" in text
+
+
+def test_an_engine_without_steps_gets_the_wall_clock_budget() -> None:
+    source = _clamp()
+    # The step budget does not apply to an engine that does not count steps...
+    result = expand_task(source, SteppingBackend(report_steps=False), SMALL.model_copy(update={"task_steps": 1}))
+    assert result.summary.budget_hit is None and result.summary.steps is None
+    # ... the wall-clock budget does.
+    result = expand_task(source, SteppingBackend(report_steps=False), SMALL.model_copy(update={"task_deadline_s": 1e-9}))
+    assert result.summary.budget_hit == "seconds"
+    assert sum(c.dropped_deadline for c in result.summary.candidates.values()) > 0
+    # And the wall-clock budget does not apply to an engine that counts steps.
+    result = expand_task(source, SteppingBackend(), SMALL.model_copy(update={"task_deadline_s": 1e-9}))
+    assert result.summary.budget_hit is None and result.summary.steps is not None and result.summary.steps > 0
+
+
+def test_the_command_takes_the_budgets_and_prints_the_report(tmp_path: Path) -> None:
+    from typer.testing import CliRunner
+
+    from veriscale.cli import app
+
+    out = tmp_path / "suite"
+    result = CliRunner().invoke(app, [
+        "expand", str(MINI), "--out", str(out), "--jobs", "1", "--task", "mini_clamp", "--quiet",
+        "--task-steps", "1", "--task-seconds", "90", "--backstop", "1000", "--max-batch", "8",
+    ])
+    assert result.exit_code == 0, result.output
+    assert "per-task budget (1 steps, 90 s for engines without steps, backstop 1000 s)" in result.output
+    assert "candidate inputs:" in result.output and "1 task(s) expanded" in result.output
+    summary = ExpandSummary.model_validate_json((out / SUMMARY_FILE).read_text())
+    assert (summary.task_steps, summary.task_deadline_s, summary.task_backstop_s) == (1, 90.0, 1000.0)
+    (task,) = summary.tasks
+    # The embedded engine counts steps: one step is spent after the first batch.
+    assert task.budget_hit == ("steps" if task.steps is not None else None)
+    if task.steps is not None:
+        assert "1 task(s) stopped (1 by steps)" in result.output
+
+
+def _answers(*steps: int | None) -> list[Answer]:
+    return [Answer(status="true", engine="e", steps=s) for s in steps]
+
+
+def test_budget_bookkeeping() -> None:
+    now = [0.0]
+    budget = TaskBudget(steps=1000, seconds=5.0, backstop_s=50.0, clock=lambda: now[0])
+    now[0] = 20.0
+    assert not budget.check(0.5)  # 20 s > 2.5 s, but nothing answered yet: only the backstop (25 s)
+    now[0] = 30.0
+    assert budget.spent(0.5) == "backstop" and budget.spent(1.0) is None
+    now[0] = 0.0
+    budget.record(_answers(None, None))
+    assert not budget.counts_steps and budget.spent(0.5) is None
+    now[0] = 3.0
+    assert budget.check(0.5) and budget.hit_kind == "seconds"  # no steps: wall clock
+    budget.record(_answers(300, None, 200))
+    assert budget.counts_steps and budget.steps == 500 and budget.checks == 5
+    assert budget.charged == 500 + 5 * CHECK_CHARGE_STEPS
+    budget.step_budget = budget.charged + 100
+    assert budget.spent(1.0) is None and budget.spent(budget.charged / budget.step_budget - 0.01) == "steps"
+    now[0] = 1e6
+    assert budget.spent(1.0) == "backstop"
+    assert budget.hit_kind == "seconds"  # the first one found spent is reported
+    assert not TaskBudget().check(0.0)
+
+
+def test_batches_are_sized_from_steps_never_from_seconds() -> None:
+    def cost(checks: int, per_check: int, seconds: float = 0.0) -> BatchCost:
+        # per_check: charged steps per check, the fixed per-check charge included
+        return BatchCost(checks=checks, steps=checks * (per_check - CHECK_CHARGE_STEPS), seconds=seconds)
+
+    sizer = ChunkSizer(start=16, low=8, high=128, target_steps=1_000_000)
+    sizer.record(cost(16, 10_000, seconds=99.0))  # cheap in steps, slow in time
+    assert sizer.size == 32  # at most twofold growth
     for _ in range(5):
-        sizer.record(sizer.size, 0.01)
+        sizer.record(cost(sizer.size, 1_000))
     assert sizer.size == 128  # never beyond high
-    sizer.record(128, 64.0)  # half a second per check: two per second would do, but not below low
-    assert sizer.size == 8
-    sizer.record(8, 0.8)
+    sizer.record(cost(128, 500_000))
+    assert sizer.size == 8  # two checks would hit the target, but not below low
+    sizer.record(cost(8, 100_000, seconds=1e-6))
     assert sizer.size == 10
+    # Without steps (real Lean): from the time per check.
+    timed = ChunkSizer(start=16, low=8, high=128, target_s=1.0)
+    timed.record(BatchCost(checks=8, steps=None, seconds=0.8))
+    assert timed.size == 10
+    assert BatchCost(2, None, 1.0) + BatchCost(3, 7, 0.5) == BatchCost(5, 7, 1.5)
+    assert BatchCost(2, None, 1.0) + BatchCost(3, None, 0.5) == BatchCost(5, None, 1.5)
 
 
 # ---------------------------------------------------------------------------------------------

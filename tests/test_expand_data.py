@@ -89,3 +89,19 @@ def test_new_rows_agree_with_the_ground_truth(expanded: tuple[ExpandSummary, Pat
         # A recheck may time out where the expansion did not (another process's load): never a pass.
         assert recheck.rejected + len(recheck.unknown) == recheck.checked
         assert recheck.rejected >= 0.95 * recheck.checked
+
+
+def test_a_second_run_writes_the_same_bytes(expanded: tuple[ExpandSummary, Path, Path], tmp_path: Path) -> None:
+    summary, source, out = expanded
+    # A few of the sampled tasks again, in one process (the first run used two): same bytes.
+    again = [t.task for t in summary.tasks][:3]
+    second = expand_benchmark(source, tmp_path / "again", jobs=1, progress=False, options=OPTIONS, task_ids=again)
+    for task in second.tasks:
+        first_files = {p.name: p.read_bytes() for p in sorted((out / task.task).iterdir()) if p.name != "summary.json"}
+        second_files = {
+            p.name: p.read_bytes() for p in sorted((tmp_path / "again" / task.task).iterdir()) if p.name != "summary.json"
+        }
+        earlier = next(t for t in summary.tasks if t.task == task.task)
+        wall_clock = any(t.budget_hit in ("seconds", "backstop") or t.engine_backstops > 0 for t in (task, earlier))
+        if not wall_clock:  # only a wall-clock limit may make a task differ (and it is reported)
+            assert first_files == second_files, task.task

@@ -10,6 +10,7 @@ from veriscale.backends.embedded.lexer import (
     CHAR,
     DOTIDENT,
     EOF,
+    ERROR,
     FIELD,
     IDENT,
     INTERP,
@@ -158,10 +159,33 @@ def test_scientific_literals(text: str, mantissa: int, exponent: int) -> None:
     assert tok.text == text
 
 
-@pytest.mark.xfail(strict=True, reason="lexer: Lean reads `2.` as the scientific literal 2.0; lexed as `2` then `·`")
 def test_scientific_literal_with_trailing_dot() -> None:
     # Lean's decimalNumberFn consumes a '.' after the digits even when no digit follows it.
     assert kv("2. + x")[0] == (SCI, (2, 0))
+    assert kv("(2.)") == [(SYM, "("), (SCI, (2, 0)), (SYM, ")")]
+
+
+def test_dot_after_a_numeral_belongs_to_the_numeral() -> None:
+    # so `2.succ` is the scientific literal `2.` followed by the identifier `succ` (not a field access)
+    assert kv("2.succ") == [(SCI, (2, 0)), (IDENT, "succ")]
+
+
+@pytest.mark.parametrize(("source", "col"), [("x + 1e", 6), ("x + 2.5e+", 9), ("3E-", 3)])
+def test_exponent_without_digits_is_an_error(source: str, col: int) -> None:
+    # Lean's parseOptExp: after `e`/`E` (and an optional sign) a digit is mandatory
+    with pytest.raises(LeanSyntaxError) as info:
+        tokenize(source)
+    assert (info.value.line, info.value.col) == (1, col)
+
+
+def test_digit_separators() -> None:
+    # Lean's takeDigitsFn: `_` separates digits, and each run of `_` must be followed by a digit
+    assert kv("1_000_000") == [(NUM, 1000000)]
+    assert kv("1__0") == [(NUM, 10)]
+    assert kv("1_0.2_5") == [(SCI, (1025, -2))]
+    with pytest.raises(LeanSyntaxError) as info:
+        tokenize("12_ + 1")
+    assert (info.value.line, info.value.col) == (1, 3)
 
 
 def test_number_followed_by_field_access() -> None:
@@ -225,16 +249,36 @@ def test_invalid_escapes_are_errors(source: str) -> None:
     assert info.value.line == 1
 
 
-@pytest.mark.xfail(strict=True, reason="lexer: accepts `\\0`, which Lean rejects (quotable: \\\\ \\\" \\' n t r, \\x, \\u)")
 def test_backslash_zero_is_not_a_lean_escape() -> None:
-    with pytest.raises(LeanSyntaxError):
-        tokenize(r'"\0"')
+    # Lean's isQuotableCharDefault: \\ \" \' r n t, then \x and \u; no \0
+    with pytest.raises(LeanSyntaxError) as info:
+        tokenize(r'"ab\0"')
+    assert (info.value.line, info.value.col) == (1, 4)
+    assert kv(r'"\x00"') == [(STR, "\0")]
 
 
-@pytest.mark.xfail(strict=True, reason="lexer: raw string literals r\"...\" / r#\"...\"# are not supported")
 def test_raw_string_literal() -> None:
     assert kv(r'r"a\n"') == [(STR, "a\\n")]
     assert kv('r#"say "hi""#') == [(STR, 'say "hi"')]
+
+
+def test_raw_string_ends_at_a_quote_followed_by_as_many_hashes() -> None:
+    # Lean's rawStrLitFnAux: with n hashes, `"` followed by fewer hashes is content
+    tok = single('r##"a"#b"##')
+    assert (tok.kind, tok.value, tok.text) == (STR, 'a"#b', 'r##"a"#b"##')
+    assert kv('r"x" ++ y') == [(STR, "x"), (SYM, "++"), (IDENT, "y")]
+
+
+def test_r_not_followed_by_a_quote_is_an_identifier() -> None:
+    assert kv("r #[1]") == [(IDENT, "r"), (SYM, "#["), (NUM, 1), (SYM, "]")]
+    assert kv("r#[1]")[0] == (IDENT, "r")
+    assert kv("rr") == [(IDENT, "rr")]
+
+
+def test_unterminated_raw_string_is_reported_at_its_start() -> None:
+    with pytest.raises(LeanSyntaxError) as info:
+        tokenize('x\n  r#"abc"')
+    assert (info.value.line, info.value.col) == (2, 2)
 
 
 @pytest.mark.parametrize(
@@ -264,6 +308,28 @@ def test_apostrophe_after_index_is_a_symbol_not_a_char() -> None:
 
 def test_char_literals_side_by_side() -> None:
     assert kv("f 'a' 'b'") == [(IDENT, "f"), (CHAR, "a"), (CHAR, "b")]
+
+
+@pytest.mark.parametrize(
+    ("source", "col", "message"),
+    [
+        ("c == 'ab'", 7, "missing end of character literal"),
+        (r"c == '\0'", 7, "invalid escape"),
+        ("c == 'a", 7, "missing end of character literal"),
+        ("c == '", 6, "unterminated character literal"),
+    ],
+)
+def test_malformed_char_literal_is_an_error(source: str, col: int, message: str) -> None:
+    # Lean's tokenFnAux: a `'` not followed by `'` starts a character literal (charLitFnAux):
+    # one character or escape, then `'`
+    with pytest.raises(LeanSyntaxError) as info:
+        tokenize(source)
+    assert (info.value.line, info.value.col) == (1, col) and message in info.value.message
+
+
+def test_apostrophe_after_index_with_space_is_a_char_literal() -> None:
+    # only `]'` directly after the bracket is the proof form of `xs[i]'h`
+    assert kv("xs[i] 'h'") == [(IDENT, "xs"), (SYM, "["), (IDENT, "i"), (SYM, "]"), (CHAR, "h")]
 
 
 def test_interpolated_string_pieces() -> None:
@@ -498,3 +564,20 @@ def test_invalid_escape_reports_its_line() -> None:
     with pytest.raises(LeanSyntaxError) as info:
         tokenize('a\nb\n"ok" "bad \\q"')
     assert info.value.line == 3
+
+
+def test_recovering_tokenizer_keeps_the_error_and_resumes_at_the_next_command_line() -> None:
+    tokens = tokenize('def a := "x\\q"\n  + 1\ndefinitely := 2\ndef b := 3', recover=True)
+    kinds = [t.kind for t in tokens]
+    assert kinds.count(ERROR) == 1
+    err = tokens[kinds.index(ERROR)]
+    assert isinstance(err.value, LeanSyntaxError) and (err.line, err.col) == (1, 12)
+    # `definitely` is not the keyword `def`: lexing resumes at line 4
+    after = tokens[kinds.index(ERROR) + 1]
+    assert (after.kind, after.value, after.line, after.col) == (KEYWORD, "def", 4, 0)
+    assert after.newline_before
+
+
+def test_tokenizer_without_recovery_raises() -> None:
+    with pytest.raises(LeanSyntaxError):
+        tokenize('def a := "x\\q"\ndef b := 3')

@@ -133,10 +133,40 @@ def expand(
     ] = None,
     jobs: Annotated[int | None, typer.Option(help="Worker processes (default: one per core).")] = None,
     task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
+    task_steps: Annotated[
+        int | None,
+        typer.Option(
+            "--task-steps", min=1,
+            help="Per-task budget in engine steps, for engines that count steps (embedded); deterministic. "
+            "Default: about 120 s of work on an idle machine.",
+            show_default=False,
+        ),
+    ] = None,
+    task_seconds: Annotated[
+        float | None,
+        typer.Option("--task-seconds", min=0.001, show_default=False,
+                     help="Per-task wall-clock budget for engines that do not count steps (lean). Default: 120."),
+    ] = None,
+    backstop: Annotated[
+        float | None,
+        typer.Option("--backstop", min=0.001, show_default=False,
+                     help="Per-task wall-clock safety backstop for every engine (reported when it fires). "
+                     "Default: 900."),
+    ] = None,
+    max_batch: Annotated[
+        int | None,
+        typer.Option("--max-batch", min=1, help="Largest batch of checks sent to the engine while classifying."),
+    ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
-    """Synthesize inputs, classify them, build adversaries and record the kill matrix (resumable)."""
+    """Synthesize inputs, classify them, build adversaries and record the kill matrix (resumable).
+
+    With the embedded engine two runs with the same seed write byte-identical suites: the
+    per-task budget is counted in evaluation steps. Only the wall-clock backstop (far above the
+    step budget) can make a task differ; the summary lists such tasks.
+    """
     from veriscale.backends.select import BackendUnavailable, resolve_backend_name
-    from veriscale.expand import expand_benchmark
+    from veriscale.expand import ExpandOptions, expand_benchmark, format_summary
     from veriscale.llm import LLMConfig
 
     if not path.is_dir():
@@ -148,11 +178,16 @@ def expand(
         _echo_err(f"error: {exc}")
         raise typer.Exit(2) from exc
     llm_config = LLMConfig(model=llm, base_url=base_url) if llm else None
+    given = {"task_steps": task_steps, "task_deadline_s": task_seconds, "task_backstop_s": backstop,
+             "check_chunk": max_batch}
+    limits = {name: value for name, value in given.items() if value is not None}
     summary = expand_benchmark(
-        path, out, seed=seed, backend_name=backend_name, llm=llm_config, jobs=jobs, task_ids=task
+        path, out, seed=seed, backend_name=backend_name, llm=llm_config, jobs=jobs, task_ids=task,
+        options=ExpandOptions.model_validate(limits), progress=not quiet,
     )
+    typer.echo(format_summary(summary))
     typer.echo(
-        f"{summary.tasks_expanded} task(s) expanded, {summary.tasks_resumed} resumed, "
+        f"\n{summary.tasks_expanded} task(s) expanded, {summary.tasks_resumed} resumed, "
         f"{summary.tasks_failed} failed; checks {summary.checks_before} -> {summary.checks_after} "
         f"({summary.growth:.1f}x) in {summary.seconds:.1f} s"
     )
@@ -190,6 +225,183 @@ def reduce(
         raise typer.Exit(2) from exc
     typer.echo(report.summary())
     typer.echo(f"wrote {out}")
+
+
+@app.command("eval")
+def eval_command(
+    model: Annotated[str, typer.Option("--model", help="Model name as the endpoint knows it.")],
+    suite: Annotated[Path, typer.Option("--suite", help="A suite directory in Verina's layout.")],
+    task: Annotated[str, typer.Option("--task", help="What the model writes: codegen or specgen.")],
+    base_url: Annotated[
+        str | None, typer.Option(help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL).")
+    ] = None,
+    out: Annotated[
+        Path | None, typer.Option("--out", help="Run directory (default: runs/eval/<model>/<suite>/<task>).")
+    ] = None,
+    temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
+    max_tokens: Annotated[int, typer.Option(help="Completion tokens per reply.")] = 4096,
+    seed: Annotated[int, typer.Option(help="Sent with every request.")] = 42,
+    examples: Annotated[int, typer.Option(help="Tests (and reject inputs) shown per task.")] = 2,
+    concurrency: Annotated[int, typer.Option(help="LLM requests in flight at once.")] = 4,
+    token_budget: Annotated[int | None, typer.Option(help="Prompt + completion tokens the run may use.")] = None,
+    backend: Annotated[str, typer.Option(help="Scoring engine: auto, embedded or lean.")] = "embedded",
+    workers: Annotated[int | None, typer.Option(help="Scoring worker processes.")] = None,
+) -> None:
+    """Ask a model for CodeGen or SpecGen answers on every task of a suite and score them (resumable)."""
+    from veriscale.evaluate import EvalOptions, run_eval
+    from veriscale.llm import LLMCallError, LLMConfig, LLMConfigError, TokenBudgetExceeded
+
+    if task not in ("codegen", "specgen"):
+        _echo_err(f"error: --task must be codegen or specgen, not {task!r}")
+        raise typer.Exit(2)
+    if not suite.is_dir():
+        _echo_err(f"error: {suite}: not a directory")
+        raise typer.Exit(2)
+    options = EvalOptions(
+        kind=task,  # type: ignore[arg-type]
+        temperature=temperature,
+        max_tokens=max_tokens,
+        seed=seed,
+        examples=examples,
+        concurrency=concurrency,
+        backend=backend,
+        workers=workers,
+    )
+    config = LLMConfig(model=model, base_url=base_url, token_budget=token_budget)
+    try:
+        summary = run_eval(suite, config, options, out)
+    except LLMConfigError as exc:
+        _echo_err(f"error: {exc}")
+        raise typer.Exit(2) from exc
+    except (LLMCallError, TokenBudgetExceeded) as exc:
+        _echo_err(f"error: {exc} (answers received so far are kept; rerun to resume)")
+        raise typer.Exit(1) from exc
+    cost = "unknown" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"
+    typer.echo(
+        f"{summary.model} on {summary.suite_name} ({summary.task_kind}): {summary.tasks} task(s), "
+        f"{summary.replies_ok} usable replies, {summary.replies_failed} failed; "
+        f"{summary.prompt_tokens + summary.completion_tokens:,} tokens, cost {cost}; "
+        f"{summary.http_requests} HTTP request(s), {summary.cache_hits} from the store; {summary.seconds:.1f} s"
+    )
+    for reason, count in summary.failure_reasons.items():
+        typer.echo(f"  failed replies: {reason}: {count}")
+    for metric, total in summary.totals.items():
+        typer.echo(
+            f"  {metric:<18} lower {total['lower']}/{total['tasks']} ({100 * total['lower_rate']:.1f}%)  "
+            f"upper {total['upper']}/{total['tasks']} ({100 * total['upper_rate']:.1f}%)"
+        )
+    typer.echo(f"wrote {summary.out}")
+
+
+@app.command()
+def report(
+    out: Annotated[Path, typer.Option("--out", help="Directory for report.md, report.html and plots/.")],
+    scores: Annotated[
+        list[Path] | None,
+        typer.Option("--scores", help="A score.json, or a directory searched for them (repeatable)."),
+    ] = None,
+    power: Annotated[Path | None, typer.Option("--power", help="A power JSON file ({\"suites\": [...]}).")] = None,
+    expand_runs: Annotated[
+        list[Path] | None, typer.Option("--expand", help="An expand run directory (repeatable).")
+    ] = None,
+) -> None:
+    """Write a Markdown and HTML report with plots: scores, suite power, expansion statistics."""
+    from veriscale.report import ReportInputError, build_report
+
+    try:
+        result = build_report(out, scores=scores or [], power=power, expand=expand_runs or [])
+    except ReportInputError as exc:
+        _echo_err(f"error: {exc}")
+        raise typer.Exit(2) from exc
+    for missing in result.missing:
+        _echo_err(f"note: {missing} not found; left out")
+    typer.echo(f"sections: {', '.join(result.sections) or 'none'}; {len(result.plots)} plot(s)")
+    typer.echo(f"wrote {result.markdown} and {result.html}")
+
+
+@app.command()
+def score(
+    suite: Annotated[Path, typer.Argument(help="A suite directory (Verina, VerinaPlus, VerinaLite, or your own).")],
+    submission: Annotated[Path, typer.Option("--submission", help="JSONL: one {\"task\": id, <section>: body} per line.")],
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the scores as JSON.")] = None,
+    backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
+    workers: Annotated[int | None, typer.Option(help="Worker processes (default: one per core).")] = None,
+    verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every task, not only the imperfect.")] = False,
+) -> None:
+    """Score model output (code, pre/postconditions, proofs) with lower and upper bounds per task."""
+    from veriscale.backends.select import BackendUnavailable, resolve_backend_name
+    from veriscale.score import format_report, load_submissions, score_suite
+
+    if not suite.is_dir():
+        _echo_err(f"error: {suite}: not a directory")
+        raise typer.Exit(2)
+    try:
+        submissions, errors = load_submissions(submission)
+    except (OSError, UnicodeDecodeError) as exc:
+        _echo_err(f"error: {submission}: {exc}")
+        raise typer.Exit(2) from exc
+    try:
+        backend_name = resolve_backend_name(backend)
+    except BackendUnavailable as exc:
+        _echo_err(f"error: {exc}")
+        raise typer.Exit(2) from exc
+    for error in errors:
+        _echo_err(f"submission: {error}")
+    try:
+        report = score_suite(suite, submissions, backend=backend_name, workers=workers, progress=True)
+    except BackendUnavailable as exc:
+        _echo_err(f"error: {exc}")
+        raise typer.Exit(2) from exc
+    report.errors[:0] = [str(e) for e in errors]
+    typer.echo(format_report(report, verbose=verbose))
+    if json_out is not None:
+        _write_json(json_out, report.to_json())
+        typer.echo(f"wrote {json_out}")
+
+
+@app.command()
+def power(
+    suites: Annotated[list[Path], typer.Argument(help="Suite directories; the first one's tasks are the ground truth.")],
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write {\"suites\": [...], ...} as JSON.")] = None,
+    seed: Annotated[int, typer.Option(help="Seed for choosing flawed specifications and mutants.")] = 2027,
+    max_mutants: Annotated[int, typer.Option("--max-mutants", min=0, help="Reference-code mutants per task.")] = 30,
+    max_flawed: Annotated[
+        int, typer.Option("--max-flawed", min=0, help="Flawed preconditions and flawed postconditions per task, each.")
+    ] = 12,
+    mutant_order: Annotated[
+        int, typer.Option("--mutant-order", min=1, max=2, help="2: two edits per mutant; 1: single edits.")
+    ] = 2,
+    jobs: Annotated[int | None, typer.Option(help="Worker processes (default: one per core).")] = None,
+    backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
+    task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
+    every: Annotated[int, typer.Option(min=1, help="Only every n-th compared task, in sorted order.")] = 1,
+    task_seconds: Annotated[
+        float, typer.Option("--task-seconds", min=0.001, help="Wall-clock limit per task; items left are undetermined.")
+    ] = 240.0,
+    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+) -> None:
+    """How well each suite tells right from wrong, without any LLM: flawed specs caught, mutants killed."""
+    from veriscale.backends.select import BackendUnavailable, resolve_backend_name
+    from veriscale.power import format_power, measure_power
+
+    for suite in suites:
+        if not suite.is_dir():
+            _echo_err(f"error: {suite}: not a directory")
+            raise typer.Exit(2)
+    try:
+        backend_name = resolve_backend_name(backend)
+    except BackendUnavailable as exc:
+        _echo_err(f"error: {exc}")
+        raise typer.Exit(2) from exc
+    report = measure_power(
+        suites, seed=seed, max_flawed=max_flawed, max_mutants=max_mutants, mutant_order=mutant_order,
+        jobs=jobs, backend=backend_name, task_ids=task, every=every, task_seconds=task_seconds,
+        progress=not quiet,
+    )
+    typer.echo(format_power(report))
+    if json_out is not None:
+        _write_json(json_out, report.to_json())
+        typer.echo(f"wrote {json_out}")
 
 
 @bench_app.command("load")

@@ -64,6 +64,10 @@ class Answer(BaseModel):
     reason: UnknownReason | None = None
     detail: str = ""
     """For ``unknown``: what was unsupported, what timed out, the error message."""
+    steps: int | None = None
+    """The work this check took in the engine's own deterministic unit (the embedded engine counts
+    evaluation steps), so that budgets built on it give the same answers on any machine and load.
+    ``None`` when the engine only knows wall-clock time (real Lean)."""
 
     @classmethod
     def of_bool(cls, result: bool, engine: str) -> Answer:

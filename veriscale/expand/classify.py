@@ -4,13 +4,12 @@
 input then gets its expected output from the reference implementation (a ``code`` check); when
 that answer is unknown the input is dropped too, since a test without a trustworthy expected
 output would be worse than no test. Candidates are processed in batches (at most
-``options.check_chunk``, fewer while checks are slow); once 40% of the task's deadline has gone,
+``options.check_chunk``, fewer while checks are costly); once 40% of the task's budget is spent,
 the rest are dropped and counted.
 """
 
 from __future__ import annotations
 
-import time
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -18,14 +17,14 @@ from typing import Any
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind
 from veriscale.expand.candidates import Candidate
-from veriscale.expand.deadline import ChunkSizer, Deadline
+from veriscale.expand.deadline import ChunkSizer, TaskBudget
 from veriscale.expand.models import CandidateCounts, ExpandOptions
 from veriscale.task import Task
 
 __all__ = ["CLASSIFY_SHARE", "Classification", "classify_candidates", "unknown_reason"]
 
 CLASSIFY_SHARE = 0.4
-"""Fraction of the task's deadline that classification may use."""
+"""Fraction of the task's budget that classification may use."""
 
 
 def unknown_reason(kind: str, answer: Answer) -> str:
@@ -46,21 +45,21 @@ def classify_candidates(
     candidates: Sequence[Candidate],
     counts: dict[str, CandidateCounts],
     options: ExpandOptions,
-    deadline: Deadline,
+    budget: TaskBudget,
 ) -> Classification:
     """Classify ``candidates`` against ``task``'s ground truth; updates ``counts`` per source."""
     result = Classification()
     sizer = ChunkSizer(start=16, high=options.check_chunk)
     start = 0
     while start < len(candidates):
-        if deadline.check(CLASSIFY_SHARE):
+        if budget.check(CLASSIFY_SHARE):
             for candidate in candidates[start:]:
                 counts[candidate.source].dropped_deadline += 1
             break
         batch = candidates[start : start + sizer.size]
         start += len(batch)
-        began = time.monotonic()
-        verdicts = backend.run(task, [Check(kind=CheckKind.PRECOND, args=c.args) for c in batch])
+        verdicts = budget.run(backend, task, [Check(kind=CheckKind.PRECOND, args=c.args) for c in batch])
+        checked = budget.last_batch
         accepted: list[Candidate] = []
         for candidate, answer in zip(batch, verdicts, strict=True):
             tally = counts[candidate.source]
@@ -72,7 +71,8 @@ def classify_candidates(
             else:
                 tally.unknown += 1
                 result.unknown_reasons[unknown_reason("precond", answer)] += 1
-        outputs = backend.run(task, [Check(kind=CheckKind.CODE, args=c.args) for c in accepted]) if accepted else []
+        outputs = budget.run(backend, task, [Check(kind=CheckKind.CODE, args=c.args) for c in accepted])
+        computed = budget.last_batch
         for candidate, answer in zip(accepted, outputs, strict=True):
             tally = counts[candidate.source]
             if answer.status == "value":
@@ -81,5 +81,5 @@ def classify_candidates(
             else:
                 tally.code_unknown += 1
                 result.unknown_reasons[unknown_reason("code", answer)] += 1
-        sizer.record(len(batch) + len(accepted), time.monotonic() - began)
+        sizer.record(checked + computed)
     return result

@@ -16,9 +16,9 @@ few output mutants reserved).
 Before they are proved, outputs are written to their stored form (``values.to_json``) and read
 back, so the value proved wrong is exactly the value the suite stores.
 
-Cost and the deadline: proving is what costs (a postcondition may enumerate every subsequence of
+Cost and the budget: proving is what costs (a postcondition may enumerate every subsequence of
 its input). Pairs are proved in batches, the original tests' adversary outputs first, then the
-new inputs' by input size, then the output mutants. When the task's deadline passes, the pairs not
+new inputs' by input size, then the output mutants. When the task's budget is spent, the pairs not
 yet proved are dropped: a *new* input with an unproved adversary output is dropped altogether
 (reported in ``dropped_inputs``), so that the kill matrix stays complete over the inputs kept; an
 original test is kept with those pairs unknown (counted); unproved output mutants are just not
@@ -29,7 +29,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
@@ -38,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.backends.safety import screen_sections
 from veriscale.compare import same_as_printed
-from veriscale.expand.deadline import ChunkSizer, Deadline
+from veriscale.expand.deadline import ChunkSizer, TaskBudget
 from veriscale.expand.models import AdversaryCounts, ExpandOptions, UnexpectedCounts
 from veriscale.lean_types import LeanType, StructDef
 from veriscale.store import KillRow
@@ -62,13 +61,13 @@ __all__ = [
 ]
 
 ADVERSARY_SHARE = 0.6
-"""Fraction of the task's deadline after which no further adversary is run."""
+"""Fraction of the task's budget after which no further adversary is run."""
 ADVERSARY_SOURCES = ("template", "mutant", "llm")
 ABANDON_AFTER_TIMEOUTS = 3
 """An adversary with at least this many timeouts, more than half its answers, is not run further."""
 PROVE_CHUNK = 128
-"""Largest batch of postcondition checks while proving (the deadline is looked at between
-batches, which are smaller while checks are slow)."""
+"""Largest batch of postcondition checks while proving (the budget is looked at between
+batches, which are smaller while checks are costly)."""
 ADVERSARY_CHUNK = 512
 """Largest batch of one adversary's code checks."""
 
@@ -104,7 +103,7 @@ class KillResult:
     wrong: dict[int, dict[str, WrongOutput]] = field(default_factory=dict)
     """Input position -> proved wrong outputs by their stored text, in order of discovery."""
     dropped_inputs: set[int] = field(default_factory=set)
-    """Positions of new inputs dropped because the deadline left their outputs unproved."""
+    """Positions of new inputs dropped because the budget left their outputs unproved."""
     counts: dict[str, AdversaryCounts] = field(default_factory=dict)
     unexpected: UnexpectedCounts = field(default_factory=UnexpectedCounts)
     kill_rows: list[KillRow] = field(default_factory=list)
@@ -157,7 +156,7 @@ class _Prover:
         if known is None or priority < known[0]:
             self.pending[(i, text)] = (priority, value)
 
-    def prove(self, deadline: Deadline) -> None:
+    def prove(self, budget: TaskBudget) -> None:
         def rank(pair: tuple[int, str]) -> tuple[int, bool, int, int]:
             i = pair[0]
             item = self.inputs[i]
@@ -167,7 +166,7 @@ class _Prover:
         sizer = ChunkSizer(start=16, high=PROVE_CHUNK)
         start = 0
         while start < len(order):
-            if deadline.check(1.0):
+            if budget.check(1.0):
                 self.skipped.update(order[start:])
                 for pair in order[start:]:
                     self.verdicts[pair] = "unknown"
@@ -187,9 +186,8 @@ class _Prover:
                 Check(kind=CheckKind.POSTCOND, args=self.inputs[i].args, output=self.pending[(i, text)][1])
                 for i, text in batch
             ]
-            began = time.monotonic()
-            answers: list[Answer] = self.backend.run(self.task, checks)
-            sizer.record(len(batch), time.monotonic() - began)
+            answers: list[Answer] = budget.run(self.backend, self.task, checks)
+            sizer.record(budget.last_batch)
             for pair, answer in zip(batch, answers, strict=True):
                 self.verdicts[pair] = answer.status
                 if answer.reason == UnknownReason.TIMEOUT:
@@ -206,7 +204,7 @@ def run_kill_matrix(
     return_type: LeanType,
     structs: dict[str, StructDef],
     options: ExpandOptions,
-    deadline: Deadline,
+    budget: TaskBudget,
     output_mutator: OutputMutator | None = None,
 ) -> KillResult:
     """Run every adversary on every accept input, mutate the outputs, prove the differing outputs."""
@@ -231,13 +229,12 @@ def run_kill_matrix(
         code_sizer = ChunkSizer(start=16, high=ADVERSARY_CHUNK)
         cut = False
         while len(answers) < len(code_checks):
-            if deadline.check(ADVERSARY_SHARE):
+            if budget.check(ADVERSARY_SHARE):
                 cut = True
                 break
-            began = time.monotonic()
             batch = code_checks[len(answers) : len(answers) + code_sizer.size]
-            answers += backend.run(variant, batch)
-            code_sizer.record(len(batch), time.monotonic() - began)
+            answers += budget.run(backend, variant, batch)
+            code_sizer.record(budget.last_batch)
             timeouts = sum(a.reason == UnknownReason.TIMEOUT for a in answers)
             if timeouts >= ABANDON_AFTER_TIMEOUTS and 2 * timeouts > len(answers):
                 # Mostly out of time (a mutant that no longer terminates): the rest would be too.
@@ -289,7 +286,7 @@ def run_kill_matrix(
                 mutated.append((i, text, back, stored))
                 prover.ask(i, text, back, priority=1)
 
-    prover.prove(deadline)
+    prover.prove(budget)
 
     # New inputs whose adversary outputs were not all proved are dropped (see the module doc).
     adversary_pairs = {(i, text) for _, differing in differing_by_adversary for i, text, _, _ in differing}

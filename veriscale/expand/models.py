@@ -2,7 +2,7 @@
 
 Every count in a summary says where a number came from, so that a run can be audited: how many
 candidate inputs each source produced and how many survived de-duplication, how the ground-truth
-precondition classified them, what was dropped and why (unknown answers, the per-task deadline),
+precondition classified them, what was dropped and why (unknown answers, the per-task budget),
 how many adversaries each source produced and what became of them, and how the check count grew.
 
 A *check* in the sense of the published numbers is one test (its expected output), one unexpected
@@ -14,6 +14,8 @@ from __future__ import annotations
 from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from veriscale.expand.deadline import DEFAULT_BACKSTOP_S, DEFAULT_TASK_STEPS, BudgetKind
 
 __all__ = [
     "CANDIDATE_SOURCES",
@@ -48,14 +50,25 @@ class ExpandOptions(BaseModel):
     """Type-aware mutants of each accept input's expected output, tried as wrong outputs."""
     unexpected_cap: int = Field(default=10, ge=0)
     """New unexpected outputs kept per test (the original benchmark's are kept on top)."""
+    task_steps: int | None = Field(default=DEFAULT_TASK_STEPS, ge=1)
+    """Budget of one task in the engine's evaluation steps (the sum of ``Answer.steps`` over the
+    task's checks, plus ``expand.deadline.CHECK_CHARGE_STEPS`` per check), for engines that count
+    steps (the embedded one): deterministic, so that two runs with the same seed write the same
+    suite on any machine and load. The default is what the
+    former 120 s budget allowed on an idle machine (``expand.deadline.STEPS_PER_SECOND``). Past 40%
+    of it no more candidates are classified, past 60% no more adversaries are run, past 100% no
+    further wrong outputs are proved; whatever is skipped is counted (``dropped_deadline``,
+    ``skipped_deadline``, ``unproved_deadline``). ``None``: no step budget."""
     task_deadline_s: float | None = Field(default=120.0, gt=0)
-    """Wall-clock budget of one task. Past 40% of it no more candidates are classified, past 60%
-    no more adversaries are run, past 100% no further wrong outputs are proved; whatever is skipped
-    is counted (``dropped_deadline``, ``skipped_deadline``, ``unproved_deadline``). ``None``: no
-    deadline."""
+    """Wall-clock budget of one task (same shares), for engines that do not count steps (real
+    Lean); such runs can depend on the machine's load. ``None``: no wall-clock budget."""
+    task_backstop_s: float | None = Field(default=DEFAULT_BACKSTOP_S, gt=0)
+    """Wall-clock safety backstop of one task (same shares) whatever the engine, far above what
+    the step budget takes on an idle machine: the one remaining source of non-determinism of a
+    step-counting run, reported (``budget_hit == "backstop"``) when it fires. ``None``: none."""
     check_chunk: int = Field(default=128, ge=1)
-    """Largest backend batch (the deadline is looked at between batches; batches shrink while
-    checks are slow)."""
+    """Largest backend batch while classifying candidates (the budget is looked at between
+    batches; batches shrink while checks are costly)."""
     llm_inputs: int = Field(default=40, ge=1)
     llm_invalid_share: float = Field(default=0.2, ge=0.0, le=1.0)
     llm_specs: int = Field(default=1, ge=0)
@@ -76,7 +89,7 @@ class CandidateCounts(BaseModel):
     code_unknown: int = 0
     """Accepted, but the reference implementation's output was not established: dropped."""
     dropped_deadline: int = 0
-    """Not classified (or not run) because the task's deadline had passed: dropped."""
+    """Not classified (or not run) because the task's budget was spent: dropped."""
 
     def add(self, other: CandidateCounts) -> None:
         for name in type(self).model_fields:
@@ -122,7 +135,7 @@ class UnexpectedCounts(BaseModel):
     postcond_unknown: int = 0
     """Distinct (input, differing output) pairs the ground truth could not decide."""
     unproved_deadline: int = 0
-    """Of the postcondition-undecided pairs, how many were not asked because of the deadline."""
+    """Of the postcondition-undecided pairs, how many were not asked because the budget was spent."""
     output_mutants_tried: int = 0
 
     def add(self, other: UnexpectedCounts) -> None:
@@ -177,8 +190,24 @@ class TaskSummary(BaseModel):
     llm: LLMTaskCounts | None = None
     checks_before: int = 0
     checks_after: int = 0
+    steps: int | None = None
+    """Engine steps of all of the task's checks (``None``: the engine does not count steps)."""
+    engine_checks: int = 0
+    """Checks sent to the engine."""
+    engine_batches: int = 0
+    """Batches they were sent in."""
+    engine_backstops: int = 0
+    """Checks a step-counting engine stopped by its own wall-clock backstop (work its steps do not
+    see): load-dependent answers, so this task may come out differently in another run."""
+    budget_hit: BudgetKind | None = None
+    """Which budget stopped work on this task, if any: ``steps`` (deterministic), ``seconds``
+    (wall clock, engine without steps) or ``backstop`` (the wall-clock safety net fired: this task
+    may come out differently in another run)."""
     deadline_hit: bool = False
+    """Any budget stopped work (``budget_hit`` is set)."""
     seconds: float = 0.0
+    cpu_seconds: float = 0.0
+    """CPU time of the process while expanding the task (for calibrating steps against time)."""
 
 
 class ExpandSummary(BaseModel):
@@ -211,5 +240,16 @@ class ExpandSummary(BaseModel):
     kills: int = 0
     reference_disagreements: int = 0
     deadline_hits: int = 0
+    """Tasks where any budget stopped work."""
+    budget_hits: dict[str, int] = Field(default_factory=dict)
+    """Tasks by the budget that stopped them (``steps``, ``seconds``, ``backstop``)."""
+    task_steps: int | None = None
+    task_deadline_s: float | None = None
+    task_backstop_s: float | None = None
+    """The budgets in force (from the options)."""
+    steps: int | None = None
+    """Engine steps of every task's checks (``None``: the engine does not count steps)."""
+    engine_backstops: int = 0
+    """Checks stopped by the engine's own wall-clock backstop, over all tasks."""
     seconds: float = 0.0
     tasks: list[TaskSummary] = Field(default_factory=list)

@@ -25,10 +25,14 @@ backend per worker), largest first.
 
 Determinism: everything is derived from the seed and the task (synthesis, mutation, adversaries,
 output mutants, the order of every list), so two runs with the same seed write byte-identical
-suites -- whatever the number of workers -- as long as no check runs into a time limit. Time
-limits (the backend's per-check limit, the per-task deadline) are wall-clock: a task whose checks
-time out can come out differently on a slower or busier machine. Such tasks are visible in their
-summaries (``unknown_reasons``, ``postcond_unknown``, ``deadline_hit``).
+suites -- whatever the number of workers. Budgets keep that true when they are hit, as long as
+the engine counts its work in deterministic steps (``Answer.steps``; the embedded engine does):
+the per-task budget is then a number of steps and batches are sized from steps
+(:mod:`.deadline`). Two wall-clock limits remain: the per-task wall-clock budget of engines that
+do not count steps (real Lean, whose per-check time limit is wall-clock too), and a generous
+wall-clock backstop for every engine. A task stopped by either says so in its summary
+(``budget_hit``: ``seconds`` or ``backstop``) and may come out differently in another run; so may a
+task where the engine stopped a check by its own wall-clock backstop (``engine_backstops``).
 """
 
 from __future__ import annotations
@@ -47,7 +51,7 @@ from veriscale.backends.base import Backend, Check, CheckKind
 from veriscale.compare import same_as_printed
 from veriscale.expand.candidates import Candidate, gather_candidates
 from veriscale.expand.classify import classify_candidates, unknown_reason
-from veriscale.expand.deadline import Deadline
+from veriscale.expand.deadline import TaskBudget
 from veriscale.expand.kills import (
     ADVERSARY_SOURCES,
     AcceptInput,
@@ -199,7 +203,8 @@ def expand_task(
     """
     options = options or ExpandOptions()
     started = time.perf_counter()
-    deadline = Deadline(options.task_deadline_s)
+    cpu_started = time.process_time()
+    budget = TaskBudget(steps=options.task_steps, seconds=options.task_deadline_s, backstop_s=options.task_backstop_s)
     provider = adversary_provider or default_adversaries
     mutator = output_mutator if output_mutator is not None else _default_output_mutator()
     note = stage or (lambda _name: None)
@@ -220,14 +225,14 @@ def expand_task(
     note("candidates")
     candidates, counts = gather_candidates(view, options, llm_rows=llm_rows)
     note(f"classify {len(candidates)}")
-    classified = classify_candidates(task, backend, candidates, counts, options, deadline)
+    classified = classify_candidates(task, backend, candidates, counts, options, budget)
     reasons: Counter[str] = Counter(classified.unknown_reasons)
 
     # 4: the original tests.
     originals: list[tuple[int, AcceptInput]] = []  # (position in test.json, input)
     parsed = [t for t in view.tests if t.args is not None]
     summary.original_inputs_unparsed = len(view.tests) - len(parsed)
-    computed = backend.run(task, [Check(kind=CheckKind.CODE, args=t.args) for t in parsed]) if parsed else []
+    computed = budget.run(backend, task, [Check(kind=CheckKind.CODE, args=t.args) for t in parsed])
     judged: list[tuple[int, Any]] = []
     for test, answer in zip(parsed, computed, strict=True):
         assert test.args is not None and test.key is not None
@@ -245,7 +250,7 @@ def expand_task(
     unexpected_counts = UnexpectedCounts(original=sum(len(t.unexpected) for t in task.tests))
     if judged:
         by_index = {t.index: t for t in parsed}
-        verdicts = backend.run(task, [
+        verdicts = budget.run(backend, task, [
             Check(kind=CheckKind.POSTCOND, args=by_index[i].args, output=value) for i, value in judged
         ])
         unexpected_counts.original_not_rejected = sum(a.status == "true" for a in verdicts)
@@ -270,7 +275,7 @@ def expand_task(
     note(f"kill matrix {len(adversaries)}x{len(inputs)}")
     kills = run_kill_matrix(
         task, backend, inputs, adversaries,
-        return_type=view.return_type, structs=view.structs, options=options, deadline=deadline,
+        return_type=view.return_type, structs=view.structs, options=options, budget=budget,
         output_mutator=mutator,
     )
 
@@ -310,8 +315,14 @@ def expand_task(
     summary.unexpected = unexpected_counts
     summary.llm = llm_counts
     summary.checks_after = _checks(suite)
-    summary.deadline_hit = deadline.hit
+    summary.steps = budget.steps if budget.counts_steps else None
+    summary.engine_checks = budget.checks
+    summary.engine_batches = budget.batches
+    summary.engine_backstops = budget.engine_backstops
+    summary.budget_hit = budget.hit_kind
+    summary.deadline_hit = budget.hit
     summary.seconds = round(time.perf_counter() - started, 3)
+    summary.cpu_seconds = round(time.process_time() - cpu_started, 3)
     return TaskExpansion(task=suite, kill_matrix=document, summary=summary, kill_rows=kills.kill_rows)
 
 
@@ -429,8 +440,14 @@ def _aggregate(summary: ExpandSummary, tasks: list[TaskSummary]) -> None:
         summary.kills += task.kills
         summary.reference_disagreements += task.reference_disagreements
         summary.deadline_hits += int(task.deadline_hit)
+        if task.budget_hit is not None:
+            summary.budget_hits[task.budget_hit] = summary.budget_hits.get(task.budget_hit, 0) + 1
+        if task.steps is not None:
+            summary.steps = (summary.steps or 0) + task.steps
+        summary.engine_backstops += task.engine_backstops
     summary.unexpected_before = summary.checks_before - summary.tests_before - summary.rejects_before
     summary.unexpected_after = summary.checks_after - summary.tests_after - summary.rejects_after
+    summary.budget_hits = dict(sorted(summary.budget_hits.items()))
     summary.llm = llm_total
     summary.growth = round(summary.checks_after / summary.checks_before, 2) if summary.checks_before else 0.0
 
@@ -472,7 +489,9 @@ def expand_benchmark(
     wanted = set(task_ids) if task_ids is not None else None
     tasks = [t for t in loaded.tasks if wanted is None or t.id in wanted]
     summary = ExpandSummary(source=str(source), output=str(target), engine=engine, seed=seed,
-                            tasks_total=len(tasks), load_failures=[str(e) for e in loaded.failures])
+                            tasks_total=len(tasks), load_failures=[str(e) for e in loaded.failures],
+                            task_steps=options.task_steps, task_deadline_s=options.task_deadline_s,
+                            task_backstop_s=options.task_backstop_s)
     target.mkdir(parents=True, exist_ok=True)
     store = RunStore.open(target)
     try:

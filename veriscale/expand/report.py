@@ -18,13 +18,35 @@ def _table(title: str, rows: dict[str, object], fields: tuple[str, ...]) -> list
     return lines
 
 
+def _limits(s: ExpandSummary) -> str:
+    parts = []
+    if s.task_steps is not None:
+        parts.append(f"{s.task_steps:,} steps")
+    if s.task_deadline_s is not None:
+        parts.append(f"{s.task_deadline_s:g} s for engines without steps")
+    if s.task_backstop_s is not None:
+        parts.append(f"backstop {s.task_backstop_s:g} s")
+    return ", ".join(parts) or "none"
+
+
+def _budget_line(s: ExpandSummary) -> str:
+    hits = ", ".join(f"{n} by {kind}" for kind, n in s.budget_hits.items()) if s.budget_hits else "none"
+    return f"per-task budget ({_limits(s)}): {s.deadline_hits} task(s) stopped ({hits})"
+
+
 def format_summary(summary: ExpandSummary, *, slowest: int = 5) -> str:
     s = summary
     lines = [
         f"{s.source} -> {s.output} (engine {s.engine}, seed {s.seed})",
-        f"{s.tasks_total} tasks: {s.tasks_expanded} expanded now, {s.tasks_resumed} resumed, {s.tasks_failed} failed, "
-        f"{s.deadline_hits} hit the per-task deadline; {s.seconds:.1f} s",
+        f"{s.tasks_total} tasks: {s.tasks_expanded} expanded now, {s.tasks_resumed} resumed, {s.tasks_failed} failed; "
+        f"{s.seconds:.1f} s" + (f", {s.steps:,} engine steps" if s.steps is not None else ""),
+        _budget_line(s),
     ]
+    wall_clock = [t.task for t in s.tasks if t.budget_hit in ("seconds", "backstop") or t.engine_backstops]
+    if wall_clock:
+        lines.append(f"stopped by a wall-clock limit (may differ in another run): {', '.join(wall_clock)}")
+    if s.engine_backstops:
+        lines.append(f"checks stopped by the engine's own wall-clock backstop: {s.engine_backstops}")
     if s.tasks and slowest:
         worst = sorted(s.tasks, key=lambda t: -t.seconds)[:slowest]
         lines.append("slowest: " + ", ".join(f"{t.task} {t.seconds:.0f} s" for t in worst))
@@ -43,7 +65,7 @@ def format_summary(summary: ExpandSummary, *, slowest: int = 5) -> str:
         f"wrong outputs: {u.proved_wrong} distinct (input, output) pairs proved wrong; written "
         f"{u.from_adversaries} from adversaries + {u.from_output_mutation} from output mutation",
         f"differing outputs the ground truth accepts: {u.postcond_accepted}; undecided: {u.postcond_unknown} "
-        f"({u.unproved_deadline} for the deadline)",
+        f"({u.unproved_deadline} for the budget)",
         f"original unexpected outputs: {u.original}; the ground truth accepts {u.original_not_rejected} of them "
         f"and cannot decide {u.original_unknown}",
         f"kill matrix: {s.kills} (adversary, test) kills; reference disagreements: {s.reference_disagreements}",

@@ -34,37 +34,69 @@ STACK_SIZE = 512 * 1024 * 1024
 RECURSION_LIMIT = 150_000  # Lean recursion 20,000 deep fits; deeper risks the C stack
 
 
+#: Steps a check may take. Calibrated on the checks of VerinaPlus that ran into the former
+#: 3-second limit, in steps per CPU second: 250,000-440,000 for step-dominated code (recursion,
+#: loops), 80,000-150,000 where each step also runs builtins over long lists, down to 16,000 where
+#: a step scans a list of lists. Half a million steps is about 3 s at the median of those tasks
+#: (1.2-2 s for the fastest, longer for the slowest, which the backstop bounds).
+DEFAULT_MAX_STEPS = 500_000
+#: Safety net per check, in CPU seconds of the evaluating thread (a loaded machine does not make
+#: it fire), for work the step count does not see (a builtin doing a lot of C-level work per
+#: step). Far above what a step-bound check takes, so it only ends pathologies.
+DEFAULT_BACKSTOP_SECONDS = 30.0
+
+
 class EmbeddedBackend(Backend):
+    """Evaluates checks in Python; every answer carries the steps it took (``Answer.steps``).
+
+    The limits are counted in steps, so for one task and one list of checks the answers are the
+    same on every run and machine; only the backstop (``timeout``, CPU seconds) can differ, and it
+    is set far above any step-bound check."""
+
     name = ENGINE
 
     def __init__(
         self,
         *,
-        max_steps: int = 20_000_000,
-        timeout: float = 3.0,
+        max_steps: int = DEFAULT_MAX_STEPS,
+        timeout: float = DEFAULT_BACKSTOP_SECONDS,
         timeout_streak: int = 3,
-        short_timeout: float = 0.25,
-        batch_timeout_budget: float = 20.0,
+        short_max_steps: int | None = None,
+        batch_step_budget: int | None = None,
+        batch_backstop_seconds: float = 30.0,
     ) -> None:
         self.max_steps = max_steps
         self.timeout = timeout
-        # A postcondition that enumerates 2^n subsequences times out on every large input of a
-        # task; paying the full time limit thousands of times would make a suite unusable. After
-        # `timeout_streak` consecutive timeouts of one check kind, later checks of that kind get
-        # `short_timeout` (small inputs still finish); once a batch has spent
-        # `batch_timeout_budget` seconds on timeouts, checks of kinds that timed out are not run.
-        # Either way the answer is unknown(timeout), never a guess.
+        # A postcondition that enumerates 2^n subsequences runs out of steps on every large input
+        # of a task; paying the full budget thousands of times would make a suite unusable. After
+        # `timeout_streak` consecutive step-budget timeouts of one check kind, later checks of
+        # that kind get `short_max_steps` (small inputs still finish); once the batch has spent
+        # `batch_step_budget` steps on checks that ran out, later checks of kinds that ran out
+        # are not run. All of it counts steps, never seconds, so it is deterministic. Either way
+        # the answer is unknown(timeout), never a guess.
         self.timeout_streak = timeout_streak
-        self.short_timeout = short_timeout
-        self.batch_timeout_budget = batch_timeout_budget
+        self.short_max_steps = short_max_steps if short_max_steps is not None else max(1, max_steps // 12)
+        self.batch_step_budget = batch_step_budget if batch_step_budget is not None else 7 * max_steps
+        # The CPU-time backstop gets its own (non-deterministic, pathological-only) batch cap.
+        self.batch_backstop_seconds = batch_backstop_seconds
 
     def run(self, task: Any, checks: Sequence[Check]) -> list[Answer]:
         results: list[Answer] = []
         # the check being evaluated and when it started, for the watchdog below
         self._current: tuple[int, float] = (-1, 0.0)
-        self._limit = self.timeout
+
+        # The evaluating thread publishes its own CPU clock id: asking for another thread's id
+        # (pthread_getcpuclockid on its handle) is undefined once that thread has ended, and the
+        # batch may end at any moment; reading a clock id of an ended thread is a clean OSError.
+        cpu_clock: list[int] = []
 
         def work() -> None:
+            getter = getattr(time, "pthread_getcpuclockid", None)
+            if getter is not None:
+                try:
+                    cpu_clock.append(getter(threading.get_ident()))
+                except (OSError, ValueError, OverflowError):
+                    pass
             old = sys.getrecursionlimit()
             sys.setrecursionlimit(max(old, RECURSION_LIMIT))
             try:
@@ -81,14 +113,15 @@ class EmbeddedBackend(Backend):
             thread.start()
         finally:
             threading.stack_size(old_size)
-        # Watchdog: the step budget is charged per function call and loop iteration, but one
-        # builtin call can take arbitrarily long (a `contains` over a million lists); past the
-        # deadline the check is interrupted from outside with an asynchronous BudgetExceeded.
+        # Watchdog: steps are charged per function call and loop iteration, but one builtin call
+        # can take arbitrarily long (a `contains` over a million lists); past the backstop the
+        # check is interrupted from outside with an asynchronous BudgetExceeded. It reads the
+        # evaluating thread's CPU clock, the clock the thread itself records starts with.
         fired = -1
         while thread.is_alive():
             thread.join(0.05)
             index, started = self._current
-            if index >= 0 and index != fired and time.monotonic() - started > self._limit + 0.5:
+            if index >= 0 and index != fired and _cpu_seconds(cpu_clock) - started > self.timeout + 0.5:
                 fired = index
                 _interrupt(thread)
         if len(results) != len(checks):
@@ -106,62 +139,87 @@ class EmbeddedBackend(Backend):
         out: list[Answer] = []
         streak: dict[CheckKind, int] = {}
         timed_out_kinds: set[CheckKind] = set()
-        spent_on_timeouts = 0.0
+        steps_on_timeouts = 0
+        seconds_on_backstops = 0.0
         for i, check in enumerate(checks):
-            if check.kind in timed_out_kinds and spent_on_timeouts >= self.batch_timeout_budget:
-                out.append(Answer.unknown(
-                    UnknownReason.TIMEOUT,
-                    f"not run: {spent_on_timeouts:.0f} s of this task's checks already ran out of time",
-                    ENGINE,
+            if check.kind in timed_out_kinds and (
+                steps_on_timeouts >= self.batch_step_budget or seconds_on_backstops >= self.batch_backstop_seconds
+            ):
+                out.append(Answer(
+                    status="unknown", reason=UnknownReason.TIMEOUT, engine=ENGINE, steps=0,
+                    detail=(f"not run: this task's checks already spent {steps_on_timeouts} steps "
+                            "on checks that ran out of steps"),
                 ))
                 continue
-            limit = self.short_timeout if streak.get(check.kind, 0) >= self.timeout_streak else self.timeout
-            started = time.monotonic()
+            short = streak.get(check.kind, 0) >= self.timeout_streak
+            limit = self.short_max_steps if short else self.max_steps
+            started = time.thread_time()  # this thread's CPU clock, as the watchdog reads it
             try:
                 self._current = (i, started)
-                self._limit = limit
                 answer = self._one(program, name, check, limit)
                 self._current = (-1, 0.0)
-            except BudgetExceeded as exc:  # the watchdog's interrupt landed outside the check
+            except BudgetExceeded:  # the watchdog's interrupt landed outside the check
                 self._current = (-1, 0.0)
-                answer = Answer.unknown(UnknownReason.TIMEOUT, str(exc) or "time limit exceeded", ENGINE)
+                answer = Answer(
+                    status="unknown", reason=UnknownReason.TIMEOUT, engine=ENGINE,
+                    steps=program.compiler.budget.used(),
+                    detail=f"backstop of {self.timeout:g} CPU seconds exceeded",
+                )
             if answer.reason == UnknownReason.TIMEOUT:
                 streak[check.kind] = streak.get(check.kind, 0) + 1
                 timed_out_kinds.add(check.kind)
-                spent_on_timeouts += time.monotonic() - started
+                steps_on_timeouts += answer.steps or 0
+                if "backstop" in answer.detail:
+                    seconds_on_backstops += time.thread_time() - started
             else:
                 streak[check.kind] = 0
             out.append(answer)
         return out
 
-    def _one(self, program: Program, name: str, check: Check, timeout: float | None = None) -> Answer:
-        comp = program.compiler
-        comp.budget.reset(self.max_steps, self.timeout if timeout is None else timeout)
+    def _one(self, program: Program, name: str, check: Check, max_steps: int | None = None) -> Answer:
+        budget = program.compiler.budget
+        budget.reset(self.max_steps if max_steps is None else max_steps, self.timeout)
+        status, value, reason, detail = self._evaluate(program, name, check)
+        # one construction per answer (model_copy or model_construct would cost twice as much)
+        return Answer(status=status, engine=ENGINE, value=value, reason=reason, detail=detail, steps=budget.used())
+
+    def _evaluate(self, program: Program, name: str, check: Check) -> tuple[str, Any, UnknownReason | None, str]:
+        """``(status, value, reason, detail)`` of one check."""
         try:
             if check.kind == CheckKind.PRECOND:
-                value = call_entry(program, f"{name}_precond", check.args, None)
-                return _bool_answer(value)
+                return _truth(call_entry(program, f"{name}_precond", check.args, None))
             if check.kind == CheckKind.POSTCOND:
-                value = call_entry(program, f"{name}_postcond", check.args, check.output, with_output=True)
-                return _bool_answer(value)
-            value = call_entry(program, name, check.args, None)
-            return Answer.of_value(value, ENGINE)
+                return _truth(call_entry(program, f"{name}_postcond", check.args, check.output, with_output=True))
+            return "value", call_entry(program, name, check.args, None), None, ""
         except Undecidable as exc:
-            return Answer.unknown(UnknownReason.UNDECIDABLE, str(exc), ENGINE)
+            return "unknown", None, UnknownReason.UNDECIDABLE, str(exc)
         except Unsupported as exc:
-            return Answer.unknown(UnknownReason.UNSUPPORTED, f"{exc.construct}" + (f" ({exc.detail})" if exc.detail else ""), ENGINE)
+            return "unknown", None, UnknownReason.UNSUPPORTED, f"{exc.construct}" + (f" ({exc.detail})" if exc.detail else "")
         except BudgetExceeded as exc:
-            return Answer.unknown(UnknownReason.TIMEOUT, str(exc), ENGINE)
+            # the watchdog's asynchronous interrupt carries no message
+            return "unknown", None, UnknownReason.TIMEOUT, str(exc) or f"backstop of {self.timeout:g} CPU seconds exceeded"
         except RecursionError:
-            return Answer.unknown(UnknownReason.TIMEOUT, "recursion too deep", ENGINE)
+            return "unknown", None, UnknownReason.TIMEOUT, "recursion too deep"
         except MemoryError:
-            return Answer.unknown(UnknownReason.TIMEOUT, "out of memory", ENGINE)
+            return "unknown", None, UnknownReason.TIMEOUT, "out of memory"
         except LeanPanic as exc:
-            return Answer.unknown(UnknownReason.ERROR, f"panic: {exc}", ENGINE)
+            return "unknown", None, UnknownReason.ERROR, f"panic: {exc}"
         except LeanRuntimeError as exc:
-            return Answer.unknown(UnknownReason.ERROR, str(exc), ENGINE)
+            return "unknown", None, UnknownReason.ERROR, str(exc)
         except Exception as exc:  # noqa: BLE001 - an engine bug must not become an answer
-            return Answer.unknown(UnknownReason.ERROR, f"internal {type(exc).__name__}: {exc}", ENGINE)
+            return "unknown", None, UnknownReason.ERROR, f"internal {type(exc).__name__}: {exc}"
+
+
+def _cpu_seconds(cpu_clock: list[int]) -> float:
+    """The evaluating thread's CPU time (what ``time.thread_time()`` gives inside it), or -inf
+    when it cannot be read (no per-thread CPU clocks here, or the thread has just ended): then
+    the watchdog does not fire, and the in-thread budget checks still hold."""
+    if not cpu_clock:
+        return float("-inf")
+    try:
+        return time.clock_gettime(cpu_clock[0])
+    except (OSError, ValueError, OverflowError):
+        return float("-inf")
 
 
 def _interrupt(thread: threading.Thread) -> None:
@@ -172,9 +230,9 @@ def _interrupt(thread: threading.Thread) -> None:
     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(BudgetExceeded))
 
 
-def _bool_answer(value: Any) -> Answer:
+def _truth(value: Any) -> tuple[str, Any, UnknownReason | None, str]:
     if value is True or value is False:
-        return Answer.of_bool(value, ENGINE)
+        return ("true" if value else "false"), None, None, ""
     raise Unsupported("proposition", f"evaluated to {value!r}, not a decided truth value")
 
 

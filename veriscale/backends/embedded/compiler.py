@@ -35,10 +35,19 @@ from veriscale.backends.embedded.builtins import (
     to_string,
     type_name_of,
 )
+from veriscale.backends.embedded.builtins.order import beq_member, eq_is_beq
 from veriscale.backends.embedded.env import Env, UserDef
 from veriscale.backends.embedded.program import explicit_params, is_proof_binder, type_of_text
 from veriscale.backends.embedded.registry import Builtin
-from veriscale.backends.embedded.runtime_support import PROOF, Budget, BuiltinFn, Fn, LeanRange, Partial
+from veriscale.backends.embedded.runtime_support import (
+    PROOF,
+    Budget,
+    BuiltinFn,
+    Fn,
+    LeanRange,
+    Partial,
+    TailCall,
+)
 from veriscale.backends.embedded.statics import (
     BOOL,
     CHAR,
@@ -123,13 +132,15 @@ def unsupported(node: A.Node | None, construct: str, detail: str = "") -> Unsupp
 class DefCtx:
     """Per user definition: the slot allocator and the definition's namespace."""
 
-    __slots__ = ("nslots", "namespace", "udef", "monad")
+    __slots__ = ("nslots", "namespace", "udef", "monad", "do_depth")
 
     def __init__(self, namespace: str, udef: UserDef | None) -> None:
         self.nslots = 0
         self.namespace = namespace
         self.udef = udef
         self.monad = "Id"
+        self.do_depth = 0
+        """How many Id `do` blocks enclose the term being compiled (`pure` means `id` there)."""
 
     def alloc(self) -> int:
         i = self.nslots
@@ -183,8 +194,10 @@ def _iter_coll(value: Any, node: A.Node) -> Any:
         return [Nat(i) for i in range(value.start, value.stop, value.step)]
     if isinstance(value, tuple):
         return value
-    if isinstance(value, LeanHashSet):
-        raise unsupported(node, "iteration over a HashSet")
+    if isinstance(value, LeanHashMap):
+        # a map yields its (key, value) pairs and a set its elements, in Lean's bucket order
+        # (raises Unsupported where that order is not known, e.g. String keys)
+        return list(value)
     raise unsupported(node, "iteration", f"over {type_name_of(value)}")
 
 
@@ -213,10 +226,55 @@ def _as_bool(v: Any, node: A.Node) -> bool:
 # ---------------------------------------------------------------------------------------------
 
 
+class TailTarget:
+    """The function being compiled whose self-calls in tail position become :class:`TailCall`.
+
+    ``key`` is the :class:`UserDef` of a top-level definition or the frame slot of a ``let rec``
+    function; ``calls`` holds the ids of the application nodes in tail position of its body;
+    ``used`` records whether any call site was compiled as a tail call (only then does the
+    function need its loop)."""
+
+    __slots__ = ("key", "nargs", "calls", "used")
+
+    def __init__(self, key: object, nargs: int, calls: set[int]) -> None:
+        self.key = key
+        self.nargs = nargs
+        self.calls = calls
+        self.used = False
+
+
+def tail_apps(body: Any, out: set[int]) -> set[int]:
+    """Ids of the applications in tail position of ``body``.
+
+    Walks only the constructs whose compiled closure returns its sub-term's value unchanged
+    (parentheses, both branches of ``if``/``if let``, the alternatives of ``match``, the body of
+    ``let``/``have``/``let rec``); anything else (an operator, an argument, a lambda, a ``do``
+    block) is not a tail position. Conservative by construction: missing a tail call costs stack,
+    marking a non-tail call would change results."""
+    if isinstance(body, A.Paren):
+        if not _has_cdot(body.term):
+            tail_apps(body.term, out)
+    elif isinstance(body, A.App):
+        out.add(id(body))
+    elif isinstance(body, (A.If, A.IfLet)):
+        tail_apps(body.then, out)
+        tail_apps(body.els, out)
+    elif isinstance(body, A.Match):
+        for alt in body.alts:
+            tail_apps(alt.rhs, out)
+    elif isinstance(body, (A.Let, A.LetRec)):
+        tail_apps(body.body, out)
+    return out
+
+
 class Compiler:
     def __init__(self, env: Env) -> None:
         self.env = env
         self.budget = Budget()
+        #: the function whose self tail calls are being compiled (None: no tail calls)
+        self._tail_target: TailTarget | None = None
+        #: `let rec` lambdas (by node id) being compiled, with the frame slot of their name
+        self._rec_lambdas: dict[int, int] = {}
         self._defs_running: dict[str, Callable[..., Any]] = {}
         self._method_cache: dict[tuple[str, str], Any] = {}
 
@@ -335,9 +393,34 @@ class Compiler:
                 return run(*args[:nargs])(*args[nargs:])
             for slot, v in zip(arg_slots, args):
                 fr[slot] = v
-            return holder[0](fr)
+            result = holder[0](fr)
+            if type(result) is TailCall:
+                return tail_loop(result)
+            return result
+
+        def tail_loop(result: TailCall) -> Any:
+            # self-calls in tail position: one step each, like the call they replace
+            b = budget
+            while True:
+                b.tick -= 1
+                if b.tick < 0:
+                    b.refill()
+                fr = [None] * ctx_ref.nslots
+                for slot, v in zip(arg_slots, result.args):
+                    fr[slot] = v
+                result = holder[0](fr)
+                if type(result) is not TailCall:
+                    return result
 
         d.run = run
+        saved_target = self._tail_target
+        calls: set[int] = set()
+        if d.cmd.alts is not None:
+            for alt in d.cmd.alts:
+                tail_apps(alt.rhs, calls)
+        elif d.cmd.body is not None:
+            tail_apps(d.cmd.body, calls)
+        self._tail_target = TailTarget(d, nargs, calls)
         try:
             if d.cmd.alts is not None:
                 discr_sc_types = [ptypes[len(params) + k] for k in range(extra)]
@@ -351,13 +434,16 @@ class Compiler:
                 inner = body
 
                 def body(fr: list[Any], inner: Closure = inner, ret: LeanType = ret) -> Any:
-                    return coerce_value(inner(fr), ret)
+                    # a pending tail call is coerced when it returns (the coercion is idempotent)
+                    v = inner(fr)
+                    return v if type(v) is TailCall else coerce_value(v, ret)
             holder[0] = body
         except Unsupported:
             d.run = None
             raise
         finally:
             d.compiling = False
+            self._tail_target = saved_target
 
     # -- name resolution --------------------------------------------------------------------
     def find_def(self, name: str, sc: Scope | None) -> UserDef | None:
@@ -372,17 +458,25 @@ class Compiler:
         d = defs.get(name)
         if d is not None:
             return d
-        for o in self.env.opens:
+        for o in self._opens(sc):
             d = defs.get(f"{o}.{name}")
             if d is not None:
                 return d
         return None
 
-    def find_builtin(self, name: str) -> Builtin | None:
+    def _opens(self, sc: Scope | None) -> list[str]:
+        """The namespaces opened for the definition being compiled: the file's `open`s (as Lean
+        sees them wherever the definition sits; tasks open at the top) plus its own `open X in`."""
+        udef = sc.ctx.udef if sc is not None else None
+        if udef is None or not udef.opens:
+            return self.env.opens
+        return [*self.env.opens, *(o for o in udef.opens if o not in self.env.opens)]
+
+    def find_builtin(self, name: str, sc: Scope | None = None) -> Builtin | None:
         b = BUILTINS.get(name)
         if b is not None:
             return b
-        for o in self.env.opens:
+        for o in self._opens(sc):
             b = BUILTINS.get(f"{o}.{name}")
             if b is not None:
                 return b
@@ -739,6 +833,14 @@ class Compiler:
             slot = v[0]
             if not args:
                 return lambda fr: fr[slot]
+            target = self._tail_target
+            if (target is not None and target.key == slot and id(node) in target.calls
+                    and len(args) == target.nargs and not any(isinstance(a, A.NamedArg) for a in args)):
+                # a `let rec` function calling itself in tail position (the slot is its name's)
+                target.used = True
+                pts = _param_types(v[1], len(args))
+                cs = [self._arg(a, sc, t if t is not None else UNSURE) for a, t in zip(args, pts)]
+                return lambda fr: TailCall(tuple([c(fr) for c in cs]))
             return self._apply_value(node, lambda fr: fr[slot], args, sc, _param_types(v[1], len(args)))
         parts = name.split(".")
         if parts[0] in sc.vars and len(parts) > 1:
@@ -796,6 +898,15 @@ class Compiler:
                 sc.ctx.monad = saved
         if name in ("id",) and len(args) == 1:
             return self.compile(args[0], sc, expected)
+        if name in ("pure", "Pure.pure") and len(args) == 1:
+            # `pure v` at a known Option type is `some v`; inside an Id do block (the only monad
+            # do blocks compile in) it is `v`. Anywhere else the monad is not known here.
+            if head(expected) == "Option":
+                c = self.compile(args[0], sc, elem_type(expected))
+                return lambda fr: Some(c(fr))
+            if sc.ctx.do_depth > 0 and head(expected) not in ("Except", "IO", "StateM", "ReaderM", "EStateM", "List", "Array"):
+                return self.compile(args[0], sc, expected)
+            raise unsupported(node, "pure", "outside an Id do block")
         if name == "panic!" or name == "unreachable!":
             raise unsupported(node, name)
         if name in ("dbg_trace", "dbgTrace"):
@@ -915,6 +1026,11 @@ class Compiler:
             extra = cs[n - sum(flags):]
             cs = cs[: n - sum(flags)]
         nreal = n - sum(flags)
+        target = self._tail_target
+        if (target is not None and target.key is d and id(node) in target.calls and len(args) == n
+                and len(cs) == nreal == target.nargs):
+            target.used = True
+            return lambda fr: TailCall(tuple([c(fr) for c in cs]))
         if len(cs) == nreal and not extra:
             if nreal == 0:
                 return lambda fr: get()()
@@ -1204,11 +1320,28 @@ class Compiler:
             if pat is not None:
                 m, inner = self.compile_pattern(pat, inner, ty)
                 patterns.append((slot, m))
-        body = self.compile(node.body, inner, body_expected)
-        return self._make_fn(node, slots, patterns, body, sc.ctx)
+        target = self._rec_target(node, len(slots), [node.body])
+        saved = self._tail_target
+        if target is not None:
+            self._tail_target = target
+        try:
+            body = self.compile(node.body, inner, body_expected)
+        finally:
+            self._tail_target = saved
+        return self._make_fn(node, slots, patterns, body, sc.ctx, loops=target is not None and target.used)
+
+    def _rec_target(self, node: A.Node, nargs: int, bodies: list[Any]) -> TailTarget | None:
+        """The tail-call target of a ``let rec`` function's lambda (None for other lambdas)."""
+        slot = self._rec_lambdas.pop(id(node), None)
+        if slot is None:
+            return None
+        calls: set[int] = set()
+        for b in bodies:
+            tail_apps(b, calls)
+        return TailTarget(slot, nargs, calls)
 
     def _make_fn(self, node: A.Node, slots: list[int], patterns: list[tuple[int, Any]], body: Closure,
-                 ctx: DefCtx) -> Closure:
+                 ctx: DefCtx, loops: bool = False) -> Closure:
         arity = len(slots)
         budget = self.budget
 
@@ -1224,6 +1357,28 @@ class Compiler:
                 if not m(fr[s], fr):
                     raise unsupported(node, "refutable pattern in fun")
             return body(fr)
+
+        def loop_runner(env: Any, args: tuple[Any, ...]) -> Any:
+            # a `let rec` function with self-calls in tail position: they come back as TailCall
+            # and run here, one step each, in constant stack
+            b = budget
+            while True:
+                b.tick -= 1
+                if b.tick < 0:
+                    b.refill()
+                fr = env[:]
+                for s, v in zip(slots, args):
+                    fr[s] = v
+                for s, m in patterns:
+                    if not m(fr[s], fr):
+                        raise unsupported(node, "refutable pattern in fun")
+                result = body(fr)
+                if type(result) is not TailCall:
+                    return result
+                args = result.args
+
+        if loops:
+            runner = loop_runner  # noqa: F811 - chosen once, at compile time
 
         def make(fr: list[Any]) -> Any:
             snap = fr[:]
@@ -1248,9 +1403,16 @@ class Compiler:
             inner, slot = inner.bind(f"_lm{k}", et)
             slots.append(slot)
             dts.append(et)
-        body = self.compile_match_alts(node, [lambda fr, s=s: fr[s] for s in slots], dts, node.alts, inner,
-                                       t if t is not None and is_known(t) else None, is_do=False)
-        return self._make_fn(node, slots, [], body, sc.ctx)
+        target = self._rec_target(node, n, [alt.rhs for alt in node.alts])
+        saved = self._tail_target
+        if target is not None:
+            self._tail_target = target
+        try:
+            body = self.compile_match_alts(node, [lambda fr, s=s: fr[s] for s in slots], dts, node.alts, inner,
+                                           t if t is not None and is_known(t) else None, is_do=False)
+        finally:
+            self._tail_target = saved
+        return self._make_fn(node, slots, [], body, sc.ctx, loops=target is not None and target.used)
 
     def _cdot_lambda(self, term: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
         count = [0]
@@ -1378,6 +1540,7 @@ class Compiler:
             inner, slot = inner.bind(decl.name, ft)
             slots.append(slot)
             types.append(ft)
+        slot_of = {decl.name: inner.vars[decl.name][0] for decl in decls if decl.name is not None}
         makers = []
         for decl, ft in zip(decls, types):
             explicit = [b for b in decl.binders if b.kind == "explicit"]
@@ -1393,7 +1556,12 @@ class Compiler:
                 lam = decl.value
             else:
                 lam = A.Lambda(decl.line, decl.col, explicit, decl.value)  # type: ignore[arg-type]
-            makers.append(self.compile(lam, inner, ft))
+            if isinstance(lam, (A.Lambda, A.LambdaMatch)):
+                self._rec_lambdas[id(lam)] = slot_of[decl.name]
+            try:
+                makers.append(self.compile(lam, inner, ft))
+            finally:
+                self._rec_lambdas.pop(id(lam), None)
 
         def setter(fr: list[Any]) -> None:
             fns = [m(fr) for m in makers]
@@ -1837,7 +2005,8 @@ class Compiler:
                 c = coll(fr)
                 v = x(fr)
                 if isinstance(c, tuple):
-                    r = any(_eq(v, y) for y in c)
+                    # without Float or function leaves Python's `==` is Lean's decidable equality
+                    r = beq_member(v, c) if eq_is_beq(v) else any(_eq(v, y) for y in c)
                 elif isinstance(c, str):
                     raise unsupported(node, "∈ on String")
                 elif isinstance(c, LeanHashSet):
@@ -2259,8 +2428,17 @@ class Compiler:
             return run_mem
         if upper is None:
             if vty is not None and head(vty) in ("Nat", "Int"):
-                return self._witness_search(node, inner_slot, whole, head(vty) == "Nat")
-            raise Undecidable(f"unbounded quantifier over {name} at {node.line}:{node.col}")
+                fallback = self._witness_search(node, inner_slot, whole, head(vty) == "Nat")
+            else:
+                message = f"unbounded quantifier over {name} at {node.line}:{node.col}"
+
+                def fallback(fr: list[Any]) -> Any:
+                    raise Undecidable(message)
+            if node.pattern is None:
+                finite = self._finite_candidates(node, sc, q_scope, vty)
+                if finite is not None:
+                    return self._run_candidates(finite, inner_slot, whole, is_all, fallback)
+            return fallback
         ut = self.stype(upper, sc)
         vt = vty or ut
         if vt is not None and head(vt) not in ("Nat", "Int"):
@@ -2301,6 +2479,265 @@ class Compiler:
         int_search = self._witness_search(node, inner_slot, whole, False)
         return run_range
 
+    # -- unbounded quantifiers with a finite set of candidates -------------------------------
+    def _run_candidates(self, finite: Callable[[list[Any]], list[Any] | None], slot: int, whole: Closure,
+                        is_all: bool, fallback: Closure) -> Closure:
+        budget = self.budget
+
+        def run_finite(fr: list[Any]) -> Any:
+            candidates = finite(fr)
+            if candidates is None:
+                return fallback(fr)
+            for value in candidates:
+                budget.tick -= 1
+                if budget.tick < 0:
+                    budget.refill()
+                fr[slot] = value
+                if whole(fr) != is_all:
+                    return not is_all
+            return is_all
+
+        return run_finite
+
+    def _finite_candidates(self, node: A.Quant, sc: Scope, q_scope: Scope,
+                           vty: LeanType | None) -> Callable[[list[Any]], list[Any] | None] | None:
+        """Sound reduction of ``∃ x, P x`` / ``∀ x, P x`` over an infinite type to finitely many x.
+
+        Each rule below gives, at run time, a finite list ``C`` of values such that *every*
+        witness of the ``∃`` (every counterexample of the ``∀``, i.e. every witness of ``¬ P``)
+        lies in ``C``. Then ``∃ x, P x`` is ``∃ x ∈ C, P x`` and ``∀ x, P x`` is ``∀ x ∈ C, P x``,
+        exactly, and the body is evaluated on ``C`` only (the body itself is still checked, so a
+        rule only has to be right about what it excludes). The rules read *falsifier conjuncts*:
+        for ``∃`` the conjuncts of the body, which every witness makes true; for ``∀`` the
+        hypotheses of its ``→`` chain and, when the conclusion is ``¬ Q`` or ``a ≠ b``, the
+        conjuncts of ``Q`` or ``a = b``, which every counterexample makes true.
+
+        * one-point: a conjunct ``x = E`` / ``E = x`` with ``E`` free of ``x`` leaves ``C = [E]``
+          (any type: equality means the value is ``E``'s);
+        * linear: ``a = c * x`` (either side, either factor order) with ``x : Nat/Int`` and ``a``,
+          ``c`` exact integers, ``c ≠ 0``: ``c * x = a`` has the one solution ``a / c`` when ``c``
+          divides ``a`` and none otherwise (integer multiplication is exact and cancellable);
+        * power: ``b ^ x = a`` (or a user definition that is exactly ``b ^ x``, see
+          :func:`_is_power_def`) with ``x : Nat`` and ``|b| ≥ 2``: ``|b ^ x| = |b| ^ x`` grows
+          strictly, so a solution has ``|b| ^ x ≤ |a|``;
+        * a conjunct that does not mention ``x`` and is false: ``C = []``;
+        * division by a power: when every occurrence of ``x : Nat`` in the body is inside terms
+          ``A / b ^ x`` of type Nat or Int, with ``A ≥ 0`` and ``b ≥ 2`` exact integers: from the
+          first ``k`` with ``b ^ k > A`` on, each such term is ``0`` (every Lean integer division
+          of ``0 ≤ A < m`` by ``m`` is ``0``), so the body's value for ``x ≥ k`` is its value at
+          ``k`` and ``C = [0..k]`` decides the quantifier.
+
+        When no rule applies to the values at hand the quantifier falls back to the witness
+        search (or stays undecidable)."""
+        name = node.name
+        is_all = node.kind == "forall"
+        conjuncts = _falsifier_conjuncts(node.body, is_all)
+        kind = head(vty) if vty is not None else None
+        rules: list[Callable[[list[Any]], list[Any] | None]] = []
+        for conj in conjuncts:
+            c0 = conj
+            while isinstance(c0, A.Paren):
+                c0 = c0.term
+            if not _mentions(c0, name):
+                rules.append(self._rule_false_conjunct(c0, sc))
+                continue
+            if not (isinstance(c0, A.BinOp) and c0.op in ("=", "==")):
+                continue
+            for lhs, rhs in ((c0.lhs, c0.rhs), (c0.rhs, c0.lhs)):
+                if _mentions(rhs, name):
+                    continue
+                # the arithmetic rules need the equation in Nat or Int (exact, unbounded): the
+                # side free of x must be statically one of them (not Fin, UIntN, Float...)
+                exact_side = isinstance(rhs, A.NumLit) or self.stype(rhs, sc) in (NAT, INT)
+                if c0.op == "=" and _is_var(lhs, name):
+                    rule = self._rule_one_point(rhs, sc, vty)
+                    if rule is not None:
+                        rules.append(rule)
+                    continue
+                if kind in ("Nat", "Int") and exact_side:
+                    factor = _linear_factor(lhs, name)
+                    if factor is not None:
+                        # the equation is computed in Int when any of its leaves is an Int
+                        leaves: list[A.Node] = []
+                        _arith_leaves(c0.lhs, leaves)
+                        _arith_leaves(c0.rhs, leaves)
+                        in_int = kind == "Int" or any(
+                            isinstance(leaf, A.UnOp) and leaf.op == "-" or self.stype(leaf, q_scope) == INT
+                            for leaf in leaves)
+                        rules.append(self._rule_linear(rhs, factor, sc, INT if in_int else NAT, kind == "Nat"))
+                        continue
+                if kind == "Nat" and exact_side:
+                    base = self._power_base(lhs, name, sc)
+                    if base is not None:
+                        rules.append(self._rule_power(rhs, base, sc))
+        if kind == "Nat":
+            divisions: list[A.BinOp] = []
+            if (_only_in_power_divisions(node.body, name, divisions) and divisions
+                    and all(self._computed_in_integers(node.body, d, q_scope) for d in divisions)):
+                rules.append(self._rule_power_division(divisions, sc))
+        if not rules:
+            return None
+
+        def candidates(fr: list[Any]) -> list[Any] | None:
+            best: list[Any] | None = None
+            for rule in rules:
+                try:
+                    found = rule(fr)
+                except (Undecidable, Unsupported):
+                    continue  # a rule that cannot be evaluated here excludes nothing
+                if found is not None and (best is None or len(found) < len(best)):
+                    best = found
+                    if not best:
+                        break
+            return best
+
+        return candidates
+
+    def _exact_int_closure(self, term: A.Node, sc: Scope, ty: LeanType | None) -> Closure:
+        c = self.compile(term, sc, ty)
+        return _coercer(c, ty) if ty is not None and _needs_int(ty) else c
+
+    def _rule_false_conjunct(self, conj: A.Node, sc: Scope) -> Callable[[list[Any]], list[Any] | None]:
+        c = self.compile(conj, sc, PROP)
+
+        def rule(fr: list[Any]) -> list[Any] | None:
+            try:
+                value = c(fr)
+            except (Undecidable, Unsupported):
+                return None
+            return [] if value is False else None
+
+        return rule
+
+    def _rule_one_point(self, term: A.Node, sc: Scope, vty: LeanType | None) -> Callable[[list[Any]], list[Any] | None] | None:
+        # the binder's declared type only: an inferred one could differ from Lean's elaboration
+        ty = vty
+        if ty is None or not is_known(ty):
+            return None
+        c = self._exact_int_closure(term, sc, ty)
+        is_nat = head(ty) == "Nat"
+
+        def rule(fr: list[Any]) -> list[Any] | None:
+            value = c(fr)
+            if is_nat:
+                if not _exact_int(value) or value < 0:
+                    return None
+                return [Nat(value)]
+            return [value]
+
+        return rule
+
+    def _rule_linear(self, total: A.Node, factor: A.Node, sc: Scope, eq_type: LeanType,
+                     is_nat: bool) -> Callable[[list[Any]], list[Any] | None]:
+        a_c = self._exact_int_closure(total, sc, eq_type)
+        c_c = self._exact_int_closure(factor, sc, eq_type)
+
+        def rule(fr: list[Any]) -> list[Any] | None:
+            a, c = a_c(fr), c_c(fr)
+            if not (_exact_int(a) and _exact_int(c)) or c == 0:
+                return None
+            if a % c != 0:
+                return []
+            q = a // c  # exact, so the rounding convention does not matter
+            if is_nat:
+                return [Nat(q)] if q >= 0 else []
+            return [int(q)]
+
+        return rule
+
+    def _rule_power(self, total: A.Node, base: A.Node, sc: Scope) -> Callable[[list[Any]], list[Any] | None]:
+        a_c = self.compile(total, sc, None)
+        b_c = self.compile(base, sc, None)
+
+        def rule(fr: list[Any]) -> list[Any] | None:
+            a, b = a_c(fr), b_c(fr)
+            if not (_exact_int(a) and _exact_int(b)) or abs(b) < 2:
+                return None
+            out: list[Any] = []
+            p = 1
+            while p <= abs(a):
+                out.append(Nat(len(out)))
+                p *= abs(b)
+            return out
+
+        return rule
+
+    def _rule_power_division(self, divisions: list[A.BinOp], sc: Scope) -> Callable[[list[Any]], list[Any] | None]:
+        parts: list[tuple[Closure, Closure]] = []
+        for d in divisions:
+            num = d.lhs
+            pw = d.rhs
+            while isinstance(pw, A.Paren):
+                pw = pw.term
+            assert isinstance(pw, A.BinOp)
+            parts.append((self.compile(num, sc, self.stype(num, sc)), self.compile(pw.lhs, sc, None)))
+
+        def rule(fr: list[Any]) -> list[Any] | None:
+            k_max = 0
+            for num_c, base_c in parts:
+                a, b = num_c(fr), base_c(fr)
+                if not (_exact_int(a) and _exact_int(b)) or a < 0 or b < 2:
+                    return None
+                k, p = 0, 1
+                while p <= a:
+                    k += 1
+                    p *= b
+                k_max = max(k_max, k)
+            return [Nat(i) for i in range(k_max + 1)]
+
+        return rule
+
+    def _computed_in_integers(self, body: A.Node, target: A.Node, sc: Scope) -> bool:
+        """Whether the arithmetic term ``target`` inside ``body`` is computed in Nat or Int.
+
+        Lean elaborates an arithmetic tree (``+ - * / %`` and parentheses) together with the other
+        side of the relation it sits in (``binop%``), so every leaf of that relation decides the
+        type. Required: ``target``'s tree is an operand of a relation, and every leaf of the
+        relation is a numeral, a power of Nat/Int values, or a term statically of type Nat or Int
+        (a leaf of type Rat or Float would move the division out of the integers)."""
+        path = _path_to(body, target)
+        if path is None:
+            return False
+        relation: A.BinOp | None = None
+        for anc in reversed(path[:-1]):
+            if isinstance(anc, A.Paren) or (isinstance(anc, A.BinOp) and anc.op in ARITH_OPS):
+                continue
+            if isinstance(anc, A.BinOp) and anc.op in REL_OPS:
+                relation = anc
+            break
+        if relation is None:
+            return False
+        leaves: list[A.Node] = []
+        _arith_leaves(relation.lhs, leaves)
+        _arith_leaves(relation.rhs, leaves)
+        for leaf in leaves:
+            if isinstance(leaf, A.NumLit):
+                continue
+            if isinstance(leaf, A.BinOp) and leaf.op == "^":
+                base = leaf.lhs
+                while isinstance(base, A.Paren):
+                    base = base.term
+                if isinstance(base, A.NumLit) or self.stype(base, sc) in (NAT, INT):
+                    continue
+                return False
+            if self.stype(leaf, sc) not in (NAT, INT):
+                return False
+        return True
+
+    def _power_base(self, term: A.Node, name: str, sc: Scope) -> A.Node | None:
+        """``b`` when ``term`` is ``b ^ x`` or ``f b x`` for a user ``f`` that is exactly ``b ^ x``."""
+        t = term
+        while isinstance(t, A.Paren):
+            t = t.term
+        if isinstance(t, A.BinOp) and t.op == "^" and _is_var(t.rhs, name) and not _mentions(t.lhs, name):
+            return t.lhs
+        if (isinstance(t, A.App) and isinstance(t.fn, A.Ident) and len(t.args) == 2
+                and t.fn.name not in sc.vars and _is_var(t.args[1], name) and not _mentions(t.args[0], name)):
+            d = self.find_def(t.fn.name, sc)
+            if d is not None and _is_power_def(d):
+                return t.args[0]
+        return None
+
     _last_slot = 0
     #: nesting depth of running witness searches (a search inside a search's body gets fewer
     #: candidates, so nested unbounded quantifiers cost at most the product of the two limits)
@@ -2327,14 +2764,13 @@ class Compiler:
             undecided = 0
             tried = 0
             stopped = ""
-            # steps left in the check's budget (tick counts down within a period of steps)
-            steps_at_start = budget.steps + budget.tick
+            steps_at_start = budget.used()
             try:
                 for idx in range(limit):
                     budget.tick -= 1
                     if budget.tick < 0:
                         budget.refill()
-                    if steps_at_start - (budget.steps + budget.tick) > SEARCH_STEP_ALLOWANCE:
+                    if budget.used() - steps_at_start > SEARCH_STEP_ALLOWANCE:
                         stopped = f", stopped after {SEARCH_STEP_ALLOWANCE} evaluation steps"
                         break
                     if is_nat:
@@ -2388,7 +2824,11 @@ class Compiler:
     def c_Do(self, node: A.Do, sc: Scope, expected: LeanType | None) -> Closure:
         if sc.ctx.monad != "Id":
             raise unsupported(node, "do block", f"in monad {sc.ctx.monad}")
-        seq = self.compile_do_seq(node.seq, sc, expected)
+        sc.ctx.do_depth += 1
+        try:
+            seq = self.compile_do_seq(node.seq, sc, expected)
+        finally:
+            sc.ctx.do_depth -= 1
 
         def run(fr: list[Any]) -> Any:
             try:
@@ -2411,8 +2851,8 @@ class Compiler:
         item = items[i]
         last = i == len(items) - 1
         if isinstance(item, A.DoLet):
-            if item.arrow:
-                raise unsupported(item, "← in do")
+            # `let x ← e`: do blocks are compiled in the Id monad only (c_Do refuses others), where
+            # bind is application and a value of `Id α` is the α itself, so it is `let x := e`.
             inner, setter = self.compile_let_decl(item.decl, sc)
             if last:
                 raise unsupported(item, "do block ending with let")
@@ -2860,6 +3300,159 @@ def _split_and(h: A.Node) -> list[A.Node]:
     if isinstance(h, A.BinOp) and h.op == "∧":
         return _split_and(h.lhs) + _split_and(h.rhs)
     return [h]
+
+
+def _path_to(node: Any, target: A.Node) -> list[Any] | None:
+    """The chain of nodes from ``node`` down to ``target`` (both included), or None."""
+    if node is target:
+        return [node]
+    children: list[Any] = []
+    if isinstance(node, (list, tuple)):
+        children = list(node)
+    elif isinstance(node, A.Node):
+        from dataclasses import fields
+
+        children = [getattr(node, f.name) for f in fields(node)]
+    for child in children:
+        if isinstance(child, (A.Node, list, tuple)):
+            sub = _path_to(child, target)
+            if sub is not None:
+                return sub if isinstance(node, (list, tuple)) else [node, *sub]
+    return None
+
+
+def _arith_leaves(node: A.Node, out: list[A.Node]) -> None:
+    """The operands of an arithmetic tree (``^`` terms are leaves, as in Lean's ``binop%``)."""
+    while isinstance(node, A.Paren):
+        node = node.term
+    if isinstance(node, A.BinOp) and node.op in ARITH_OPS:
+        _arith_leaves(node.lhs, out)
+        _arith_leaves(node.rhs, out)
+    else:
+        out.append(node)
+
+
+def _exact_int(v: Any) -> bool:
+    """An unbounded integer value (Lean ``Nat``/``Int``), not a Bool or a fixed-width integer."""
+    return type(v) is int or type(v) is Nat
+
+
+def _falsifier_conjuncts(body: A.Node, is_all: bool) -> list[A.Node]:
+    """Conjuncts every witness of ``∃ x, body`` (every counterexample of ``∀ x, body``) satisfies."""
+    b = body
+    while isinstance(b, A.Paren):
+        b = b.term
+    if not is_all:
+        return _split_and(b)
+    out: list[A.Node] = []
+    while isinstance(b, A.BinOp) and b.op == "→":
+        out.extend(_split_and(b.lhs))
+        b = b.rhs
+        while isinstance(b, A.Paren):
+            b = b.term
+    if isinstance(b, A.UnOp) and b.op == "¬":
+        out.extend(_split_and(b.arg))
+    elif isinstance(b, A.BinOp) and b.op == "≠":
+        out.append(A.BinOp(b.line, b.col, "=", b.lhs, b.rhs))
+    return out
+
+
+def _linear_factor(term: A.Node, name: str) -> A.Node | None:
+    """``c`` when ``term`` is ``c * x`` or ``x * c`` with ``c`` free of ``x``."""
+    t = term
+    while isinstance(t, A.Paren):
+        t = t.term
+    if isinstance(t, A.BinOp) and t.op == "*":
+        if _is_var(t.rhs, name) and not _mentions(t.lhs, name):
+            return t.lhs
+        if _is_var(t.lhs, name) and not _mentions(t.rhs, name):
+            return t.rhs
+    return None
+
+
+def _only_in_power_divisions(node: Any, name: str, found: list[A.BinOp]) -> bool:
+    """Whether every occurrence of ``name`` in ``node`` is the exponent of a ``A / b ^ name`` with
+    ``A`` and ``b`` free of it (those divisions are collected in ``found``)."""
+    if isinstance(node, A.BinOp) and node.op == "/":
+        pw = node.rhs
+        while isinstance(pw, A.Paren):
+            pw = pw.term
+        if (isinstance(pw, A.BinOp) and pw.op == "^" and _is_var(pw.rhs, name)
+                and not _mentions(pw.lhs, name) and not _mentions(node.lhs, name)):
+            found.append(node)
+            return True
+    if isinstance(node, A.Ident):
+        return not (node.name == name or node.name.startswith(name + "."))
+    if isinstance(node, _BINDING_NODES):
+        # a construct that binds names could shadow `name`: refuse rather than reason about scopes
+        return not _mentions(node, name)
+    if isinstance(node, (list, tuple)):
+        return all(_only_in_power_divisions(x, name, found) for x in node)
+    if isinstance(node, A.Node):
+        from dataclasses import fields
+
+        return all(_only_in_power_divisions(getattr(node, f.name), name, found) for f in fields(node))
+    return True
+
+
+_BINDING_NODES = (A.Quant, A.Lambda, A.LambdaMatch, A.Let, A.LetRec, A.Match, A.Do, A.IfLet)
+
+
+def _is_power_def(d: UserDef) -> bool:
+    """Whether a user definition is, by its text, exactly ``base ^ exp`` on Nat or Int::
+
+        def f (base : Int) (exp : Nat) : Int :=
+          match exp with
+          | 0 => 1
+          | n + 1 => base * f base n      -- or `f base n * base`
+
+    (by induction on ``exp`` it computes ``base ^ exp``; any other shape is not recognised)."""
+    cmd = d.cmd
+    params = [(n, b) for b in cmd.binders if b.kind == "explicit" for n in b.names]
+    if len(params) != 2 or cmd.body is None or cmd.alts is not None:
+        return False
+    (base, bb), (exp, eb) = params
+    if bb.type_text.strip() not in ("Int", "Nat") or eb.type_text.strip() != "Nat":
+        return False
+    if cmd.type_text.strip() != bb.type_text.strip():
+        return False
+    body = cmd.body
+    while isinstance(body, A.Paren):
+        body = body.term
+    if not (isinstance(body, A.Match) and len(body.discrs) == 1 and _is_var(body.discrs[0], exp)
+            and len(body.alts) == 2):
+        return False
+    zero, succ = body.alts
+    if not (len(zero.patterns) == 1 and isinstance(zero.patterns[0], A.NumLit) and zero.patterns[0].value == 0):
+        return False
+    zr = zero.rhs
+    while isinstance(zr, A.Paren):
+        zr = zr.term
+    if not (isinstance(zr, A.NumLit) and zr.value == 1):
+        return False
+    sp = succ.patterns[0] if len(succ.patterns) == 1 else None
+    while isinstance(sp, A.Paren):
+        sp = sp.term
+    if not (isinstance(sp, A.BinOp) and sp.op == "+" and isinstance(sp.lhs, A.Ident)
+            and isinstance(sp.rhs, A.NumLit) and sp.rhs.value == 1):
+        return False
+    pred = sp.lhs.name
+    if pred in (base, exp):
+        return False
+    rhs = succ.rhs
+    while isinstance(rhs, A.Paren):
+        rhs = rhs.term
+    if not (isinstance(rhs, A.BinOp) and rhs.op == "*"):
+        return False
+    short = cmd.name.rsplit(".", 1)[-1]
+
+    def is_rec_call(t: A.Node) -> bool:
+        while isinstance(t, A.Paren):
+            t = t.term
+        return (isinstance(t, A.App) and isinstance(t.fn, A.Ident) and t.fn.name in (cmd.name, d.name, short)
+                and len(t.args) == 2 and _is_var(t.args[0], base) and _is_var(t.args[1], pred))
+
+    return (_is_var(rhs.lhs, base) and is_rec_call(rhs.rhs)) or (is_rec_call(rhs.lhs) and _is_var(rhs.rhs, base))
 
 
 def _used_as_exponent(node: Any, name: str) -> bool:

@@ -7,9 +7,12 @@ It follows Lean's own lexical rules where they matter for parsing real code:
   (``List.foldl``, ``h.1``) are part of one identifier token;
 * ``«...»`` quotes an identifier component;
 * comments are ``--`` to end of line and nested ``/- ... -/`` (doc comments included);
-* numeric literals are decimal, ``0x``/``0o``/``0b``, and scientific (``1.5``, ``1e-3``);
-* string literals support Lean's escapes and ``\\`` line gaps; ``s!"..{e}.."`` is one token
-  carrying its literal pieces and the source text of each interpolated expression.
+* numeric literals are decimal (with ``_`` separators), ``0x``/``0o``/``0b``, and scientific
+  (``1.5``, ``1e-3``, and ``2.``: a ``.`` after digits always belongs to the numeral);
+* string literals support Lean's escapes (``\\ \\" \\' n t r``, ``\\xHH``, ``\\uHHHH``; no
+  ``\\0``) and ``\\`` line gaps; raw strings ``r"..."``/``r#"..."#`` have no escapes; ``s!"..{e}.."`` is
+  one token carrying its literal pieces and the source text of each interpolated expression;
+* a ``'`` starts a character literal unless it directly follows ``]`` (``xs[i]'h``).
 
 Every token records its line (1-based), column (0-based, in code points, as Lean reports them),
 its character offset in the source, and whether whitespace precedes it -- Lean's grammar depends on
@@ -19,6 +22,7 @@ access only without spaces around the dot).
 
 from __future__ import annotations
 
+import re
 import unicodedata
 from dataclasses import dataclass, field
 from typing import Any
@@ -46,6 +50,7 @@ SYM = "sym"
 FIELD = "field"  # `.name` / `.1` directly after a term (no whitespace before the dot)
 DOTIDENT = "dotident"  # `.name` in leading position (`.some x`)
 EOF = "eof"
+ERROR = "error"  # a lexical error, kept in the token stream by `tokenize(..., recover=True)`
 
 KEYWORDS = frozenset(
     {
@@ -64,12 +69,32 @@ KEYWORDS = frozenset(
 )
 """Reserved words. ``rec`` is not reserved in Lean (it is matched after ``let``)."""
 
+COMMAND_KEYWORDS = frozenset(
+    {
+        "def", "theorem", "lemma", "abbrev", "structure", "inductive", "instance", "class",
+        "private", "protected", "noncomputable", "partial", "unsafe", "open", "namespace", "end",
+        "section", "mutual", "example", "import", "variable", "universe", "set_option",
+        "attribute", "macro", "macro_rules", "syntax", "notation", "infix", "infixl", "infixr",
+        "prefix", "postfix", "export", "axiom", "opaque", "elab", "local", "scoped", "omit",
+        "include", "initialize", "builtin_initialize",
+    }
+)
+"""Keywords that start a top-level command when they begin a line."""
+
+# A line where lexing resumes after a lexical error: one that starts a command.
+_COMMAND_LINE = re.compile(
+    r"^(?:@\[|#[A-Za-z]|deriving\s+instance\b|(?:"
+    + "|".join(sorted(COMMAND_KEYWORDS, key=len, reverse=True))
+    + r")(?![\w'!?]))",
+    re.MULTILINE,
+)
+
 # Longest match first. ASCII alternatives are normalised to the unicode spelling in `value`.
 _SYMBOLS = sorted(
     [
         ":=", "=>", "->", "<-", "<->", "<|", "|>.", "|>", "<|>", "::", "++", "==", "!=", "<=",
         ">=", "&&", "||", "/\\", "\\/", "#[", "@[", "..", "...", ">>=", "<$>", "<*>", "<*", "*>",
-        ">>", "<<<", ">>>", "|||", "&&&", "^^^", "×'", "+=", "-=", "*=", "%[", "⦃", "⦄",
+        ">>", "<<<", ">>>", "|||", "&&&", "^^^", "^^", "×'", "⊕'", "+=", "-=", "*=", "%[", "⦃", "⦄",
         "(", ")", "[", "]", "{", "}", "⟨", "⟩", ",", ":", ";", "|", ".", "@", "$", "+", "-",
         "*", "/", "%", "^", "<", ">", "=", "!", "?", "∘", "×", "∈", "∉", "∣", "↑", "·", "▸",
         "_", "→", "←", "↔", "∧", "∨", "¬", "∀", "∃", "λ", "≠", "≤", "≥", "∑", "∏", "∩", "∪",
@@ -108,7 +133,8 @@ class Token:
 
     def describe(self) -> str:
         if self.kind == EOF:
-            return "end of input"
+            # the end of one command of a file carries the text of the token that follows it
+            return f"'{self.value}'" if self.value else "end of input"
         return f"'{self.text}'"
 
 
@@ -156,7 +182,9 @@ def is_id_rest(c: str) -> bool:
     return is_id_first(c) or _is_subscript(c)
 
 
-_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'", "r": "\r", "0": "\0"}
+# Lean's `isQuotableCharDefault`: only these characters follow a backslash directly (plus the
+# `\xHH` / `\uHHHH` forms and, in strings, a line gap). There is no `\0`.
+_ESCAPES = {"n": "\n", "t": "\t", "\\": "\\", '"': '"', "'": "'", "r": "\r"}
 
 
 def _ends_term(tok: Token) -> bool:
@@ -167,7 +195,8 @@ def _ends_term(tok: Token) -> bool:
 
 
 class _Lexer:
-    def __init__(self, text: str, line: int = 1, col: int = 0, offset: int = 0) -> None:
+    def __init__(self, text: str, line: int = 1, col: int = 0, offset: int = 0, recover: bool = False) -> None:
+        self.recover = recover
         self.src = text
         self.pos = 0
         self.line = line
@@ -215,33 +244,53 @@ class _Lexer:
         space = True
         newline = True
         while True:
-            # whitespace and comments
-            while self.pos < n:
-                c = src[self.pos]
-                if c in " \t\r\n":
-                    if c == "\n":
-                        newline = True
-                    space = True
-                    self.advance()
-                elif src.startswith("--", self.pos):
-                    while self.pos < n and src[self.pos] != "\n":
+            try:
+                # whitespace and comments
+                while self.pos < n:
+                    c = src[self.pos]
+                    if c in " \t\r\n":
+                        if c == "\n":
+                            newline = True
+                        space = True
                         self.advance()
-                    space = True
-                elif src.startswith("/-", self.pos):
-                    self.skip_block_comment()
-                    space = True
-                else:
-                    break
-            if self.pos >= n:
-                self.tokens.append(
-                    Token(EOF, "", None, self.line, self.col, self.base_offset + n, self.base_offset + n, space, newline)
-                )
-                return self.tokens
-            tok = self.lex_one(space)
+                    elif src.startswith("--", self.pos):
+                        while self.pos < n and src[self.pos] != "\n":
+                            self.advance()
+                        space = True
+                    elif src.startswith("/-", self.pos):
+                        self.skip_block_comment()
+                        space = True
+                    else:
+                        break
+                if self.pos >= n:
+                    self.tokens.append(
+                        Token(EOF, "", None, self.line, self.col, self.base_offset + n, self.base_offset + n, space, newline)
+                    )
+                    return self.tokens
+                tok = self.lex_one(space)
+            except LeanSyntaxError as exc:
+                if not self.recover:
+                    raise
+                at = self.base_offset + self.pos
+                self.tokens.append(Token(ERROR, "", exc, exc.line, exc.col, at, at, space, newline))
+                self.skip_to_next_command()
+                space = newline = True
+                continue
             tok.newline_before = newline
             self.tokens.append(tok)
             space = False
             newline = False
+
+    def skip_to_next_command(self) -> None:
+        """After a lexical error: resume at the next line that starts a command, as Lean resumes
+        at the next command. An error that ran to the end of the input (an unterminated string or
+        comment) swallows the rest, as it does in Lean."""
+        if self.pos >= len(self.src):
+            return
+        newline = self.src.find("\n", self.pos)
+        found = _COMMAND_LINE.search(self.src, newline + 1) if newline >= 0 else None
+        target = found.start() if found is not None else len(self.src)
+        self.advance(target - self.pos)
 
     def make(self, kind: str, start: int, line: int, col: int, value: Any, space: bool, parts: tuple[str, ...] = ()) -> Token:
         return Token(
@@ -259,6 +308,9 @@ class _Lexer:
             self.advance(2)
             pieces = self.lex_string(interpolated=True)
             return self.make(INTERP, start, line, col, pieces, space)
+        if c == "r" and self.raw_string_hashes() is not None:
+            value = self.lex_raw_string()
+            return self.make(STR, start, line, col, value, space)
         if is_id_first(c) or c == "«":
             return self.lex_ident(space)
         if c.isdigit():
@@ -266,10 +318,11 @@ class _Lexer:
         if c == '"':
             value = self.lex_string(interpolated=False)
             return self.make(STR, start, line, col, value, space)
-        if c == "'":
-            ch = self.try_char_literal()
-            if ch is not None:
-                return self.make(CHAR, start, line, col, ch, space)
+        if c == "'" and not (prev is not None and prev.is_sym("]") and not space):
+            # Lean's tokenFnAux: a `'` that does not follow `]` (the `]'` of `xs[i]'h`) and is not
+            # followed by another `'` always starts a character literal
+            if self.peek(1) != "'":
+                return self.make(CHAR, start, line, col, self.char_literal(), space)
         if c == "." and not space and prev is not None and _ends_term(prev):
             nxt = self.peek(1)
             if nxt and (is_id_first(nxt) or nxt.isdigit() or nxt == "«"):
@@ -364,36 +417,43 @@ class _Lexer:
             except ValueError:
                 raise self.error(f"invalid numeral {src[start:self.pos]!r}", line, col) from None
             return self.make(NUM, start, line, col, value, space)
-        while self.pos < len(src) and (src[self.pos].isdigit() or src[self.pos] == "_"):
-            self.advance()
-        int_digits = src[start : self.pos].replace("_", "")
+        int_digits = self.take_digits()
         frac = ""
         is_sci = False
-        if self.peek() == "." and self.peek(1).isdigit():
+        if self.peek() == ".":
+            # Lean's `decimalNumberFn` consumes a '.' after the digits even when no digit follows
+            # (`2.` is the scientific literal 2.0, and `2.foo` is `2.` followed by `foo`).
             self.advance()
-            begin = self.pos
-            while self.pos < len(src) and src[self.pos].isdigit():
-                self.advance()
-            frac = src[begin : self.pos]
+            if self.peek().isdigit():
+                frac = self.take_digits()
             is_sci = True
         exponent = 0
-        if self.peek() in ("e", "E") and (
-            self.peek(1).isdigit() or (self.peek(1) in "+-" and self.peek(2).isdigit())
-        ):
+        if self.peek() in ("e", "E"):
+            # `parseOptExp`: once an 'e' follows a numeral, exponent digits are mandatory.
             self.advance()
             sign = 1
-            if self.peek() in "+-":
+            if self.peek() in ("+", "-"):
                 sign = -1 if self.peek() == "-" else 1
                 self.advance()
-            begin = self.pos
-            while self.pos < len(src) and src[self.pos].isdigit():
-                self.advance()
-            exponent = sign * int(src[begin : self.pos])
+            if not self.peek().isdigit():
+                raise self.error("missing exponent digits in scientific literal")
+            exponent = sign * int(self.take_digits())
             is_sci = True
         if not is_sci:
             return self.make(NUM, start, line, col, int(int_digits), space)
         mantissa = int(int_digits + frac)
         return self.make(SCI, start, line, col, (mantissa, exponent - len(frac)), space)
+
+    def take_digits(self) -> str:
+        """Decimal digits with Lean's ``_`` separators (each ``_`` must be followed by a digit)."""
+        src = self.src
+        begin = self.pos
+        while self.pos < len(src) and (src[self.pos].isdigit() or src[self.pos] == "_"):
+            if src[self.pos] == "_" and not (self.peek(1).isdigit() or self.peek(1) == "_"):
+                self.advance()
+                raise self.error("unexpected character; expected decimal number")
+            self.advance()
+        return src[begin : self.pos].replace("_", "")
 
     def read_escape(self) -> str:
         # at the character after the backslash
@@ -476,34 +536,52 @@ class _Lexer:
             pieces.append("".join(buf))
         return pieces
 
-    def try_char_literal(self) -> str | None:
-        src = self.src
-        p = self.pos
-        if p + 2 < len(src) + 1 and p + 1 < len(src):
-            c = src[p + 1]
-            if c == "\\":
-                save = (self.pos, self.line, self.col)
-                self.advance(2)
-                try:
-                    ch = self.read_escape()
-                except LeanSyntaxError:
-                    self.pos, self.line, self.col = save
-                    return None
-                if self.peek() == "'":
-                    self.advance()
-                    return ch
-                self.pos, self.line, self.col = save
-                return None
-            if c not in "\n'" and p + 2 < len(src) and src[p + 2] == "'":
-                self.advance(3)
-                return c
-        return None
+    def raw_string_hashes(self) -> int | None:
+        """At an ``r``: the number of ``#`` of a raw string literal starting here (``r"``,
+        ``r#"``, ...), or ``None`` when this is not one (Lean's ``isRawStrLitStart``)."""
+        k = 1
+        while self.peek(k) == "#":
+            k += 1
+        return k - 1 if self.peek(k) == '"' else None
+
+    def lex_raw_string(self) -> str:
+        """``r"..."`` / ``r#"..."#``: no escapes; with n hashes the literal ends at ``"`` followed
+        by n hashes (Lean's ``rawStrLitFnAux``)."""
+        start_line, start_col = self.line, self.col
+        hashes = self.raw_string_hashes() or 0
+        self.advance(2 + hashes)  # r, hashes, opening quote
+        closing = '"' + "#" * hashes
+        end = self.src.find(closing, self.pos)
+        if end < 0:
+            raise self.error("unterminated raw string literal", start_line, start_col)
+        value = self.src[self.pos : end]
+        self.advance(end + len(closing) - self.pos)
+        return value
+
+    def char_literal(self) -> str:
+        """At the opening ``'``: one character or escape, then the closing ``'``
+        (Lean's ``charLitFnAux``)."""
+        self.advance()
+        if self.pos >= len(self.src):
+            raise self.error("unterminated character literal")
+        if self.peek() == "\\":
+            self.advance()
+            ch = self.read_escape()
+        else:
+            ch = self.peek()
+            self.advance()
+        if self.peek() != "'":
+            raise self.error("missing end of character literal")
+        self.advance()
+        return ch
 
 
-def tokenize(text: str, line: int = 1, col: int = 0, offset: int = 0) -> list[Token]:
-    """Split ``text`` into tokens ending with an ``EOF`` token. Raises :class:`LeanSyntaxError`.
+def tokenize(text: str, line: int = 1, col: int = 0, offset: int = 0, recover: bool = False) -> list[Token]:
+    """Split ``text`` into tokens ending with an ``EOF`` token. Raises :class:`LeanSyntaxError`,
+    unless ``recover``: then each lexical error becomes an ``ERROR`` token (its value is the
+    error) and lexing resumes at the next line that starts a command.
 
     ``line``/``col``/``offset`` give the position of ``text`` inside a larger file, so that a
     fragment (an interpolated expression, a section body) reports positions of the whole file.
     """
-    return _Lexer(text, line, col, offset).run()
+    return _Lexer(text, line, col, offset, recover).run()

@@ -3,7 +3,7 @@
 A Pratt parser over the tokens of :mod:`.lexer`, following Lean's grammar where it matters:
 
 * precedences and associativity of the notations in Lean's ``Init`` (``+`` is ``infixl:65``,
-  ``^`` ``infixr:75``, ``¬``/``!`` take an argument at 40, prefix ``-`` is ``prefix:75``, ``∧`` is
+  ``^`` ``infixr:80``, ``¬``/``!`` take an argument at 40, prefix ``-`` is ``prefix:75``, ``∧`` is
   ``infixr:35``, ``|>`` and ``<|`` are at ``min``, ...);
 * application arguments need whitespace before them and must start in a column greater than the
   saved *position* (Lean's ``checkColGt``); ``let``/``have``, ``do`` elements and ``match``
@@ -14,6 +14,11 @@ A Pratt parser over the tokens of :mod:`.lexer`, following Lean's grammar where 
   ``Id.run do ...``), and ``do`` is forbidden in the collection of ``for ... in ... do``;
 * tactic blocks (``by ...``, ``decreasing_by ...``) and theorem bodies are skipped by layout, not
   parsed.
+
+Some notations are expanded here, as Lean's macros do, into nodes the evaluator already knows:
+nested actions ``(← e)`` become ``let x ← e`` before their do element (``expandLiftMethod``),
+``let pat := e | alt`` in a do block becomes a ``match`` over the rest of the block, slices
+``xs[a:b]`` become ``Array.toSubarray xs a b``, and ``a ^^ b`` becomes ``Bool.xor a b``.
 
 A file is split into commands at column-0 command keywords; each command parses on its own, so a
 syntax error is recorded on that command (:class:`~.ast.CommandError`) and the rest still parse.
@@ -26,8 +31,10 @@ from dataclasses import dataclass, field
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.lexer import (
     CHAR,
+    COMMAND_KEYWORDS,
     DOTIDENT,
     EOF,
+    ERROR,
     FIELD,
     IDENT,
     INTERP,
@@ -69,13 +76,13 @@ def _infix(p: int, *ops: str) -> None:
 _infixl(65, "+", "-", "++", "∪")
 _infixl(70, "*", "/", "%", "∩")
 _infix(70, "\\")
-_infixr(75, "^")
+_infixr(80, "^")  # Prelude: `infixr:80 " ^ " => HPow.hPow`
 _infixr(67, "::")
 _infix(50, "=", "≠", "==", "!=", "<", ">", "≤", "≥", "∣", "⊆", "⊂", "≈", "≍")
 _BINOPS["∈"] = (50, 50, 50)
 _BINOPS["∉"] = (50, 50, 50)
-_infixr(35, "∧", "×")
-_infixr(30, "∨")
+_infixr(35, "∧", "×", "×'")
+_infixr(30, "∨", "⊕", "⊕'")  # `infixr:30 " ⊕ " => Sum`
 _infixl(35, "&&")
 _infixl(30, "||")
 _infix(20, "↔")
@@ -92,20 +99,15 @@ _BINOPS["$"] = (MIN_PREC, 0, MIN_PREC)
 _infixl(55, "|||")
 _infixl(60, "&&&")
 _infixl(58, "^^^")
+_infixl(33, "^^")  # namespace Bool: `infixl:33 " ^^ " => xor`
+
+# notations that are plain function applications: built as such, so no evaluator support is needed
+_BINOP_FUNCTIONS = {"^^": "Bool.xor"}
 _infixl(75, "<<<", ">>>")
 _infixr(73, "•")
 
 _CLOSERS = frozenset({")", "]", "}", "⟩", ",", ":=", "=>", "|", ";", ":", "⦄"})
-_COMMAND_KEYWORDS = frozenset(
-    {
-        "def", "theorem", "lemma", "abbrev", "structure", "inductive", "instance", "class",
-        "private", "protected", "noncomputable", "partial", "unsafe", "open", "namespace", "end",
-        "section", "mutual", "example", "import", "variable", "universe", "set_option",
-        "attribute", "macro", "macro_rules", "syntax", "notation", "infix", "infixl", "infixr",
-        "prefix", "postfix", "export", "axiom", "opaque", "elab", "local", "scoped", "omit",
-        "include", "initialize", "builtin_initialize",
-    }
-)
+_COMMAND_KEYWORDS = COMMAND_KEYWORDS
 _MODIFIER_KEYWORDS = frozenset({"private", "protected", "noncomputable", "partial", "unsafe", "local", "scoped"})
 _BINDER_PRED_OPS = frozenset({"∈", "∉", "<", "≤", ">", "≥", "≠", "⊆"})
 
@@ -131,6 +133,12 @@ class Parser:
         """Column saved by the innermost ``withPosition`` (-1: none)."""
         self.no_do = False
         """``withForbidden "do"``: inside the collection of a ``for`` / condition of ``while``."""
+        self.lift_frames: list[list[A.Node]] = []
+        """Nested actions ``(← e)`` of the do elements being parsed, innermost last: each becomes
+        a ``let x ← e`` placed before its element (Lean's ``expandLiftMethod``)."""
+        self.lift_barrier: str | None = None
+        """Why a nested action here cannot be lifted to its do element (None: it can)."""
+        self.lift_count = 0
 
     # -- token helpers --------------------------------------------------------------------
 
@@ -279,7 +287,11 @@ class Parser:
                     break
                 self.advance()
                 rhs = self.term(rhs_prec)
-                left = A.BinOp(t.line, t.col, t.value, left, rhs)
+                fn_name = _BINOP_FUNCTIONS.get(t.value)
+                if fn_name is not None:
+                    left = A.App(left.line, left.col, A.Ident(t.line, t.col, fn_name), [left, rhs])
+                else:
+                    left = A.BinOp(t.line, t.col, t.value, left, rhs)
                 left_prec = p
                 continue
             break
@@ -310,7 +322,19 @@ class Parser:
     def index_suffix(self, coll: A.Node) -> A.Node:
         t = self.advance()  # [
         saved = self.enter_brackets()
+        if self.at_sym(":"):
+            self.advance()
+            stop = self.term()
+            self.leave_brackets(saved)
+            self.expect_sym("]")
+            return self.slice(t, coll, A.NumLit(t.line, t.col, 0), stop)
         idx = self.term()
+        if self.at_sym(":"):
+            self.advance()
+            stop_or_none = None if self.at_sym("]") else self.term()
+            self.leave_brackets(saved)
+            self.expect_sym("]")
+            return self.slice(t, coll, idx, stop_or_none)
         self.leave_brackets(saved)
         self.expect_sym("]")
         mode = "plain"
@@ -323,6 +347,19 @@ class Parser:
             self.term(MAX_PREC)  # the proof of `i < xs.size`; irrelevant at run time
             mode = "proof"
         return A.Index(t.line, t.col, coll, idx, mode)
+
+    def slice(self, t: Token, coll: A.Node, start: A.Node, stop: A.Node | None) -> A.Node:
+        """``xs[a:b]``, ``xs[:b]``, ``xs[a:]``, desugared like Lean's ``macro_rules`` in
+        ``Init/Data/Array/Subarray``: ``Array.toSubarray xs a b``, ``Array.toSubarray xs 0 b`` and
+        ``let a := xs; Array.toSubarray a start a.size``."""
+        fn = A.Ident(t.line, t.col, "Array.toSubarray")
+        if stop is not None:
+            return A.App(t.line, t.col, fn, [coll, start, stop])
+        name = "a✝slice"  # `✝`: not a name user code can write, so nothing is captured
+        var = A.Ident(t.line, t.col, name)
+        call = A.App(t.line, t.col, fn, [var, start, A.Proj(t.line, t.col, var, "size")])
+        decl = A.LetDecl(t.line, t.col, name, [], None, "", coll)
+        return A.Let(t.line, t.col, decl, call)
 
     def leading(self, prec: int) -> tuple[A.Node, int]:
         t = self.tok
@@ -397,6 +434,12 @@ class Parser:
                 return self.quantifier(t, "forall" if v == "∀" else ("exists" if v == "∃" else "exists!")), LEAD_PREC
             if v in ("∑", "∏"):
                 raise self.error(f"big operator '{v}' (Finset) is not supported")
+            if v == "←":
+                # `liftMethod := leading_parser:minPrec leftArrow >> termParser`, usually `(← e)`
+                if prec > MIN_PREC:
+                    raise self.error("unexpected '←'; a nested action needs parentheses: (← e)")
+                self.advance()
+                return self.lift_action(t, self.term()), MIN_PREC
         if k == KEYWORD:
             v = t.value
             if v == "fun":
@@ -460,6 +503,34 @@ class Parser:
                 raise self.error("'nomatch' is not supported")
         raise self.error(f"unexpected {t.describe()}")
 
+    def lift_action(self, arrow: Token, action: A.Node) -> A.Node:
+        """Record the nested action ``(← action)`` for the enclosing do element and stand for its
+        result by a fresh variable."""
+        if not self.lift_frames:
+            raise self.error("invalid use of `(<- ...)`, must be nested inside a 'do' expression", arrow)
+        if self.lift_barrier == "binder":
+            raise self.error(
+                "cannot lift `(<- ...)` over a binder (a `fun`, a `let` with parameters or a `match` "
+                "alternative); add a `do` inside it",
+                arrow,
+            )
+        if self.lift_barrier is not None:
+            raise self.error(
+                f"invalid use of `(<- ...)` in {self.lift_barrier}, must be nested inside a 'do' expression", arrow
+            )
+        self.lift_count += 1
+        name = f"__do_lift✝{self.lift_count}"
+        decl = A.LetDecl(arrow.line, arrow.col, name, [], None, "", action)
+        self.lift_frames[-1].append(A.DoLet(arrow.line, arrow.col, decl, False, True))
+        return A.Ident(arrow.line, arrow.col, name)
+
+    def with_lift_barrier(self, reason: str | None) -> str | None:
+        """Set the lift barrier and return the previous one (to restore)."""
+        saved = self.lift_barrier
+        if reason is None or saved is None:
+            self.lift_barrier = reason
+        return saved
+
     def interpolation(self, t: Token) -> A.Node:
         parts: list[str | A.Node] = []
         for piece in t.value:
@@ -469,7 +540,10 @@ class Parser:
             assert isinstance(piece, InterpPiece)
             toks = tokenize(piece.text, piece.line, piece.col, piece.offset)
             sub = Parser(toks, self.src)
+            # nested actions inside `{...}` belong to the enclosing do element
+            sub.lift_frames, sub.lift_barrier, sub.lift_count = self.lift_frames, self.lift_barrier, self.lift_count
             term = sub.term()
+            self.lift_count = sub.lift_count
             if sub.tok.kind != EOF:
                 raise sub.error(f"unexpected {sub.tok.describe()} in interpolation")
             parts.append(term)
@@ -594,6 +668,10 @@ class Parser:
         fields: list[tuple[str, A.Node]] = []
         ty: A.Node | None = None
         ty_text = ""
+        # Lean parses the fields with `sepByIndent`, i.e. under `withPosition`: a value's arguments
+        # must lie right of the first field's column, so a field on the next line in that column
+        # starts a new field instead of being applied (`{ x := f\n  y := 2 }`).
+        self.pos_col = self.tok.col
         while not self.at_sym("}"):
             if self.at_sym(".."):
                 self.advance()
@@ -614,8 +692,8 @@ class Parser:
             if self.at_sym(","):
                 self.advance()
             elif not self.at_sym("}", ":", ".."):
-                if self.tok.newline_before and self.tok.kind == IDENT:
-                    continue  # fields separated by line breaks
+                if self.tok.newline_before and self.tok.kind == IDENT and self.tok.col >= self.pos_col:
+                    continue  # fields separated by line breaks (`checkColGe` against the first field)
                 raise self.error(f"expected ',' or '}}' in structure instance, found {self.tok.describe()}")
         self.expect_sym("}")
         return A.StructInst(t.line, t.col, source, fields, ty, ty_text)
@@ -693,11 +771,18 @@ class Parser:
         return A.Binder(line, col, [], None, "", "explicit", term)
 
     def fun_rest(self, t: Token) -> A.Node:
+        saved_barrier = self.with_lift_barrier("binder")  # no nested action is lifted out of a `fun`
+        try:
+            return self.fun_rest_inner(t)
+        finally:
+            self.lift_barrier = saved_barrier
+
+    def fun_rest_inner(self, t: Token) -> A.Node:
         if self.at_sym("|"):
             alts = self.match_alts()
             return A.LambdaMatch(t.line, t.col, alts)
         binders: list[A.Binder] = []
-        while not self.at_sym("=>", ":"):
+        while not self.at_sym("=>", "↦", ":"):
             bt = self.tok
             if bt.is_sym("{", "[", "⦃"):
                 binders.append(self.bracketed_binder())
@@ -715,7 +800,11 @@ class Parser:
                 if b.type is None and b.pattern is None:
                     b.type = ty
                     b.type_text = text
-        self.expect_sym("=>")
+        # `basicFun` ends its binders with `unicodeSymbol " ↦" " =>"`: both arrows are accepted
+        if self.at_sym("↦"):
+            self.advance()
+        else:
+            self.expect_sym("=>")
         if not binders:
             raise self.error("expected binder")
         body = self.term()
@@ -727,6 +816,8 @@ class Parser:
         pending: list[str] = []
         bound: tuple[str, A.Node] | None = None
         while True:
+            # `many1 (binderIdent <|> bracketedBinder)`: plain names and brackets mix freely
+            # (`∀ i (h : i < n), P`); a run of plain names before a bracket has no type.
             bt = self.tok
             if bt.kind == IDENT and len(bt.parts) == 1:
                 self.advance()
@@ -734,14 +825,20 @@ class Parser:
             elif bt.is_sym("_"):
                 self.advance()
                 pending.append("_")
-            elif bt.is_sym("(", "{", "[", "⦃") and not pending:
-                b = self.bracketed_binder()
-                groups.append((b.names, b.type, b.type_text, None))
-            elif bt.is_sym("⟨") and not pending:
-                pat = self.term(MAX_PREC)
-                groups.append(([], None, "", pat))
+            elif bt.is_sym("(", "{", "[", "⦃", "⟨"):
+                if pending:
+                    groups.append((pending, None, "", None))
+                    pending = []
+                if bt.is_sym("⟨"):
+                    groups.append(([], None, "", self.term(MAX_PREC)))
+                else:
+                    b = self.bracketed_binder()
+                    groups.append((b.names, b.type, b.type_text, None))
             else:
                 break
+        if pending and groups and not self.at_sym(",", ":"):
+            # binder predicates (`∀ x ∈ xs, P`) follow a single run of names only
+            raise self.error(f"expected ',' or ':' after the binders, found {self.tok.describe()}")
         if pending:
             ty = None
             text = ""
@@ -793,9 +890,14 @@ class Parser:
             self.advance()
         cond = self.term()
         self.expect_kw("then")
-        then = self.term()
-        self.expect_kw("else")
-        els = self.term()
+        # Lean lifts nested actions only out of the condition of a pure `if`
+        saved_barrier = self.with_lift_barrier("a branch of a pure `if`")
+        try:
+            then = self.term()
+            self.expect_kw("else")
+            els = self.term()
+        finally:
+            self.lift_barrier = saved_barrier
         return A.If(t.line, t.col, cond, then, els, hyp)
 
     def match_discrs(self) -> tuple[list[A.Node], list[str | None]]:
@@ -843,6 +945,7 @@ class Parser:
         alts_col = self.tok.col
         saved = self.pos_col
         self.pos_col = alts_col
+        saved_barrier = self.with_lift_barrier("binder")  # `matchAlts` is a binder for nested actions
         alts: list[A.MatchAlt] = []
         try:
             while self.at_sym("|") and self.tok.col >= alts_col:
@@ -864,6 +967,7 @@ class Parser:
                     alts.append(A.MatchAlt(bar.line, bar.col, pats, rhs))
         finally:
             self.pos_col = saved
+            self.lift_barrier = saved_barrier
         return alts
 
     def let_decl(self, let_tok: Token, allow_arrow: bool = False) -> tuple[A.LetDecl, bool]:
@@ -894,13 +998,18 @@ class Parser:
             if self.at_sym("|"):
                 alts = self.match_alts()
                 return A.LetDecl(t.line, t.col, t.value, binders, ty, text, None, None, alts), False
-            if allow_arrow and self.at_sym("←"):
-                self.advance()
+            # a `let` with parameters is a binder: nested actions are not lifted out of its value
+            saved_barrier = self.with_lift_barrier("binder") if binders else self.lift_barrier
+            try:
+                if allow_arrow and self.at_sym("←"):
+                    self.advance()
+                    value = self.term()
+                    return A.LetDecl(t.line, t.col, t.value, binders, ty, text, value), True
+                self.expect_sym(":=")
                 value = self.term()
-                return A.LetDecl(t.line, t.col, t.value, binders, ty, text, value), True
-            self.expect_sym(":=")
-            value = self.term()
-            return A.LetDecl(t.line, t.col, t.value, binders, ty, text, value), False
+                return A.LetDecl(t.line, t.col, t.value, binders, ty, text, value), False
+            finally:
+                self.lift_barrier = saved_barrier
         if t.is_sym("_") and (self.peek().is_sym(":=", ":") or (allow_arrow and self.peek().is_sym("←"))):
             self.advance()
             ty = None
@@ -1007,6 +1116,20 @@ class Parser:
         if self.at_sym(";"):
             self.advance()
 
+    def let_rec_decls(self, let_tok: Token) -> list[A.LetDecl]:
+        """After ``let rec``: ``decl (, decl)*``, each with optional termination hints."""
+        saved_barrier = self.with_lift_barrier("binder")  # `let rec` is always a binder
+        try:
+            decls = [self.let_decl(let_tok)[0]]
+            self.skip_termination_hints()
+            while self.at_sym(","):
+                self.advance()
+                decls.append(self.let_decl(let_tok)[0])
+                self.skip_termination_hints()
+        finally:
+            self.lift_barrier = saved_barrier
+        return decls
+
     def let_term(self) -> A.Node:
         t = self.advance()  # let
         saved = self.pos_col
@@ -1014,12 +1137,7 @@ class Parser:
         try:
             if self.tok.kind == IDENT and self.tok.value == "rec":
                 self.advance()
-                decls = [self.let_decl(t)[0]]
-                self.skip_termination_hints()
-                while self.at_sym(","):
-                    self.advance()
-                    decls.append(self.let_decl(t)[0])
-                    self.skip_termination_hints()
+                decls = self.let_rec_decls(t)
                 is_rec = True
             else:
                 decl, _ = self.let_decl(t)
@@ -1076,18 +1194,29 @@ class Parser:
         first = self.tok
         if first.kind == EOF:
             raise self.error("expected do-block element")
+        if first.is_sym("{"):
+            # `doSeqBracketed := "{" withoutPosition(many1Indent doSeqItem) "}"`, tried first
+            self.advance()
+            saved_brackets = self.enter_brackets()
+            try:
+                seq = self.do_seq()
+            finally:
+                self.leave_brackets(saved_brackets)
+            self.expect_sym("}")
+            return seq
         seq_col = first.col
         saved = (self.pos_col, self.no_do)
         self.pos_col = seq_col
         self.no_do = False
+        saved_barrier = self.with_lift_barrier(None)  # a nested `do` is a fresh target for `(← e)`
         items: list[A.Node] = []
         try:
             while True:
-                items.append(self.do_elem())
+                items.extend(self.do_elem())
                 t = self.tok
                 if t.is_sym(";"):
                     self.advance()
-                    if self.tok.kind == EOF or (self.tok.newline_before and self.tok.col < seq_col):
+                    if self.tok.kind == EOF or self.at_sym("}") or (self.tok.newline_before and self.tok.col < seq_col):
                         break
                     continue
                 if t.kind == EOF:
@@ -1097,9 +1226,28 @@ class Parser:
                 break
         finally:
             self.pos_col, self.no_do = saved
-        return A.DoSeq(first.line, first.col, items)
+            self.lift_barrier = saved_barrier
+        return A.DoSeq(first.line, first.col, self.expand_let_else(items))
 
-    def do_elem(self) -> A.Node:
+    def do_elem(self) -> list[A.Node]:
+        """One do element, preceded by a ``let x ← e`` for each nested action ``(← e)`` in it."""
+        frame: list[A.Node] = []
+        self.lift_frames.append(frame)
+        try:
+            elem = self.do_elem_core()
+        finally:
+            self.lift_frames.pop()
+        if not frame:
+            return [elem]
+        if isinstance(elem, A.DoWhile):
+            # `while c do b` is the macro `repeat (if c then b else break)`, so the actions of the
+            # condition run at every iteration, inside the loop
+            brk = A.DoSeq(elem.line, elem.col, [A.DoBreak(elem.line, elem.col)])
+            test = A.DoIf(elem.line, elem.col, elem.cond, elem.body, brk, elem.hyp)
+            return [A.DoRepeat(elem.line, elem.col, A.DoSeq(elem.line, elem.col, [*frame, test]))]
+        return [*frame, elem]
+
+    def do_elem_core(self) -> A.Node:
         t = self.tok
         if t.kind == KEYWORD:
             v = t.value
@@ -1107,19 +1255,31 @@ class Parser:
                 self.advance()
                 if self.tok.kind == IDENT and self.tok.value == "rec":
                     self.advance()
-                    decls = [self.let_decl(t)[0]]
-                    self.skip_termination_hints()
-                    while self.at_sym(","):
-                        self.advance()
-                        decls.append(self.let_decl(t)[0])
-                        self.skip_termination_hints()
-                    return A.DoLetRec(t.line, t.col, decls)
+                    return A.DoLetRec(t.line, t.col, self.let_rec_decls(t))
                 mutable = False
                 if self.at_kw("mut"):
                     self.advance()
                     mutable = True
-                decl, arrow = self.let_decl(t, allow_arrow=True)
-                return A.DoLet(t.line, t.col, decl, mutable, arrow)
+                start, frame = self.i, self.lift_frames[-1]
+                lifted, count = len(frame), self.lift_count
+                first_error: LeanSyntaxError | None = None
+                try:
+                    decl, arrow = self.let_decl(t, allow_arrow=True)
+                    if not self.at_sym("|"):
+                        return A.DoLet(t.line, t.col, decl, mutable, arrow)
+                except LeanSyntaxError as exc:
+                    first_error = exc
+                # `let pat := e | alt` (doLetElse / doPatDecl with an else branch): the left side
+                # is a whole pattern term (`let some x := o | ...` is not a function `some`)
+                self.i = start
+                del frame[lifted:]
+                self.lift_count = count
+                try:
+                    return self.let_else(t, mutable)
+                except LeanSyntaxError:
+                    if first_error is not None:
+                        raise first_error from None
+                    raise
             if v == "have":
                 self.advance()
                 self.have_decl(t)
@@ -1178,6 +1338,49 @@ class Parser:
             value = self.term()
             return A.DoReassign(t.line, t.col, term, op, value)
         return A.DoExpr(t.line, t.col, term)
+
+    def let_else(self, let_tok: Token, mutable: bool) -> A.Node:
+        """After ``let`` (``mut``): ``pat := e | alt`` or ``pat ← e | alt``."""
+        pattern = self.term()
+        arrow = self.at_sym("←")
+        if arrow:
+            self.advance()
+        else:
+            self.expect_sym(":=")
+        value = self.term()
+        bar = self.tok
+        if not bar.is_sym("|"):
+            raise self.error(f"expected '|' or a new line, found {bar.describe()}")
+        if bar.col <= self.pos_col:  # `checkColGt` before the `|`
+            raise self.error("expected the '|' of `let ... | ...` right of the do block's column")
+        if mutable:
+            raise self.error("`let mut <pattern> := e | alt` is not supported", let_tok)
+        self.advance()
+        alternative = self.do_seq()
+        return _DoLetElse(let_tok.line, let_tok.col, pattern, value, arrow, alternative)
+
+    def expand_let_else(self, items: list[A.Node]) -> list[A.Node]:
+        """Lean's ``doLetElseToCode``: ``let pat := e | alt; rest`` is
+        ``match e with | pat => rest | _ => alt`` (with ``←``: bind ``e`` first)."""
+        for idx, item in enumerate(items):
+            if not isinstance(item, _DoLetElse):
+                continue
+            line, col = item.line, item.col
+            rest = self.expand_let_else(items[idx + 1 :])
+            head: list[A.Node] = []
+            discr = item.value
+            if item.arrow:
+                self.lift_count += 1
+                name = f"__discr✝{self.lift_count}"
+                head.append(A.DoLet(line, col, A.LetDecl(line, col, name, [], None, "", item.value), False, True))
+                discr = A.Ident(line, col, name)
+            first = rest[0] if rest else item
+            alts = [
+                A.MatchAlt(line, col, [item.pattern], A.DoSeq(first.line, first.col, rest)),
+                A.MatchAlt(line, col, [A.Hole(line, col)], item.alternative),
+            ]
+            return [*items[:idx], *head, A.DoMatch(line, col, [discr], [None], alts)]
+        return items
 
     def do_if(self) -> A.Node:
         t = self.advance()  # if
@@ -1310,9 +1513,7 @@ class Parser:
                 while self.at_sym(","):
                     self.advance()
                     classes.append(self.expect_ident().value)
-                if not (self.tok.kind == IDENT and self.tok.value == "for"):
-                    raise self.error("expected 'for'")
-                self.advance()
+                self.expect_kw("for")
                 types = [self.expect_ident().value]
                 while self.at_sym(","):
                     self.advance()
@@ -1549,6 +1750,17 @@ class _OpenIn(A.Node):
 OpenIn = _OpenIn
 
 
+@dataclass(slots=True, eq=False)
+class _DoLetElse(A.Node):
+    """``let pat := value | alternative`` while its do block is parsed; expanded into a
+    :class:`~.ast.DoMatch` over the rest of the block before the block is returned."""
+
+    pattern: A.Node
+    value: A.Node
+    arrow: bool
+    alternative: A.DoSeq
+
+
 def _simple_names(term: A.Node) -> list[str] | None:
     """``x`` or ``x y z`` (parsed as an application) as a list of binder names."""
     if isinstance(term, A.Ident) and "." not in term.name:
@@ -1605,9 +1817,26 @@ def _only_modifiers(toks: list[Token]) -> bool:
     return True
 
 
+def _only_command_prefix(toks: list[Token]) -> bool:
+    """Only ``open A B in`` prefixes and modifiers: they belong to the next command, whatever
+    line that starts on (``open Nat in`` on its own line scopes the following ``def``)."""
+    j = 0
+    while j < len(toks) and toks[j].is_kw("open"):
+        k = j + 1
+        while k < len(toks) and toks[k].kind == IDENT:
+            k += 1
+        if k == j + 1 or k >= len(toks) or not toks[k].is_kw("in"):
+            return False
+        j = k + 1
+    return _only_modifiers(toks[j:])
+
+
 def split_commands(tokens: list[Token]) -> list[list[Token]]:
-    """Token lists of the top-level commands (each ending with an EOF token)."""
-    eof = tokens[-1]
+    """Token lists of the top-level commands (each ending with an EOF token).
+
+    The EOF token of a command sits where the next command starts (or at the end of the file), so
+    an error at the end of a command is reported at the token Lean would complain about.
+    """
     starts = [j for j in range(len(tokens) - 1) if _is_command_start(tokens, j)]
     if not starts or starts[0] != 0:
         starts.insert(0, 0)
@@ -1618,11 +1847,12 @@ def split_commands(tokens: list[Token]) -> list[list[Token]]:
         chunk = pending + tokens[s:e]
         if not chunk:
             continue
-        if _only_modifiers(chunk) and n + 1 < len(starts):
+        if _only_command_prefix(chunk) and n + 1 < len(starts):
             pending = chunk
             continue
         pending = []
-        end_tok = Token(EOF, "", None, eof.line, eof.col, tokens[e].offset, tokens[e].offset, True, True)
+        nxt = tokens[e]
+        end_tok = Token(EOF, "", nxt.text, nxt.line, nxt.col, nxt.offset, nxt.offset, True, True)
         chunks.append(chunk + [end_tok])
     return chunks
 
@@ -1638,13 +1868,17 @@ def _command_name(chunk: list[Token]) -> str | None:
 
 
 def parse_file(text: str) -> ParsedFile:
-    """Parse a whole Lean file. Lexing errors abort; command-level errors are recorded."""
-    tokens = tokenize(text)
+    """Parse a whole Lean file. Errors, lexical ones included, are recorded on their command
+    (:class:`~.ast.CommandError`) and the other commands still parse, as in Lean."""
+    tokens = tokenize(text, recover=True)
     result = ParsedFile()
     for chunk in split_commands(tokens):
         first = chunk[0]
         parser = Parser(chunk, text)
+        lex_error = next((t.value for t in chunk if t.kind == ERROR), None)
         try:
+            if lex_error is not None:
+                raise lex_error
             cmd = parser.command()
             if parser.tok.kind != EOF:
                 raise parser.error(f"unexpected {parser.tok.describe()}; expected the end of the command")

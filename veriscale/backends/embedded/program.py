@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING, Any
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.env import CtorInfo, Env, IndInfo, InstanceInfo, StructInfo, UserDef
-from veriscale.backends.embedded.parser import parse_file
+from veriscale.backends.embedded.parser import OpenIn, parse_file
 from veriscale.lean_types import LeanType, LeanTypeError, parse_type
 
 if TYPE_CHECKING:
@@ -89,6 +89,10 @@ class Program:
         opens: list[str] = []
         for cmd in self.parsed.commands:
             ns = ".".join(ns_stack)
+            scoped: tuple[str, ...] = ()
+            if isinstance(cmd, OpenIn):
+                # `open X in <command>`: the opens hold for that one command only
+                scoped, cmd = tuple(cmd.names), cmd.command
             if isinstance(cmd, A.NamespaceCmd):
                 ns_stack.extend(cmd.name.split("."))
             elif isinstance(cmd, A.EndCmd):
@@ -109,7 +113,7 @@ class Program:
             elif isinstance(cmd, A.DefCmd):
                 if cmd.kind in ("theorem", "lemma", "example"):
                     continue
-                self._add_def(cmd, ns, tuple(opens))
+                self._add_def(cmd, ns, tuple(opens) + scoped)
             elif isinstance(cmd, A.StructureCmd):
                 name = f"{ns}.{cmd.name}" if ns else cmd.name
                 fields = [(f.name, type_of_text(f.type_text), f.default) for f in cmd.fields]

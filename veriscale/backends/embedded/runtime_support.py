@@ -16,37 +16,67 @@ from veriscale.runtime import BudgetExceeded
 
 
 class Budget:
-    """Per-check limits: a step counter (function entries and loop iterations) and a deadline.
+    """Per-check limits: a deterministic count of evaluation steps, and a CPU-time backstop.
 
-    Closures decrement ``tick`` and call :meth:`refill` when it goes negative; ``refill`` charges a
-    whole period against ``steps`` and looks at the clock, so the clock is read once per period."""
+    A *step* is one user function or closure application, one iteration of a ``for``/``while``/
+    ``repeat`` loop or of a bounded quantifier, one candidate of a witness search. The count does
+    not depend on the machine or its load, so a check that runs out of steps does so on every run;
+    the backstop, in CPU seconds of the evaluating thread (so that a busy machine does not trigger
+    it), is a much larger safety net for work that is not counted (a builtin doing a lot of
+    C-level work per step), and its clock is only read once per period of steps.
 
-    __slots__ = ("tick", "steps", "deadline", "period", "max_steps", "timeout")
+    Hot paths decrement ``tick`` and call :meth:`refill` when it goes negative, so the common case
+    costs one decrement and one comparison. ``spent`` holds the steps of the finished grants, and
+    the current grant has ``grant - tick`` used, which :meth:`used` adds up exactly."""
 
-    def __init__(self, max_steps: int = 20_000_000, timeout: float = 10.0, period: int = 4096) -> None:
+    __slots__ = ("tick", "grant", "spent", "deadline", "period", "max_steps", "timeout")
+
+    def __init__(self, max_steps: int = 20_000_000, timeout: float = 30.0, period: int = 4096) -> None:
         self.period = period
         self.max_steps = max_steps
         self.timeout = timeout
-        self.tick = period
-        self.steps = max_steps
-        self.deadline = time.monotonic() + timeout
+        self.reset()
 
     def reset(self, max_steps: int | None = None, timeout: float | None = None) -> None:
         if max_steps is not None:
             self.max_steps = max_steps
         if timeout is not None:
             self.timeout = timeout
-        self.tick = min(self.period, self.max_steps)
-        self.steps = self.max_steps
-        self.deadline = time.monotonic() + self.timeout
+        self.spent = 0
+        self.grant = min(self.period, self.max_steps)
+        self.tick = self.grant
+        self.deadline = time.thread_time() + self.timeout
+
+    def used(self) -> int:
+        """Steps charged since the last :meth:`reset` (exact, not rounded to a period)."""
+        return self.spent + self.grant - self.tick
 
     def refill(self) -> None:
-        self.steps -= self.period
-        if self.steps <= 0:
-            raise BudgetExceeded(f"step budget of {self.max_steps} exhausted")
-        if time.monotonic() > self.deadline:
-            raise BudgetExceeded(f"time limit of {self.timeout:g}s exceeded")
-        self.tick = self.period
+        # called with tick == -1: the grant and the step that overdrew it are used
+        self.spent += self.grant - self.tick
+        self.tick = 0
+        self.grant = 0
+        remaining = self.max_steps - self.spent
+        if remaining < 0:
+            raise BudgetExceeded(f"step budget of {self.max_steps} steps exhausted")
+        if time.thread_time() > self.deadline:
+            raise BudgetExceeded(f"backstop of {self.timeout:g} CPU seconds exceeded")
+        self.grant = min(self.period, remaining)
+        self.tick = self.grant
+
+
+class TailCall:
+    """A self-call in tail position, returned to the function's own loop instead of made.
+
+    Lean compiles such calls to jumps, so a tail-recursive ``loop (k - 1) acc`` runs a million
+    times in constant stack; the Python evaluator must too. Only call sites the compiler proved to
+    be in tail position of the function they call produce it (see ``Compiler._tail_target``),
+    and only that function's loop ever sees it."""
+
+    __slots__ = ("args",)
+
+    def __init__(self, args: tuple[Any, ...]) -> None:
+        self.args = args
 
 
 class _Proof:

@@ -732,6 +732,13 @@ Std.HashMap.keys : Std.HashMap α β → List α
 Std.HashMap.values : Std.HashMap α β → List β
 Std.HashMap.fold : Std.HashMap α β → (γ → α → β → γ) → γ → γ
 Std.HashSet.contains : Std.HashSet α → α → Bool
+Std.HashSet.toArray : Std.HashSet α → Array α
+Std.HashSet.fold : Std.HashSet α → (γ → α → γ) → γ → γ
+Std.HashSet.insertMany : Std.HashSet α → List α → Std.HashSet α
+Std.HashMap.toArray : Std.HashMap α β → Array (α × β)
+Std.HashMap.keysArray : Std.HashMap α β → Array α
+Std.HashMap.valuesArray : Std.HashMap α β → Array β
+Std.HashMap.insertMany : Std.HashMap α β → List (α × β) → Std.HashMap α β
 Std.HashSet.empty : Nat → Std.HashSet α
 Std.HashSet.emptyWithCapacity : Nat → Std.HashSet α
 Std.HashSet.erase : Std.HashSet α → α → Std.HashSet α

@@ -23,7 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from veriscale.backends.embedded.builtins._core import check_size, default_of_type, nat
-from veriscale.backends.embedded.builtins.order import compare_lt, lean_beq
+from veriscale.backends.embedded.builtins.order import beq_member, compare_lt, eq_is_beq, lean_beq
 from veriscale.backends.embedded.registry import alias, builtin
 from veriscale.runtime import NONE, Arr, Nat, Pair, Some
 
@@ -286,11 +286,13 @@ def array_all(a: Arr, p: Fn, start: Any = 0, stop: Any = None) -> bool:
 @builtin("Array.contains", 2)
 def array_contains(a: Arr, v: Any) -> bool:
     """``as.any (· == a)``."""
-    return any(lean_beq(x, v) for x in a)
+    return beq_member(v, a)
 
 
 @builtin("Array.count", 2, self_index=1)
 def array_count(v: Any, a: Arr) -> Nat:
+    if eq_is_beq(v):
+        return nat(a.count(v))  # C speed; exact because `==` is Lean's `==` here
     return nat(sum(1 for x in a if lean_beq(x, v)))
 
 

@@ -1,12 +1,32 @@
-"""``Std.HashMap`` and ``Std.HashSet``: the order-independent part of their API.
+"""``Std.HashMap`` and ``Std.HashSet`` with Lean 4 (v4.24)'s bucket layout, hence its iteration order.
 
-Lookups, insertion, erasure and size do not depend on the table layout, so they are modelled by a
-Python dictionary. Iteration order (``toList``, ``fold``, ``keys``, ``values``, ``for x in m``)
-does: it is the bucket order of Lean's separate-chaining table, which depends on the ``Hashable``
-instance, the index scrambling in ``Std.DHashMap.Internal.mkIdx`` and the insertion history. The
-scrambling function differs between Lean versions we can see in the source history, and the data
-here has no case that would pin the v4.24 one down, so those operations are deliberately not
-registered: the evaluator answers ``unsupported`` instead of guessing an order.
+Lookups, insertion, erasure and size are modelled by a Python dictionary. Iteration order
+(``toList``, ``toArray``, ``keys``, ``values``, ``fold``, ``for x in m``) is the bucket order of
+Lean's separate-chaining table, so the table itself is modelled too. The Lean facts this rests on
+(``Std.Data.DHashMap.Internal.{Index,Defs,AssocList.Basic}``, ``Std.Data.DHashMap.Raw``,
+``Init.Data.Hashable``, the runtime's ``lean_uint64_mix_hash``):
+
+* ``emptyWithCapacity c`` (``∅``/``{}`` are ``c = 8``) allocates
+  ``Nat.nextPowerOfTwo (c * 4 / 3)`` empty buckets (8 -> 16).
+* A key goes to bucket ``mkIdx size (hash k)`` = ``scrambleHash (hash k) &&& (size - 1)`` with
+  ``scrambleHash h = let f := h ^^^ (h >>> 32); f ^^^ (f >>> 16)`` (64-bit ``USize``).
+* Inserting a new key conses it onto the *head* of its bucket, increments the size, then expands
+  when ``size * 4 / 3 > buckets`` (``expandIfNecessary``): the bucket array doubles and the old
+  buckets are walked in index order, each from head to tail, consing every entry onto the head of
+  its new bucket (so entries that stay together come out reversed).
+* Inserting an existing key replaces key and value in place (``AssocList.replace``);
+  ``HashSet.insert`` is ``insertIfNew``: a present key leaves the set unchanged. Erasing removes
+  the entry in place and never shrinks the table; ``modify`` changes the value in place.
+* ``fold``/``toArray``/``for`` walk buckets ``0, 1, ...`` each head to tail; since
+  leanprover/lean4#6244 ``toList``/``keys``/``values`` (``foldRev`` consing) give the same order.
+* Hashes: ``Nat`` ``n % 2^64``; ``Int`` ``2n`` / ``2m+1`` for ``-(m+1)`` (mod ``2^64``); ``Char``
+  its code point; ``UIntN`` the value; ``Bool`` 11/13; ``Option`` ``none`` 11, ``some a`` =
+  ``mixHash (hash a) 13``; pairs ``mixHash (hash a) (hash b)``; ``List``/``Array`` fold
+  ``mixHash`` from 7; ``mixHash`` is the runtime's 64-bit ``hash(h1, h2)``.
+
+Where a fact is missing the layout becomes *unknown* and the order-revealing operations answer
+``unsupported`` instead of guessing: keys whose hash lives in the C runtime or in a deriving
+handler (``String``, structures, inductives, ``Unit``), and ``alter`` creating a new key.
 
 Keys containing floats are refused (``Float`` ``BEq`` is not lawful: a ``NaN`` key is never found).
 """
@@ -18,36 +38,204 @@ from typing import Any
 
 from veriscale.backends.embedded.builtins._core import check_size, contains_float, default_of_type, nat
 from veriscale.backends.embedded.registry import alias, builtin
-from veriscale.runtime import NONE, UNIT, Nat, Some, Unsupported
+from veriscale.runtime import (
+    NONE,
+    UNIT,
+    Arr,
+    Char,
+    Nat,
+    Pair,
+    Some,
+    Unsupported,
+    _FixedWidth,
+    _NoneType,
+)
 
 Fn = Callable[..., Any]
 
+_MASK64 = (1 << 64) - 1
+DEFAULT_CAPACITY = 8
+
+Buckets = tuple[tuple[Any, ...], ...]
+"""Keys per bucket, head of the association list first."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Lean's hash functions and bucket index
+
+
+def mix_hash(h1: int, h2: int) -> int:
+    """``mixHash`` (runtime ``lean_uint64_mix_hash``, i.e. ``lean::hash(uint64, uint64)``)."""
+    h2 = (h2 - h1) & _MASK64
+    h2 ^= (h1 << 16) & _MASK64
+    h1 = (h1 - h2) & _MASK64
+    h2 ^= (h1 << 32) & _MASK64
+    h2 = (h2 - h1) & _MASK64
+    h2 ^= (h1 << 20) & _MASK64
+    return h2
+
+
+def lean_hash(value: Any) -> int | None:
+    """``Hashable.hash`` of a runtime value, or ``None`` when the Lean instance is not modelled."""
+    if isinstance(value, bool):
+        return 11 if value else 13
+    if isinstance(value, Nat):
+        return int(value) & _MASK64
+    if isinstance(value, _FixedWidth):
+        return int(value)
+    if isinstance(value, int):
+        return (2 * value if value >= 0 else 2 * (-value - 1) + 1) & _MASK64
+    if isinstance(value, Char):
+        return ord(value)
+    if isinstance(value, tuple):  # List and Array share the instance
+        acc = 7
+        for item in value:
+            h = lean_hash(item)
+            if h is None:
+                return None
+            acc = mix_hash(acc, h)
+        return acc
+    if isinstance(value, Pair):
+        a, b = lean_hash(value.fst), lean_hash(value.snd)
+        return None if a is None or b is None else mix_hash(a, b)
+    if isinstance(value, Some):
+        a = lean_hash(value.value)
+        return None if a is None else mix_hash(a, 13)
+    if isinstance(value, _NoneType):
+        return 11
+    return None
+
+
+def scramble_hash(h: int) -> int:
+    folded = h ^ (h >> 32)
+    return folded ^ (folded >> 16)
+
+
+def bucket_index(h: int, bucket_count: int) -> int:
+    """``mkIdx``: the scrambled hash masked by ``bucket_count - 1`` (a power of two)."""
+    return scramble_hash(h) & (bucket_count - 1)
+
+
+def next_power_of_two(n: int) -> int:
+    """``Nat.nextPowerOfTwo``: the least power of two ``>= n`` (1 for 0)."""
+    power = 1
+    while power < n:
+        power *= 2
+    return power
+
+
+def initial_bucket_count(capacity: int) -> int:
+    return next_power_of_two(capacity * 4 // 3)
+
+
+# ---------------------------------------------------------------------------------------------
+# The layout, as a log of layout-changing operations replayed on demand
+
+_INSERT, _ERASE = 0, 1
+
+
+class _Layout:
+    """One version of the key layout: ``parent`` plus one operation, or a materialized table.
+
+    Versions share their history, so an insertion costs O(1) here; the buckets are computed only
+    when an order-revealing operation asks (:func:`_materialize`) and then cached on the node.
+    """
+
+    __slots__ = ("buckets", "key", "op", "parent", "size")
+
+    def __init__(
+        self, parent: _Layout | None, op: int, key: Any, size: int, buckets: Buckets | None = None
+    ) -> None:
+        self.parent = parent
+        self.op = op
+        self.key = key
+        self.size = size
+        """Number of entries after the operation (drives ``expandIfNecessary``)."""
+        self.buckets = buckets
+
+
+def _empty_layout(capacity: int) -> _Layout:
+    return _Layout(None, _INSERT, None, 0, ((),) * initial_bucket_count(capacity))
+
+
+def _materialize(node: _Layout) -> Buckets:
+    if node.buckets is not None:
+        return node.buckets
+    pending: list[_Layout] = []
+    base: _Layout = node
+    while base.buckets is None:
+        pending.append(base)
+        assert base.parent is not None
+        base = base.parent
+    # mutable copy, each bucket kept tail-first so that consing onto the head is an append
+    table: list[list[Any]] = [list(reversed(b)) for b in base.buckets]
+    for step in reversed(pending):
+        h = lean_hash(step.key)
+        assert h is not None  # only keys with a modelled hash get a known layout
+        bucket = table[bucket_index(h, len(table))]
+        if step.op == _ERASE:
+            bucket.remove(step.key)  # AssocList.erase: the others keep their order
+            continue
+        bucket.append(step.key)  # cons at the head
+        if step.size * 4 // 3 > len(table):  # expandIfNecessary
+            table = _expand(table)
+    node.buckets = tuple(tuple(reversed(b)) for b in table)
+    return node.buckets
+
+
+def _expand(table: list[list[Any]]) -> list[list[Any]]:
+    """``expand``: double the array; walk old buckets in index order, each head to tail, consing
+    every entry onto its new bucket (tables here keep buckets tail-first)."""
+    size = len(table) * 2
+    target: list[list[Any]] = [[] for _ in range(size)]
+    for bucket in table:
+        for key in reversed(bucket):  # head to tail
+            h = lean_hash(key)
+            assert h is not None
+            target[bucket_index(h, size)].append(key)
+    return target
+
+
+# ---------------------------------------------------------------------------------------------
+# The table
+
+_DEFAULT_LAYOUT = object()
+_PLAIN_KEY_TYPES = frozenset({bool, int, str, Nat, Char})
+
 
 class LeanHashMap:
-    """An immutable ``Std.HashMap``; equality and hashing ignore insertion order."""
+    """An immutable ``Std.HashMap``; equality and hashing ignore the layout.
 
-    __slots__ = ("_entries",)
+    ``_entries`` maps keys to values; ``_layout`` is the bucket layout (``None`` when unknown).
+    """
+
+    __slots__ = ("_entries", "_layout")
     LEAN_TYPE = "Std.HashMap"
 
-    def __init__(self, entries: dict[Any, Any] | None = None) -> None:
+    def __init__(self, entries: dict[Any, Any] | None = None, layout: Any = _DEFAULT_LAYOUT) -> None:
+        """``LeanHashMap()`` is ``∅``; other layouts come from the operations below."""
         self._entries: dict[Any, Any] = dict(entries or {})
+        if layout is _DEFAULT_LAYOUT:
+            if self._entries:
+                raise ValueError("a non-empty map needs its layout (or None for unknown)")
+            layout = _empty_layout(DEFAULT_CAPACITY)
+        self._layout: _Layout | None = layout
+
+    @classmethod
+    def with_capacity(cls, capacity: int) -> LeanHashMap:
+        return cls({}, _empty_layout(capacity))
+
+    @classmethod
+    def _make(cls, entries: dict[Any, Any], layout: _Layout | None) -> LeanHashMap:
+        made = cls.__new__(cls)
+        made._entries = entries
+        made._layout = layout
+        return made
+
+    # -- lookups (layout independent)
 
     def get(self, key: Any) -> Any:
         return self._entries.get(_checked_key(key), _MISSING)
-
-    def with_entry(self, key: Any, value: Any) -> LeanHashMap:
-        entries = dict(self._entries)
-        entries[_checked_key(key)] = value
-        check_size(len(entries), type(self).LEAN_TYPE)
-        return type(self)(entries)
-
-    def without(self, key: Any) -> LeanHashMap:
-        key = _checked_key(key)
-        if key not in self._entries:
-            return self
-        entries = dict(self._entries)
-        del entries[key]
-        return type(self)(entries)
 
     def __len__(self) -> int:
         return len(self._entries)
@@ -55,8 +243,68 @@ class LeanHashMap:
     def __contains__(self, key: object) -> bool:
         return _checked_key(key) in self._entries
 
+    # -- updates
+
+    def with_entry(self, key: Any, value: Any, *, replace: bool = True) -> LeanHashMap:
+        """``insert`` (``replace``) or ``insertIfNew``: a present key keeps its position (and
+        with ``replace`` gets the new value); a new one is consed onto its bucket's head."""
+        key = _checked_key(key)
+        present = key in self._entries
+        if present and not replace:
+            return self
+        entries = dict(self._entries)
+        entries[key] = value
+        if present:
+            return self._make(entries, self._layout)
+        check_size(len(entries), self.LEAN_TYPE)
+        layout = self._layout
+        if layout is not None:
+            layout = _Layout(layout, _INSERT, key, len(entries)) if lean_hash(key) is not None else None
+        return self._make(entries, layout)
+
+    def without(self, key: Any) -> LeanHashMap:
+        key = _checked_key(key)
+        if key not in self._entries:
+            return self
+        entries = dict(self._entries)
+        del entries[key]
+        layout = self._layout
+        if layout is not None:
+            layout = _Layout(layout, _ERASE, key, len(entries))
+        return self._make(entries, layout)
+
+    def with_value(self, key: Any, value: Any) -> LeanHashMap:
+        """``modify``: a new value for a present key, position unchanged."""
+        entries = dict(self._entries)
+        entries[key] = value
+        return self._make(entries, self._layout)
+
+    def with_unknown_layout(self) -> LeanHashMap:
+        return self._make(self._entries, None)
+
+    # -- iteration in Lean's order
+
+    def buckets(self) -> Buckets:
+        if self._layout is None:
+            raise Unsupported(
+                f"iteration over {self.LEAN_TYPE}",
+                "Lean's bucket layout is not modelled for these keys or operations",
+            )
+        return _materialize(self._layout)
+
+    def ordered_keys(self) -> list[Any]:
+        return [k for bucket in self.buckets() for k in bucket]
+
+    def ordered_items(self) -> list[tuple[Any, Any]]:
+        return [(k, self._entries[k]) for k in self.ordered_keys()]
+
     def __iter__(self) -> Iterator[Any]:
-        raise Unsupported(f"iteration over {type(self).LEAN_TYPE}", "Lean's bucket order is not modelled")
+        """``for ⟨k, v⟩ in m`` (pairs); a set yields its elements."""
+        return iter([Pair(k, v) for k, v in self.ordered_items()])
+
+    @property
+    def bucket_count(self) -> int | None:
+        return None if self._layout is None else len(_materialize(self._layout))
 
     def __eq__(self, other: object) -> bool:
         return type(other) is type(self) and self._entries == other._entries  # type: ignore[attr-defined]
@@ -74,6 +322,9 @@ class LeanHashSet(LeanHashMap):
     __slots__ = ()
     LEAN_TYPE = "Std.HashSet"
 
+    def __iter__(self) -> Iterator[Any]:
+        return iter(self.ordered_keys())
+
 
 class _Missing:
     pass
@@ -83,9 +334,15 @@ _MISSING = _Missing()
 
 
 def _checked_key(key: Any) -> Any:
+    if type(key) in _PLAIN_KEY_TYPES:
+        return key
     if contains_float(key):
         raise Unsupported("Std.HashMap key", "Float keys have no lawful BEq/Hashable")
     return key
+
+
+def _capacity(capacity: Any) -> int:
+    return int(capacity)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -93,8 +350,8 @@ def _checked_key(key: Any) -> Any:
 
 
 @builtin("Std.HashMap.empty", 1)
-def hashmap_empty(capacity: Any = 8) -> LeanHashMap:
-    return LeanHashMap()
+def hashmap_empty(capacity: Any = DEFAULT_CAPACITY) -> LeanHashMap:
+    return LeanHashMap.with_capacity(_capacity(capacity))
 
 
 alias("Std.HashMap.emptyWithCapacity", "Std.HashMap.empty")
@@ -107,7 +364,7 @@ def hashmap_insert(m: LeanHashMap, key: Any, value: Any) -> LeanHashMap:
 
 @builtin("Std.HashMap.insertIfNew", 3)
 def hashmap_insert_if_new(m: LeanHashMap, key: Any, value: Any) -> LeanHashMap:
-    return m if key in m else m.with_entry(key, value)
+    return m.with_entry(key, value, replace=False)
 
 
 @builtin("Std.HashMap.contains", 2)
@@ -159,7 +416,7 @@ def hashmap_is_empty(m: LeanHashMap) -> bool:
 @builtin("Std.HashMap.modify", 3)
 def hashmap_modify(m: LeanHashMap, key: Any, f: Fn) -> LeanHashMap:
     value = m.get(key)
-    return m if value is _MISSING else m.with_entry(key, f(value))
+    return m if value is _MISSING else m.with_value(key, f(value))
 
 
 @builtin("Std.HashMap.alter", 3)
@@ -167,8 +424,63 @@ def hashmap_alter(m: LeanHashMap, key: Any, f: Fn) -> LeanHashMap:
     value = m.get(key)
     result = f(NONE if value is _MISSING else Some(value))
     if isinstance(result, Some):
-        return m.with_entry(key, result.value)
+        if value is _MISSING:
+            # where `Raw₀.alter` puts a new key is not pinned down here: forget the layout
+            return m.with_entry(key, result.value).with_unknown_layout()
+        return m.with_value(key, result.value)  # AssocList.alter rewrites in place
     return m.without(key)
+
+
+@builtin("Std.HashMap.toList", 1)
+def hashmap_to_list(m: LeanHashMap) -> tuple:
+    return tuple(Pair(k, v) for k, v in m.ordered_items())
+
+
+@builtin("Std.HashMap.toArray", 1)
+def hashmap_to_array(m: LeanHashMap) -> Arr:
+    return Arr(hashmap_to_list(m))
+
+
+@builtin("Std.HashMap.keys", 1)
+def hashmap_keys(m: LeanHashMap) -> tuple:
+    return tuple(m.ordered_keys())
+
+
+@builtin("Std.HashMap.keysArray", 1)
+def hashmap_keys_array(m: LeanHashMap) -> Arr:
+    return Arr(m.ordered_keys())
+
+
+@builtin("Std.HashMap.values", 1)
+def hashmap_values(m: LeanHashMap) -> tuple:
+    return tuple(v for _, v in m.ordered_items())
+
+
+@builtin("Std.HashMap.valuesArray", 1)
+def hashmap_values_array(m: LeanHashMap) -> Arr:
+    return Arr(hashmap_values(m))
+
+
+@builtin("Std.HashMap.fold", 3, self_index=2)
+def hashmap_fold(f: Fn, init: Any, m: LeanHashMap) -> Any:
+    """``fold (f : γ → α → β → γ) (init : γ) (m : HashMap α β)``, buckets in order."""
+    acc = init
+    for k, v in m.ordered_items():
+        acc = f(acc, k, v)
+    return acc
+
+
+@builtin("Std.HashMap.ofList", 1)
+def hashmap_of_list(pairs: tuple) -> LeanHashMap:
+    """``insertMany ∅``: a later pair with an equal key replaces the value."""
+    return hashmap_insert_many(LeanHashMap(), pairs)
+
+
+@builtin("Std.HashMap.insertMany", 2)
+def hashmap_insert_many(m: LeanHashMap, pairs: Any) -> LeanHashMap:
+    for p in pairs:
+        m = m.with_entry(p.fst, p.snd)
+    return m
 
 
 # ---------------------------------------------------------------------------------------------
@@ -176,8 +488,8 @@ def hashmap_alter(m: LeanHashMap, key: Any, f: Fn) -> LeanHashMap:
 
 
 @builtin("Std.HashSet.empty", 1)
-def hashset_empty(capacity: Any = 8) -> LeanHashSet:
-    return LeanHashSet()
+def hashset_empty(capacity: Any = DEFAULT_CAPACITY) -> LeanHashSet:
+    return LeanHashSet.with_capacity(_capacity(capacity))  # type: ignore[return-value]
 
 
 alias("Std.HashSet.emptyWithCapacity", "Std.HashSet.empty")
@@ -185,8 +497,8 @@ alias("Std.HashSet.emptyWithCapacity", "Std.HashSet.empty")
 
 @builtin("Std.HashSet.insert", 2)
 def hashset_insert(s: LeanHashSet, key: Any) -> LeanHashSet:
-    # `HashSet.insert` keeps the set unchanged when the element is present
-    return s if key in s else s.with_entry(key, UNIT)  # type: ignore[return-value]
+    # `HashSet.insert` is `insertIfNew`: the set is unchanged when the element is present
+    return s.with_entry(key, UNIT, replace=False)  # type: ignore[return-value]
 
 
 @builtin("Std.HashSet.contains", 2)
@@ -209,31 +521,33 @@ def hashset_is_empty(s: LeanHashSet) -> bool:
     return len(s) == 0
 
 
-NOT_REGISTERED = (
-    "Std.HashMap.toList",
-    "Std.HashMap.toArray",
-    "Std.HashMap.keys",
-    "Std.HashMap.values",
-    "Std.HashMap.fold",
-    "Std.HashSet.toList",
-    "Std.HashSet.toArray",
-    "Std.HashSet.fold",
-)
-"""Order-revealing operations left out on purpose (see the module docstring)."""
+@builtin("Std.HashSet.toList", 1)
+def hashset_to_list(s: LeanHashSet) -> tuple:
+    return tuple(s.ordered_keys())
 
 
-@builtin("Std.HashMap.ofList", 1)
-def hashmap_of_list(pairs: tuple) -> LeanHashMap:
-    """``insertMany`` into an empty map: a later pair with an equal key replaces the value."""
-    m = LeanHashMap()
-    for p in pairs:
-        m = m.with_entry(p.fst, p.snd)
-    return m
+@builtin("Std.HashSet.toArray", 1)
+def hashset_to_array(s: LeanHashSet) -> Arr:
+    return Arr(s.ordered_keys())
+
+
+@builtin("Std.HashSet.fold", 3, self_index=2)
+def hashset_fold(f: Fn, init: Any, s: LeanHashSet) -> Any:
+    """``fold (f : γ → α → γ) (init : γ) (s : HashSet α)``, buckets in order."""
+    acc = init
+    for k in s.ordered_keys():
+        acc = f(acc, k)
+    return acc
 
 
 @builtin("Std.HashSet.ofList", 1)
 def hashset_of_list(items: tuple) -> LeanHashSet:
-    s = LeanHashSet()
+    """``insertManyIfNewUnit ∅``: the first occurrence of an element wins."""
+    return hashset_insert_many(LeanHashSet(), items)
+
+
+@builtin("Std.HashSet.insertMany", 2)
+def hashset_insert_many(s: LeanHashSet, items: Any) -> LeanHashSet:
     for x in items:
         s = hashset_insert(s, x)
     return s

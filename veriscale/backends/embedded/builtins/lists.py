@@ -38,7 +38,9 @@ from veriscale.backends.embedded.builtins._core import (
 )
 from veriscale.backends.embedded.builtins.numbers import arith
 from veriscale.backends.embedded.builtins.order import (
+    beq_member,
     compare_le,
+    eq_is_beq,
     lean_beq,
     lean_max,
     lean_min,
@@ -222,12 +224,12 @@ def list_foldr(f: Fn, init: Any, xs: tuple) -> Any:
 
 @builtin("List.map", 2, self_index=1)
 def list_map(f: Fn, xs: tuple) -> tuple:
-    return tuple(f(x) for x in xs)
+    return tuple(map(f, xs))
 
 
 @builtin("List.filter", 2, self_index=1)
 def list_filter(p: Fn, xs: tuple) -> tuple:
-    return tuple(x for x in xs if p(x))
+    return tuple(filter(p, xs))
 
 
 @builtin("List.filterMap", 2, self_index=1)
@@ -260,7 +262,7 @@ def list_flatten(ls: tuple) -> tuple:
 
 @builtin("List.reverse", 1)
 def list_reverse(xs: tuple) -> tuple:
-    return tuple(reversed(xs))
+    return tuple(xs[::-1])
 
 
 @builtin("List.zip", 2)
@@ -482,7 +484,7 @@ def list_sublists(xs: tuple) -> tuple:
 
 @builtin("List.elem", 2, self_index=1)
 def list_elem(a: Any, xs: tuple) -> bool:
-    return any(lean_beq(a, b) for b in xs)
+    return beq_member(a, xs)
 
 
 @builtin("List.contains", 2)
@@ -493,6 +495,8 @@ def list_contains(xs: tuple, a: Any) -> bool:
 @builtin("List.count", 2, self_index=1)
 def list_count(a: Any, xs: tuple) -> Nat:
     """``count a = countP (· == a)``."""
+    if eq_is_beq(a):
+        return nat(xs.count(a))  # C speed; exact because `==` is Lean's `==` here
     return nat(sum(1 for x in xs if lean_beq(x, a)))
 
 

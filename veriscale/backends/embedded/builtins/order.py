@@ -16,11 +16,27 @@
 
 from __future__ import annotations
 
+from collections import OrderedDict
 from typing import Any
 
 from veriscale.backends.embedded.builtins._core import type_name_of
 from veriscale.backends.embedded.registry import builtin
-from veriscale.runtime import Arr, Ctor, Pair, Some, Struct, Unsupported, _NoneType
+from veriscale.runtime import (
+    UNIT,
+    Arr,
+    Char,
+    Ctor,
+    Nat,
+    Pair,
+    Some,
+    Struct,
+    UInt8,
+    UInt16,
+    UInt32,
+    UInt64,
+    Unsupported,
+    _NoneType,
+)
 
 _SCALAR_ORDERED = frozenset({"Nat", "Int", "UInt8", "UInt16", "UInt32", "UInt64", "Char", "String"})
 
@@ -90,6 +106,79 @@ def lean_beq(a: Any, b: Any) -> bool:
     if callable(a) or callable(b):
         raise Unsupported("==", "functions have no BEq instance")
     return bool(a == b)
+
+
+def eq_is_beq(a: Any) -> bool:
+    """Whether Python's ``==`` against ``a`` is exactly Lean's ``==`` against it.
+
+    The two differ only at ``Float`` leaves (Python compares container members by identity
+    first, so an identical ``NaN`` object is "equal" to itself) and at functions (no ``BEq``). A
+    value with neither inside compares like Lean against any value of its type, since the other
+    side has the same shape wherever the comparison looks.
+    """
+    if isinstance(a, (bool, int, str)):  # Nat, Int, UIntN, Char, String
+        return True
+    if isinstance(a, float) or callable(a):
+        return False
+    if isinstance(a, tuple):
+        # the common case, a list of numbers or characters, checked at C speed
+        return _SCALAR_TYPES.issuperset(map(type, a)) or all(eq_is_beq(x) for x in a)
+    if isinstance(a, Pair):
+        return eq_is_beq(a.fst) and eq_is_beq(a.snd)
+    if isinstance(a, Some):
+        return eq_is_beq(a.value)
+    if isinstance(a, Struct):
+        return all(eq_is_beq(x) for _, x in a.fields)
+    if isinstance(a, Ctor):
+        return all(eq_is_beq(x) for x in a.args)
+    return isinstance(a, _NoneType) or a is UNIT
+
+
+_SCALAR_TYPES = frozenset({bool, int, str, Nat, Char, UInt8, UInt16, UInt32, UInt64})
+_MEMBERSHIP_MIN = 64
+_MEMBERSHIP_SLOTS = 4
+_queried_once: OrderedDict[int, tuple] = OrderedDict()
+_membership_sets: OrderedDict[int, tuple[tuple, frozenset]] = OrderedDict()
+
+
+def _membership_set(xs: tuple) -> frozenset | None:
+    """The elements of a large list as a set, built when the same list object is searched a
+    second time (``filter (fun l => big.contains l)``); a list searched once is scanned instead.
+    The caches hold the tuples, so an id is not reused while it is a key; lists are immutable."""
+    key = id(xs)
+    hit = _membership_sets.get(key)
+    if hit is not None:
+        _membership_sets.move_to_end(key)
+        return hit[1]
+    if _queried_once.get(key) is not xs:
+        _queried_once[key] = xs
+        if len(_queried_once) > _MEMBERSHIP_SLOTS:
+            _queried_once.popitem(last=False)
+        return None
+    del _queried_once[key]
+    try:
+        members = frozenset(xs)
+    except TypeError:  # an unhashable runtime value: no shortcut
+        return None
+    _membership_sets[key] = (xs, members)
+    if len(_membership_sets) > _MEMBERSHIP_SLOTS:
+        _membership_sets.popitem(last=False)
+    return members
+
+
+def beq_member(a: Any, xs: tuple) -> bool:
+    """``xs.contains a`` / ``xs.elem a``: whether some element is ``==`` to ``a``.
+
+    When Python's equality is Lean's for ``a`` (see :func:`eq_is_beq`) the search runs in C, and
+    repeated searches of one large list (``filter (fun l => big.contains l)``) hash it once.
+    """
+    if not eq_is_beq(a):
+        return any(lean_beq(b, a) for b in xs)
+    if len(xs) >= _MEMBERSHIP_MIN:
+        members = _membership_set(xs)
+        if members is not None:
+            return a in members
+    return a in xs  # C speed; exact because `==` is Lean's `==` here
 
 
 def decidable_eq(a: Any, b: Any) -> bool:

@@ -1,0 +1,187 @@
+"""``veriscale report``: numbers in the Markdown and HTML, plots written, inputs checked."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+from typer.testing import CliRunner
+
+from veriscale.cli import app
+from veriscale.expand.models import AdversaryCounts, ExpandSummary, TaskSummary, UnexpectedCounts
+from veriscale.report import ReportInputError, build_report, read_score_file
+
+PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+
+
+def write_json(path: Path, payload: Any) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text(json.dumps(payload), encoding="utf-8")
+    return path
+
+
+def total(tasks: int, lower: int, upper: int) -> dict[str, Any]:
+    return {"tasks": tasks, "lower": lower, "upper": upper,
+            "lower_rate": lower / tasks, "upper_rate": upper / tasks}
+
+
+def eval_run(root: Path, model: str, suite: str, kind: str, totals: dict[str, Any]) -> Path:
+    """A run directory as ``veriscale eval`` leaves it (score.json and summary.json)."""
+    run = root / model / suite / kind
+    write_json(run / "summary.json", {"model": model, "suite": f"/data/{suite}", "suite_name": suite,
+                                      "task_kind": kind})
+    return write_json(run / "score.json", {"suite": f"/data/{suite}", "engine": "embedded", "seconds": 1.0,
+                                           "checks": 10, "tasks": [], "totals": totals})
+
+
+def expand_run(path: Path) -> Path:
+    tasks = [
+        TaskSummary(task="t_b", tests_original=5, tests_new=45, rejects_original=1, rejects_new=9,
+                    adversaries={"template": AdversaryCounts(generated=4, kept=3, killed=2)},
+                    unexpected=UnexpectedCounts(from_adversaries=30, from_output_mutation=10),
+                    kills=77, checks_before=20, checks_after=400, seconds=1.5),
+        TaskSummary(task="t_a", tests_original=2, tests_new=8, checks_before=10, checks_after=30, kills=5,
+                    seconds=0.5),
+    ]
+    summary = ExpandSummary(source="bench", output=str(path), engine="embedded", seed=7, tasks_total=2,
+                            tasks_expanded=2, checks_before=30, checks_after=430, growth=430 / 30, kills=82,
+                            tests_before=7, tests_after=60, tasks=tasks)
+    write_json(path / "summary.json", summary.model_dump(mode="json"))
+    return path
+
+
+def test_report_shows_every_number_and_writes_the_plots(tmp_path: Path) -> None:
+    scores = tmp_path / "eval"
+    eval_run(scores, "model-a", "verina", "codegen", {"code": total(4, 1, 3)})
+    eval_run(scores, "model-b", "verina", "codegen", {"code": total(4, 2, 2)})
+    eval_run(scores, "model-a", "verinaplus", "specgen",
+             {"precond_sound": total(5, 5, 5), "postcond_complete": total(5, 0, 4)})
+    power = write_json(tmp_path / "power.json", {"suites": [
+        {"path": "/d/verinaplus", "checks": 300000, "flawed_specs_caught": 36, "flawed_specs_total": 40,
+         "mutants_killed": 90, "mutants_total": 100},
+        {"path": "/d/verina", "checks": 3629, "flawed_specs_caught": 10, "flawed_specs_total": 40,
+         "mutants_killed": 55, "mutants_total": 100},
+    ]})
+    run = expand_run(tmp_path / "expand_run")
+
+    out = tmp_path / "report"
+    result = build_report(out, scores=[scores], power=power, expand=[run])
+
+    assert result.sections == ["scores", "power", "expand"]
+    assert result.missing == []
+    md = result.markdown.read_text(encoding="utf-8")
+    assert "| model-a | verina | code | 4 | 1 | 3 | 25.0% | 75.0% |" in md
+    assert "| model-b | verina | code | 4 | 2 | 2 | 50.0% | 50.0% |" in md
+    assert "| model-a | verinaplus | postcond_complete | 5 | 0 | 4 | 0.0% | 80.0% |" in md
+    assert md.index("### codegen") < md.index("| model-a | verina | code") < md.index("### specgen")
+    # Power: sorted by size, with both rates.
+    assert "| verina | 3629 | 10/40 | 25.0% | 55/100 | 55.0% |" in md
+    assert "| verinaplus | 300000 | 36/40 | 90.0% | 90/100 | 90.0% |" in md
+    assert md.index("| verina | 3629") < md.index("| verinaplus | 300000")
+    # Expansion: run totals and per-task rows (sorted by task id).
+    assert "Checks 30 → 430 (14.3×)" in md
+    assert "| t_b | expanded | 5+45 | 1+9 | 40 | 2/3 | 77 | 20 | 400 | 20.0× | 1.5 |" in md
+    assert md.index("| t_a |") < md.index("| t_b |")
+
+    names = sorted(p.name for p in result.plots)
+    assert names == ["expand_1.png", "power.png", "scores_code.png", "scores_postcond_complete.png",
+                     "scores_precond_sound.png"]
+    for plot in result.plots:
+        assert plot.read_bytes()[:8] == PNG_MAGIC
+        assert f"](plots/{plot.name})" in md
+
+    page = result.html.read_text(encoding="utf-8")
+    assert page.count('src="data:image/png;base64,') == len(result.plots)  # self-contained
+    assert "<td>model-b</td><td>verina</td><td>code</td><td>4</td><td>2</td><td>2</td>" in page
+
+
+def test_missing_inputs_are_left_out(tmp_path: Path) -> None:
+    power = write_json(tmp_path / "power.json", {"suites": [
+        {"path": "s", "checks": 10, "flawed_specs_caught": 0, "flawed_specs_total": 0,
+         "mutants_killed": 1, "mutants_total": 2}]})
+    result = build_report(tmp_path / "out", scores=[tmp_path / "nope.json"], power=power,
+                          expand=[tmp_path / "no_run"])
+    assert result.sections == ["power"]
+    assert result.missing == [str(tmp_path / "nope.json"), str(tmp_path / "no_run")]
+    md = result.markdown.read_text(encoding="utf-8")
+    assert "## Scores" not in md and "## Expansion" not in md
+    assert "| s | 10 | 0/0 | – | 1/2 | 50.0% |" in md
+    assert [p.name for p in result.plots] == ["power.png"]
+
+    empty = build_report(tmp_path / "empty")
+    assert empty.sections == [] and empty.plots == []
+    assert "nothing to report" in empty.markdown.read_text(encoding="utf-8")
+
+
+def test_model_name_falls_back_to_the_eval_layout(tmp_path: Path) -> None:
+    path = write_json(tmp_path / "gpt-x" / "lite" / "codegen" / "score.json",
+                      {"suite": "/x/lite", "totals": {"code": total(2, 1, 2)}})
+    (row,) = read_score_file(path)
+    assert (row.model, row.suite, row.kind, row.lower, row.upper) == ("gpt-x", "lite", "codegen", 1, 2)
+    loose = write_json(tmp_path / "loose.json", {"suite": "/x/verina", "model": "m", "totals": {}})
+    assert read_score_file(loose) == []
+
+
+@pytest.mark.parametrize(
+    ("content", "needle"),
+    [
+        ("{not json", "not JSON"),
+        ("[1, 2]", "expected a JSON object"),
+        ('{"suite": "s"}', "no 'totals' object"),
+        ('{"totals": {"code": {"tasks": 2, "lower": 2, "upper": 1}}}', "totals.code"),
+        ('{"totals": {"code": {"tasks": 2, "lower": 1}}}', "totals.code: upper"),
+    ],
+)
+def test_malformed_score_files_name_the_file(tmp_path: Path, content: str, needle: str) -> None:
+    path = tmp_path / "score.json"
+    path.write_text(content, encoding="utf-8")
+    with pytest.raises(ReportInputError) as caught:
+        build_report(tmp_path / "out", scores=[path])
+    assert caught.value.file == str(path)
+    assert needle in str(caught.value)
+    assert not (tmp_path / "out" / "report.md").exists()  # nothing written
+
+
+def test_malformed_power_and_expand_inputs_name_the_file(tmp_path: Path) -> None:
+    power = write_json(tmp_path / "power.json", {"suites": [{"path": "s", "checks": 3}]})
+    with pytest.raises(ReportInputError, match=r"power\.json: not a power file .*suites\.0\.flawed_specs_caught"):
+        build_report(tmp_path / "out", power=power)
+    worse = write_json(tmp_path / "worse.json", {"suites": [
+        {"path": "s", "checks": 3, "flawed_specs_caught": 5, "flawed_specs_total": 4,
+         "mutants_killed": 0, "mutants_total": 0}]})
+    with pytest.raises(ReportInputError, match="flawed_specs_caught exceeds"):
+        build_report(tmp_path / "out", power=worse)
+    not_a_run = tmp_path / "run"
+    not_a_run.mkdir()
+    with pytest.raises(ReportInputError, match=r"run/summary\.json: missing"):
+        build_report(tmp_path / "out", expand=[not_a_run])
+    write_json(not_a_run / "summary.json", {"source": "x"})
+    with pytest.raises(ReportInputError, match="not an expand summary"):
+        build_report(tmp_path / "out", expand=[not_a_run])
+
+
+def test_expand_run_without_task_list_reads_the_task_summaries(tmp_path: Path) -> None:
+    run = tmp_path / "run"
+    write_json(run / "summary.json", ExpandSummary(source="b", output=str(run), engine="embedded", seed=1,
+                                                   tasks_total=1).model_dump(mode="json"))
+    write_json(run / "only" / "summary.json", TaskSummary(task="only", checks_before=3, checks_after=9)
+               .model_dump(mode="json"))
+    md = build_report(tmp_path / "out", expand=[run]).markdown.read_text(encoding="utf-8")
+    assert "| only | expanded | 0+0 | 0+0 | 0 | 0/0 | 0 | 3 | 9 | 3.0× |" in md
+
+
+def test_cli_report(tmp_path: Path) -> None:
+    scores = eval_run(tmp_path / "eval", "m", "verina", "codegen", {"code": total(2, 1, 1)})
+    result = CliRunner().invoke(app, ["report", "--out", str(tmp_path / "out"), "--scores", str(scores),
+                                      "--expand", str(tmp_path / "missing_run")])
+    assert result.exit_code == 0, result.output
+    assert "sections: scores; 1 plot(s)" in result.output
+    assert (tmp_path / "out" / "report.html").is_file()
+    assert (tmp_path / "out" / "plots" / "scores_code.png").is_file()
+
+    bad = write_json(tmp_path / "bad.json", {"suites": "no"})
+    failed = CliRunner().invoke(app, ["report", "--out", str(tmp_path / "out2"), "--power", str(bad)])
+    assert failed.exit_code == 2
+    assert str(bad) in failed.output

@@ -1,0 +1,47 @@
+"""Evaluate a model on a suite: CodeGen / SpecGen prompts, strict reply reading, scoring.
+
+See :mod:`veriscale.evaluate.pipeline` for the run directory's layout.
+"""
+
+from veriscale.evaluate.pipeline import (
+    DEFAULT_EVAL_ROOT,
+    KIND_METRICS,
+    EvalOptions,
+    EvalSummary,
+    TaskReply,
+    default_out_dir,
+    model_slug,
+    run_eval,
+)
+from veriscale.evaluate.prompts import (
+    DefinitionHeader,
+    TaskKind,
+    build_codegen_prompt,
+    build_prompt,
+    build_specgen_prompt,
+    definition_header,
+    headers_for,
+)
+from veriscale.evaluate.replies import ReplyError, ReplySections, extract_lean_block, parse_reply
+
+__all__ = [
+    "DEFAULT_EVAL_ROOT",
+    "KIND_METRICS",
+    "DefinitionHeader",
+    "EvalOptions",
+    "EvalSummary",
+    "ReplyError",
+    "ReplySections",
+    "TaskKind",
+    "TaskReply",
+    "build_codegen_prompt",
+    "build_prompt",
+    "build_specgen_prompt",
+    "default_out_dir",
+    "definition_header",
+    "extract_lean_block",
+    "headers_for",
+    "model_slug",
+    "parse_reply",
+    "run_eval",
+]

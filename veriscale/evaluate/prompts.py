@@ -1,0 +1,231 @@
+"""Prompts of ``veriscale eval``: what a model is shown for CodeGen and SpecGen of one task.
+
+CodeGen (``codegen.j2``): the description, the signature, the task's shared definitions
+(``task_aux``), the ground-truth precondition with its auxiliary definitions, the header of the
+function to complete (exactly as the task file has it) and a few of the suite's tests as
+examples. SpecGen (``specgen.j2``): the description, the signature, the shared definitions, the
+headers of ``<name>_precond`` and ``<name>_postcond`` to complete, a few tests and a few reject
+inputs (inputs the precondition must rule out) as examples. Unexpected outputs are never shown:
+they are what the postcondition is scored against.
+
+Headers are read from the task file (the definition line just above the section's start marker),
+so the model completes the very definition the scorer splices its answer into.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict
+
+from veriscale.lean_types import LeanType, LeanTypeError, StructDef, parse_structures, parse_type
+from veriscale.llm import Message, render_prompt
+from veriscale.task import Task
+from veriscale.values import ValueParseError, parse_value, render_value
+
+__all__ = [
+    "DEFAULT_EXAMPLES",
+    "TaskKind",
+    "DefinitionHeader",
+    "build_codegen_prompt",
+    "build_prompt",
+    "build_specgen_prompt",
+    "definition_header",
+    "headers_for",
+]
+
+TaskKind = Literal["codegen", "specgen"]
+DEFAULT_EXAMPLES = 2
+"""Tests (and, for SpecGen, reject inputs) shown per task."""
+
+
+class DefinitionHeader(BaseModel):
+    """The definition a reply completes: ``def <name> ... :=`` above the ``section`` marker."""
+
+    model_config = ConfigDict(frozen=True)
+
+    name: str
+    """The defined name (``clampToRange``, ``clampToRange_precond``)."""
+    text: str
+    """The header as the task file writes it, ending with ``:=``."""
+    section: str
+    """The section its body fills (``code``, ``precond``, ``postcond``)."""
+    aux_section: str
+    """The section of helper definitions written before it (``code_aux``, ...)."""
+
+
+def _params_lean(task: Task) -> str:
+    return " ".join(f"({p.name} : {p.type})" for p in task.signature.parameters)
+
+
+def _args_lean(task: Task) -> str:
+    return " ".join(f"({p.name})" for p in task.signature.parameters)
+
+
+def _fallback_header(task: Task, section: str) -> str:
+    """The header Verina's layout has, when the task file's own cannot be read."""
+    sig = task.signature
+    name, params, args = sig.name, _params_lean(task), _args_lean(task)
+    if section == "precond":
+        text = f"def {name}_precond {params} : Prop :="
+    elif section == "postcond":
+        text = (f"def {name}_postcond {params} (result : {sig.return_type}) "
+                f"(h_precond : {name}_precond {args}) : Prop :=")
+    else:
+        text = f"def {name} {params} (h_precond : {name}_precond {args}) : {sig.return_type} :="
+    return re.sub(r"\s+", " ", text)
+
+
+def definition_header(task: Task, section: Literal["code", "precond", "postcond"]) -> DefinitionHeader:
+    """The header of the definition whose body is ``section``, read from the task file."""
+    sig_name = task.signature.name
+    name = sig_name if section == "code" else f"{sig_name}_{section}"
+    lines = task.lean_text().splitlines()
+    marker = re.compile(rf"^\s*--\s*!benchmark\s+@start\s+{section}\b(?!_)")
+    start = re.compile(rf"^def\s+{re.escape(name)}(\s|$)")
+    text: str | None = None
+    for index, line in enumerate(lines):
+        if not marker.match(line):
+            continue
+        for back in range(index - 1, max(-1, index - 12), -1):
+            if start.match(lines[back]):
+                candidate = " ".join(part.strip() for part in lines[back:index] if part.strip())
+                if candidate.endswith(":="):
+                    text = candidate
+                break
+        break
+    return DefinitionHeader(
+        name=name,
+        text=text or _fallback_header(task, section),
+        section=section,
+        aux_section=f"{section}_aux",
+    )
+
+
+def headers_for(task: Task, kind: TaskKind) -> list[DefinitionHeader]:
+    """The definitions a reply of ``kind`` must contain, in the order the task file has them."""
+    if kind == "codegen":
+        return [definition_header(task, "code")]
+    return [definition_header(task, "precond"), definition_header(task, "postcond")]
+
+
+# ---------------------------------------------------------------------------------------------
+# Examples
+
+
+def _structures(task: Task) -> dict[str, StructDef]:
+    try:
+        return parse_structures(task.section("task_aux"))
+    except LeanTypeError:
+        return {}
+
+
+def _render_call(
+    task: Task, raw_input: Mapping[str, Any], types: Mapping[str, LeanType] | None, structs: Mapping[str, StructDef]
+) -> str:
+    """``f (x := 5) (lo := 0)``; stored JSON text for a value that cannot be rendered in Lean."""
+    parts = []
+    for param in task.signature.parameters:
+        raw = raw_input.get(param.name)
+        rendered: str | None = None
+        if types is not None:
+            try:
+                rendered = render_value(parse_value(raw, types[param.name], structs), types[param.name], structs)
+            except (ValueParseError, ValueError, LeanTypeError, RecursionError):
+                rendered = None
+        parts.append(f"({param.name} := {rendered if rendered is not None else json.dumps(raw, ensure_ascii=False)})")
+    return f"{task.signature.name} {' '.join(parts)}".strip()
+
+
+def _render_output(task: Task, raw: Any, structs: Mapping[str, StructDef]) -> str:
+    try:
+        ty = parse_type(task.signature.return_type)
+        return render_value(parse_value(raw, ty, structs), ty, structs)
+    except (ValueParseError, ValueError, LeanTypeError, RecursionError):
+        return json.dumps(raw, ensure_ascii=False)
+
+
+def _examples(task: Task, count: int) -> tuple[list[dict[str, str]], list[str]]:
+    """Up to ``count`` tests (call, expected) and ``count`` reject inputs (call), in stored order."""
+    structs = _structures(task)
+    try:
+        types: dict[str, LeanType] | None = {p.name: parse_type(p.type) for p in task.signature.parameters}
+    except LeanTypeError:
+        types = None
+    tests = [
+        {"call": _render_call(task, t.input, types, structs), "expected": _render_output(task, t.expected, structs)}
+        for t in task.tests[:count]
+    ]
+    rejects = [_render_call(task, r.input, types, structs) for r in task.reject_inputs[:count]]
+    return tests, rejects
+
+
+# ---------------------------------------------------------------------------------------------
+# Prompts
+
+
+def _signature_line(task: Task) -> str:
+    sig = task.signature
+    return re.sub(r"\s+", " ", f"def {sig.name} {_params_lean(task)} : {sig.return_type}")
+
+
+def _imports(task: Task) -> str:
+    return "\n".join(line for line in task.section("import").splitlines() if line.strip())
+
+
+def _messages(kind: TaskKind, **values: Any) -> list[Message]:
+    return [
+        {"role": "system", "content": render_prompt(f"{kind}.system.j2").strip()},
+        {"role": "user", "content": render_prompt(f"{kind}.j2", **values)},
+    ]
+
+
+def build_codegen_prompt(task: Task, *, examples: int = DEFAULT_EXAMPLES) -> list[Message]:
+    """System and user messages asking for the implementation of ``task``'s function."""
+    tests, _ = _examples(task, examples)
+    (header,) = headers_for(task, "codegen")
+    precond = definition_header(task, "precond")
+    return _messages(
+        "codegen",
+        description=task.description,
+        signature=_signature_line(task),
+        imports=_imports(task),
+        structures_lean=task.section("task_aux").strip(),
+        precond_aux=task.section("precond_aux").strip(),
+        precond_header=precond.text,
+        precond=task.section("precond").strip() or "True",
+        header=header.text,
+        function=header.name,
+        tests=tests,
+    )
+
+
+def build_specgen_prompt(task: Task, *, examples: int = DEFAULT_EXAMPLES) -> list[Message]:
+    """System and user messages asking for the precondition and postcondition of ``task``."""
+    tests, rejects = _examples(task, examples)
+    precond, postcond = headers_for(task, "specgen")
+    return _messages(
+        "specgen",
+        description=task.description,
+        signature=_signature_line(task),
+        imports=_imports(task),
+        structures_lean=task.section("task_aux").strip(),
+        precond_header=precond.text,
+        postcond_header=postcond.text,
+        precond_name=precond.name,
+        postcond_name=postcond.name,
+        tests=tests,
+        rejects=rejects,
+    )
+
+
+def build_prompt(task: Task, kind: TaskKind, *, examples: int = DEFAULT_EXAMPLES) -> list[Message]:
+    if kind == "codegen":
+        return build_codegen_prompt(task, examples=examples)
+    if kind == "specgen":
+        return build_specgen_prompt(task, examples=examples)
+    raise ValueError(f"unknown task kind {kind!r} (codegen or specgen)")
+

@@ -1,0 +1,257 @@
+"""Scoring model output (code, specifications, proofs) against a suite, with lower/upper bounds.
+
+Public API:
+
+* :func:`score_suite` -- score submissions against a suite directory, in worker processes;
+* :func:`format_report` -- the table the CLI prints;
+* :class:`Submission`, :func:`load_submissions`, :func:`write_submissions`,
+  :func:`ground_truth_submission`;
+* :class:`ScoreReport`, :class:`TaskScore`, :class:`Bound`, :class:`MetricTotal`, :data:`METRICS`;
+* :func:`~veriscale.score.scoring.score_task` -- one task, one backend, in this process.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from veriscale.backends.base import Backend
+from veriscale.score.models import METRICS, Bound, MetricTotal, ScoreReport, TaskScore, compute_totals
+from veriscale.score.scoring import GROUP_METRICS, GroupResult, groups_of, merge_groups, score_task
+from veriscale.score.submission import (
+    SUBMITTABLE_SECTIONS,
+    Submission,
+    SubmissionError,
+    load_submissions,
+    write_submissions,
+)
+from veriscale.task import Task, load_benchmark
+
+__all__ = [
+    "METRICS",
+    "SUBMITTABLE_SECTIONS",
+    "Bound",
+    "MetricTotal",
+    "ScoreReport",
+    "Submission",
+    "SubmissionError",
+    "TaskScore",
+    "format_report",
+    "ground_truth_submission",
+    "load_submissions",
+    "score_suite",
+    "score_task",
+    "write_submissions",
+]
+
+
+def ground_truth_submission(task: Task, sections: Sequence[str] = SUBMITTABLE_SECTIONS) -> Submission:
+    """The task's own section bodies as a submission (a sanity check: it should score 1/1)."""
+    return Submission(task=task.id, **{name: task.section(name) for name in sections})
+
+
+# ---------------------------------------------------------------------------------------------
+# Work units: one task's groups, split into single groups after a crash
+
+
+@dataclass(frozen=True)
+class _Unit:
+    task: Task
+    submission: Submission
+    groups: tuple[str, ...]
+
+
+_WORKER_BACKEND: Backend | None = None
+
+
+WORKER_MEMORY_LIMIT = 6 * 1024**3
+"""Address-space limit of a worker process: a submission that builds ever larger values gets a
+MemoryError (an unknown ``timeout`` answer) instead of exhausting the machine."""
+
+
+def _limit_memory(limit: int) -> None:
+    try:
+        import resource
+    except ImportError:  # pragma: no cover - not on POSIX
+        return
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    if hard != resource.RLIM_INFINITY:
+        limit = min(limit, hard)
+    if soft == resource.RLIM_INFINITY or soft > limit:
+        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def _worker_init(backend_name: str, memory_limit: int | None = None) -> None:
+    global _WORKER_BACKEND
+    from veriscale.backends.select import make_backend
+
+    if memory_limit is not None:
+        _limit_memory(memory_limit)
+    _WORKER_BACKEND = make_backend(backend_name)
+    # A worker process ends with os._exit (no atexit handlers); multiprocessing's finalizers do
+    # run, and an engine holding child processes (Lean REPLs) must release them.
+    from multiprocessing.util import Finalize
+
+    Finalize(_WORKER_BACKEND, _WORKER_BACKEND.close, exitpriority=10)
+
+
+def _crash_results(unit: _Unit, reason: str) -> list[GroupResult]:
+    return [
+        GroupResult(task=unit.task.id, group=g, bounds={m: Bound(lower=0, upper=0) for m in GROUP_METRICS[g]},
+                    reasons=[f"{m}: error: {reason}" for m in GROUP_METRICS[g]])
+        for g in unit.groups
+    ]
+
+
+def _score_unit(unit: _Unit) -> list[GroupResult]:
+    assert _WORKER_BACKEND is not None
+    try:
+        return score_task(unit.task, unit.submission, _WORKER_BACKEND, unit.groups)
+    except Exception as exc:  # noqa: BLE001 - one broken task must not end the run; never a pass
+        return _crash_results(unit, f"internal {type(exc).__name__}: {exc}"[:200])
+
+
+def _split_unit(unit: _Unit) -> list[_Unit]:
+    return [_Unit(unit.task, unit.submission, (g,)) for g in unit.groups]
+
+
+def _crashed_unit(unit: _Unit) -> list[GroupResult]:
+    return _crash_results(unit, "the worker process evaluating this crashed twice (deep recursion or memory?)")
+
+
+def _progress(stream: Iterable[list[GroupResult]], total: int, enabled: bool) -> Iterable[list[GroupResult]]:
+    if not enabled:
+        return stream
+    from tqdm import tqdm
+
+    return tqdm(stream, total=total, desc="score", unit="task", file=sys.stderr)
+
+
+def score_suite(
+    suite: Path,
+    submissions: Sequence[Submission],
+    *,
+    backend: str = "embedded",
+    workers: int | None = None,
+    progress: bool = True,
+) -> ScoreReport:
+    """Score every submission whose task is in ``suite``; the others are reported in ``errors``.
+
+    Tasks of the suite without a submission are left out of the report (and of the totals).
+    ``workers=1`` scores in this process (no protection against a crashing evaluator).
+    Raises ``BackendUnavailable`` when the requested engine cannot run here.
+    """
+    from veriscale.backends.select import resolve_backend_name
+
+    started = time.perf_counter()
+    engine = resolve_backend_name(backend)
+    if engine == "lean":
+        # Fail here, not in every worker's initializer (which would look like crashing workers).
+        from veriscale.backends.lean import lean_available
+        from veriscale.backends.select import BackendUnavailable
+
+        usable, why = lean_available()
+        if not usable:
+            raise BackendUnavailable(f"the lean backend is not usable: {why}")
+    loaded = load_benchmark(suite)
+    tasks = {t.id: t for t in loaded.tasks}
+    load_failures = {f.task: f for f in loaded.failures}
+    errors: list[str] = []
+    units: list[_Unit] = []
+    unscored: list[TaskScore] = []
+    for submission in submissions:
+        task = tasks.get(submission.task)
+        if task is None:
+            if submission.task in load_failures:
+                errors.append(f"{submission.task}: the suite's task could not be loaded: {load_failures[submission.task]}")
+            else:
+                errors.append(f"{submission.task}: no such task in {suite}")
+            continue
+        groups = groups_of(submission)
+        if not groups:
+            unscored.append(TaskScore(task=task.id, reasons=["the submission has no section to score"]))
+            continue
+        units.append(_Unit(task, submission, groups))
+    # Biggest tasks first keeps every worker busy until the end.
+    units.sort(key=lambda u: -(sum(1 + len(t.unexpected) for t in u.task.tests) + len(u.task.reject_inputs)))
+    jobs = max(1, min(workers or os.cpu_count() or 1, max(len(units), 1)))
+
+    results: list[GroupResult] = []
+    if jobs == 1:
+        _worker_init(engine)
+        try:
+            for batch in _progress((_score_unit(u) for u in units), len(units), progress):
+                results.extend(batch)
+        finally:
+            if _WORKER_BACKEND is not None:
+                _WORKER_BACKEND.close()
+    else:
+        from veriscale.score.pool import run_resilient
+
+        # Only the embedded engine's workers get a memory limit: Lean's REPLs (children, which
+        # inherit it) map gigabytes of Mathlib .olean files.
+        memory_limit = WORKER_MEMORY_LIMIT if engine == "embedded" else None
+        stream = run_resilient(units, _score_unit, jobs=jobs, initializer=_worker_init,
+                               initargs=(engine, memory_limit), split=_split_unit, crashed=_crashed_unit)
+        for batch in _progress(stream, len(units), progress):
+            results.extend(batch)
+
+    by_task: dict[str, list[GroupResult]] = {}
+    for result in results:
+        by_task.setdefault(result.task, []).append(result)
+    scores = [merge_groups(task_id, group_results) for task_id, group_results in by_task.items()]
+    scores.extend(unscored)
+    scores.sort(key=lambda s: s.task)
+    return ScoreReport(
+        suite=str(suite),
+        engine=engine,
+        seconds=round(time.perf_counter() - started, 2),
+        checks=sum(s.checks for s in scores),
+        tasks=scores,
+        totals=compute_totals(scores),
+        errors=errors,
+        skipped_checks=sum(sum(s.skipped.values()) for s in scores),
+        missing=sorted(set(tasks) - {s.task for s in submissions}),
+    )
+
+
+def format_report(report: ScoreReport, *, verbose: bool = False) -> str:
+    """A table: one row per task (only the imperfect ones unless ``verbose``) and the totals."""
+    metrics = [m for m in METRICS if m in report.totals]
+    width = max([len(s.task) for s in report.tasks] + [5])
+    header = f"{'task':<{width}}" + "".join(f"{m:>19}" for m in metrics)
+    lines = [header]
+    for score in report.tasks:
+        bounds = [score.bound(m) for m in metrics]
+        perfect = all(b is None or b.lower == 1 for b in bounds)
+        if perfect and not verbose:
+            continue
+        cells = "".join(f"{'-' if b is None else f'{b.lower}/{b.upper}':>19}" for b in bounds)
+        lines.append(f"{score.task:<{width}}{cells}")
+        for reason in score.reasons[: 3 if not verbose else None]:
+            lines.append(f"{'':<{width}}  {reason[:150]}")
+    lines.append(
+        f"{'TOTAL':<{width}}"
+        + "".join(f"{f'{t.lower}/{t.upper}/{t.tasks}':>19}" for t in (report.totals[m] for m in metrics))
+    )
+    lines.append(
+        f"{'rate':<{width}}"
+        + "".join(f"{f'{t.lower_rate:.3f}-{t.upper_rate:.3f}':>19}" for t in (report.totals[m] for m in metrics))
+    )
+    lines.append("")
+    lines.append(f"{len(report.tasks)} task(s) scored; totals are lower/upper/tasks")
+    if report.skipped_checks:
+        lines.append(f"{report.skipped_checks} test(s) skipped for unreadable or defective stored values")
+    lines.append(
+        f"{report.checks} checks in {report.seconds:.1f} s = {report.checks_per_second:.0f} checks/s "
+        f"(engine: {report.engine})"
+    )
+    if report.missing:
+        lines.append(f"{len(report.missing)} task(s) of the suite have no submission (left out)")
+    for error in report.errors:
+        lines.append(f"not scored: {error}")
+    return "\n".join(lines)
