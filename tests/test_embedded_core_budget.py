@@ -85,3 +85,23 @@ def test_calls_not_in_tail_position_keep_their_meaning(clamp: Task) -> None:
                 "def g (n : Nat) : Nat := if n = 0 then 0 else g (g (n - 1))")
     answer = _code(clamp, code_aux, "Int.ofNat (f 50 + g 7)")
     assert answer.status == "value" and answer.value == 50
+
+
+def test_a_task_past_its_step_budget_still_answers_small_checks(clamp: Task) -> None:
+    # `down n` takes about n steps; once the task has spent its budget (over two batches), each
+    # further check gets only `over_budget_max_steps`: small ones finish, large ones time out.
+    task = clamp.with_sections(
+        code_aux="def down : Nat → Nat\n  | 0 => 0\n  | n + 1 => down n + 1",
+        code="Int.ofNat (down (Int.toNat x))",
+    )
+    engine = EmbeddedBackend(task_step_budget=3_000, over_budget_max_steps=500)
+    first = engine.run(task, [Check(kind=CheckKind.CODE, args={"x": 2_000, "lo": 0, "hi": 5})])
+    assert first[0].status == "value"  # under the budget: full per-check allowance
+    later = engine.run(task, [Check(kind=CheckKind.CODE, args={"x": x, "lo": 0, "hi": 5}) for x in (1_500, 2_000, 100)])
+    assert later[0].status == "value"  # 2,000 + 1,500 steps: the budget is passed during it
+    assert later[1].reason == UnknownReason.TIMEOUT and "already spent 3000 steps" in later[1].detail
+    assert later[2].status == "value" and later[2].value == 100
+    # the same sequence on a fresh engine gives the same answers
+    again = EmbeddedBackend(task_step_budget=3_000, over_budget_max_steps=500)
+    again.run(task, [Check(kind=CheckKind.CODE, args={"x": 2_000, "lo": 0, "hi": 5})])
+    assert [a.status for a in again.run(task, [Check(kind=CheckKind.CODE, args={"x": x, "lo": 0, "hi": 5}) for x in (1_500, 2_000, 100)])] == [a.status for a in later]

@@ -353,7 +353,7 @@ def test_typed_mode_deduplicates_encodings() -> None:
 def test_shipped_recipes() -> None:
     lite = load_recipe("lite")
     assert lite.name == "lite" and lite.source is not None
-    assert (lite.tests.mode, lite.tests.budget, lite.tests.cover) == ("cover", 50, "greedy")
+    assert (lite.tests.mode, lite.tests.budget, lite.tests.cover) == ("cover", 30, "greedy")
     assert (lite.reject_inputs.mode, lite.reject_inputs.budget) == ("boundary", 50)
     plus = load_recipe("plus")
     assert (plus.tests.mode, plus.reject_inputs.mode) == ("all", "all")

@@ -44,6 +44,13 @@ DEFAULT_MAX_STEPS = 500_000
 #: it fire), for work the step count does not see (a builtin doing a lot of C-level work per
 #: step). Far above what a step-bound check takes, so it only ends pathologies.
 DEFAULT_BACKSTOP_SECONDS = 30.0
+#: Steps one task's checks may spend in total (over every batch this backend is given for the same
+#: task text) before each further check is held to ``OVER_BUDGET_MAX_STEPS``. A few VerinaPlus
+#: tasks have thousands of checks that each take hundreds of thousands of steps (an O(n^3)
+#: postcondition on n = 100, digit sums over `List.range n`); without a per-task cap they alone
+#: take most of a suite's time. Small inputs still get answered past the cap.
+DEFAULT_TASK_STEP_BUDGET = 10_000_000
+OVER_BUDGET_MAX_STEPS = 5_000
 
 
 class EmbeddedBackend(Backend):
@@ -64,6 +71,8 @@ class EmbeddedBackend(Backend):
         short_max_steps: int | None = None,
         batch_step_budget: int | None = None,
         batch_backstop_seconds: float = 30.0,
+        task_step_budget: int | None = DEFAULT_TASK_STEP_BUDGET,
+        over_budget_max_steps: int = OVER_BUDGET_MAX_STEPS,
     ) -> None:
         self.max_steps = max_steps
         self.timeout = timeout
@@ -79,6 +88,10 @@ class EmbeddedBackend(Backend):
         self.batch_step_budget = batch_step_budget if batch_step_budget is not None else 7 * max_steps
         # The CPU-time backstop gets its own (non-deterministic, pathological-only) batch cap.
         self.batch_backstop_seconds = batch_backstop_seconds
+        self.task_step_budget = task_step_budget
+        self.over_budget_max_steps = over_budget_max_steps
+        # steps spent so far per task text (a submission's copy of a task is another text)
+        self._task_steps: dict[tuple[str, int], int] = {}
 
     def run(self, task: Any, checks: Sequence[Check]) -> list[Answer]:
         results: list[Answer] = []
@@ -136,6 +149,10 @@ class EmbeddedBackend(Backend):
             detail = f"cannot parse the task: {type(exc).__name__}: {exc}"
             return [Answer.unknown(UnknownReason.UNSUPPORTED, detail, ENGINE) for _ in checks]
         name = task.signature.name
+        task_key = (str(getattr(task, "id", name)), hash(task.lean_text()))
+        if len(self._task_steps) > 1024:
+            self._task_steps.clear()
+        task_spent = self._task_steps.get(task_key, 0)
         out: list[Answer] = []
         streak: dict[CheckKind, int] = {}
         timed_out_kinds: set[CheckKind] = set()
@@ -153,6 +170,9 @@ class EmbeddedBackend(Backend):
                 continue
             short = streak.get(check.kind, 0) >= self.timeout_streak
             limit = self.short_max_steps if short else self.max_steps
+            over = self.task_step_budget is not None and task_spent >= self.task_step_budget
+            if over:
+                limit = min(limit, self.over_budget_max_steps)
             started = time.thread_time()  # this thread's CPU clock, as the watchdog reads it
             try:
                 self._current = (i, started)
@@ -165,6 +185,13 @@ class EmbeddedBackend(Backend):
                     steps=program.compiler.budget.used(),
                     detail=f"backstop of {self.timeout:g} CPU seconds exceeded",
                 )
+            task_spent += answer.steps or 0
+            if over and answer.reason == UnknownReason.TIMEOUT and "step budget" in answer.detail:
+                answer = Answer(
+                    status="unknown", reason=UnknownReason.TIMEOUT, engine=ENGINE, steps=answer.steps,
+                    detail=(f"step budget of {limit} steps exhausted (this task's checks already spent "
+                            f"{self.task_step_budget} steps)"),
+                )
             if answer.reason == UnknownReason.TIMEOUT:
                 streak[check.kind] = streak.get(check.kind, 0) + 1
                 timed_out_kinds.add(check.kind)
@@ -174,6 +201,7 @@ class EmbeddedBackend(Backend):
             else:
                 streak[check.kind] = 0
             out.append(answer)
+        self._task_steps[task_key] = task_spent
         return out
 
     def _one(self, program: Program, name: str, check: Check, max_steps: int | None = None) -> Answer:

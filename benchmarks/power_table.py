@@ -1,0 +1,116 @@
+"""The power table: several suites against the same flawed specifications and mutants.
+
+    python benchmarks/power_table.py ../shared/data/verina ../shared/data/verinaplus \
+        ../shared/data/verinalite runs/ours-plus runs/ours-lite --json power.json [--every 5]
+    python benchmarks/power_table.py --from-json power.json --relative-to ours-plus
+
+Prints, per suite: checks, flawed specs caught, mutants killed, and both relative to a reference
+suite (the first unless ``--relative-to`` names another): its power as a share of the reference's
+(caught / reference caught) and its size as a share of the reference's checks. The first suite's
+tasks are the ground truth the items are generated from.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+import time
+from pathlib import Path
+
+from veriscale.power import DEFAULT_MAX_FLAWED, DEFAULT_MAX_MUTANTS, DEFAULT_SEED, format_power, measure_power
+
+
+def _share(part: float, whole: float) -> str:
+    return f"{100 * part / whole:6.1f}%" if whole else "      -"
+
+
+def relative_table(suites: list[dict[str, object]], reference: str | None) -> str:
+    """Power and size of every suite relative to the reference suite (by directory name)."""
+    names = [Path(str(s["path"])).name for s in suites]
+    ref = suites[names.index(reference)] if reference in names else suites[0]
+    ref_name = Path(str(ref["path"])).name
+    width = max([len(n) for n in names] + [5])
+
+    def num(row: dict[str, object], key: str) -> int:
+        value = row[key]
+        assert isinstance(value, int)
+        return value
+
+    lines = [
+        f"relative to {ref_name}:",
+        f"{'suite':<{width}}  {'size':>7}  {'spec power':>10}  {'mutant power':>12}  {'both':>7}",
+    ]
+    ref_both = num(ref, "flawed_specs_caught") + num(ref, "mutants_killed")
+    for name, row in zip(names, suites, strict=True):
+        both = num(row, "flawed_specs_caught") + num(row, "mutants_killed")
+        lines.append(
+            f"{name:<{width}}  {_share(num(row, 'checks'), num(ref, 'checks')):>7}  "
+            f"{_share(num(row, 'flawed_specs_caught'), num(ref, 'flawed_specs_caught')):>10}  "
+            f"{_share(num(row, 'mutants_killed'), num(ref, 'mutants_killed')):>12}  {_share(both, ref_both):>7}"
+        )
+    return "\n".join(lines)
+
+
+def family_table(suites: list[dict[str, object]], totals: dict[str, int]) -> str:
+    """Flawed specifications caught per operator family (which kinds a suite misses)."""
+    names = [Path(str(s["path"])).name for s in suites]
+    width = max(len(f) for f in [*totals, "family"])
+    lines = [f"{'family':<{width}}  {'total':>6}" + "".join(f"  {n[:12]:>12}" for n in names)]
+    for family, total in sorted(totals.items(), key=lambda kv: -kv[1]):
+        cells = "".join(
+            f"  {dict(s['caught_by_family']).get(family, 0):>12}" for s in suites  # type: ignore[call-overload]
+        )
+        lines.append(f"{family:<{width}}  {total:>6}{cells}")
+    return "\n".join(lines)
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("suites", nargs="*", type=Path)
+    parser.add_argument("--json", type=Path, help="write the power report here")
+    parser.add_argument("--from-json", type=Path, help="print the tables of an existing report")
+    parser.add_argument("--relative-to", help="directory name of the reference suite (default: the first)")
+    parser.add_argument("--every", type=int, default=1, help="only every n-th task (a deterministic subset)")
+    parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
+    parser.add_argument("--max-flawed", type=int, default=DEFAULT_MAX_FLAWED)
+    parser.add_argument("--max-mutants", type=int, default=DEFAULT_MAX_MUTANTS)
+    parser.add_argument("--jobs", type=int, default=None)
+    parser.add_argument("--task-seconds", type=float, default=240.0)
+    args = parser.parse_args(argv)
+
+    if args.from_json is not None:
+        data = json.loads(args.from_json.read_text(encoding="utf-8"))
+        for row in data["suites"]:
+            print(
+                f"{Path(row['path']).name:<14} checks {row['checks']:>9,}  flawed specs "
+                f"{row['flawed_specs_caught']}/{row['flawed_specs_total']} "
+                f"{_share(row['flawed_specs_caught'], row['flawed_specs_total'])}  mutants "
+                f"{row['mutants_killed']}/{row['mutants_total']} {_share(row['mutants_killed'], row['mutants_total'])}"
+            )
+        print(f"{len(data['tasks'])} task(s); {data['seconds']} s")
+    else:
+        if not args.suites:
+            parser.error("give suite directories or --from-json")
+        started = time.perf_counter()
+        report = measure_power(
+            args.suites, seed=args.seed, max_flawed=args.max_flawed, max_mutants=args.max_mutants,
+            jobs=args.jobs, every=args.every, task_seconds=args.task_seconds,
+        )
+        print(format_power(report))
+        print(f"wall clock {time.perf_counter() - started:.1f} s")
+        data = report.to_json()
+        if args.json is not None:
+            args.json.parent.mkdir(parents=True, exist_ok=True)
+            args.json.write_text(json.dumps(data, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
+            print(f"wrote {args.json}")
+    suites = data["suites"]
+    print()
+    print(relative_table(suites, args.relative_to))
+    print()
+    print(family_table(suites, data.get("family_totals", {})))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
