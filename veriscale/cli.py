@@ -33,6 +33,17 @@ def _write_json(path: Path, payload: object) -> None:
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def _backend_name_or_exit(backend: str) -> str:
+    """The engine ``--backend`` names (``auto`` resolved), or exit 2 saying why it is unusable."""
+    from veriscale.backends.select import BackendUnavailable, resolve_backend_name
+
+    try:
+        return resolve_backend_name(backend)
+    except BackendUnavailable as exc:
+        _echo_err(f"error: {exc}")
+        raise typer.Exit(2) from exc
+
+
 @app.command()
 def doctor() -> None:
     """Report Python, dependencies, the Lean toolchain, and which backends are usable."""
@@ -99,17 +110,12 @@ def validate(
     """Check an engine against stored answers: precond on tests/rejects, code, postcond."""
     from tqdm import tqdm
 
-    from veriscale.backends.select import BackendUnavailable, resolve_backend_name
     from veriscale.validate import format_report, validate_benchmark
 
     if not path.exists():
         _echo_err(f"error: {path}: no such file or directory")
         raise typer.Exit(2)
-    try:
-        backend_name = resolve_backend_name(backend)
-    except BackendUnavailable as exc:
-        _echo_err(f"error: {exc}")
-        raise typer.Exit(2) from exc
+    backend_name = _backend_name_or_exit(backend)
 
     def progress(stream, total):  # type: ignore[no-untyped-def]
         return tqdm(stream, total=total, desc="validate", unit="task", file=sys.stderr)
@@ -165,18 +171,13 @@ def expand(
     per-task budget is counted in evaluation steps. Only the wall-clock backstop (far above the
     step budget) can make a task differ; the summary lists such tasks.
     """
-    from veriscale.backends.select import BackendUnavailable, resolve_backend_name
     from veriscale.expand import ExpandOptions, expand_benchmark, format_summary
     from veriscale.llm import LLMConfig
 
     if not path.is_dir():
         _echo_err(f"error: {path}: not a directory")
         raise typer.Exit(2)
-    try:
-        backend_name = resolve_backend_name(backend)
-    except BackendUnavailable as exc:
-        _echo_err(f"error: {exc}")
-        raise typer.Exit(2) from exc
+    backend_name = _backend_name_or_exit(backend)
     llm_config = LLMConfig(model=llm, base_url=base_url) if llm else None
     given = {"task_steps": task_steps, "task_deadline_s": task_seconds, "task_backstop_s": backstop,
              "check_chunk": max_batch}
@@ -329,7 +330,7 @@ def score(
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every task, not only the imperfect.")] = False,
 ) -> None:
     """Score model output (code, pre/postconditions, proofs) with lower and upper bounds per task."""
-    from veriscale.backends.select import BackendUnavailable, resolve_backend_name
+    from veriscale.backends.select import BackendUnavailable
     from veriscale.score import format_report, load_submissions, score_suite
 
     if not suite.is_dir():
@@ -340,11 +341,7 @@ def score(
     except (OSError, UnicodeDecodeError) as exc:
         _echo_err(f"error: {submission}: {exc}")
         raise typer.Exit(2) from exc
-    try:
-        backend_name = resolve_backend_name(backend)
-    except BackendUnavailable as exc:
-        _echo_err(f"error: {exc}")
-        raise typer.Exit(2) from exc
+    backend_name = _backend_name_or_exit(backend)
     for error in errors:
         _echo_err(f"submission: {error}")
     try:
@@ -381,18 +378,13 @@ def power(
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
     """How well each suite tells right from wrong, without any LLM: flawed specs caught, mutants killed."""
-    from veriscale.backends.select import BackendUnavailable, resolve_backend_name
     from veriscale.power import format_power, measure_power
 
     for suite in suites:
         if not suite.is_dir():
             _echo_err(f"error: {suite}: not a directory")
             raise typer.Exit(2)
-    try:
-        backend_name = resolve_backend_name(backend)
-    except BackendUnavailable as exc:
-        _echo_err(f"error: {exc}")
-        raise typer.Exit(2) from exc
+    backend_name = _backend_name_or_exit(backend)
     report = measure_power(
         suites, seed=seed, max_flawed=max_flawed, max_mutants=max_mutants, mutant_order=mutant_order,
         jobs=jobs, backend=backend_name, task_ids=task, every=every, task_seconds=task_seconds,
