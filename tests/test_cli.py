@@ -6,6 +6,7 @@ import json
 import shutil
 from pathlib import Path
 
+import pytest
 from typer.testing import CliRunner
 
 from veriscale.cli import app
@@ -96,3 +97,13 @@ def test_expand_then_reduce_end_to_end(tmp_path: Path) -> None:
     result = runner.invoke(app, ["reduce", str(plus), "--out", str(lite)])
     assert result.exit_code == 0, result.output
     assert "adversaries killed" in result.output
+
+
+def test_an_unusable_lean_backend_is_a_clear_error(monkeypatch: pytest.MonkeyPatch) -> None:
+    # asking for `--backend lean` where Lean is not set up must say why, not fail in the workers
+    import veriscale.backends.lean as lean
+
+    monkeypatch.setattr(lean, "lean_available", lambda: (False, "lake not found on PATH"))
+    result = CliRunner().invoke(app, ["validate", str(MINI), "--backend", "lean"])
+    assert result.exit_code == 2
+    assert "lean backend is not usable: lake not found on PATH" in result.output

@@ -17,11 +17,14 @@ def resolve_backend_name(name: str) -> str:
     """``auto`` is ``lean`` when ``lake`` is found and the Lean package is built, else ``embedded``."""
     if name not in ("auto", "embedded", "lean"):
         raise BackendUnavailable(f"unknown backend {name!r}: choose auto, embedded or lean")
-    if name != "auto":
+    if name == "embedded":
         return name
     from veriscale.backends.lean import lean_available
 
-    usable, _reason = lean_available()
+    usable, reason = lean_available()
+    if name == "lean" and not usable:
+        # said here, once, rather than by every worker process that tries to start it
+        raise BackendUnavailable(f"the lean backend is not usable: {reason}")
     return "lean" if usable else "embedded"
 
 
