@@ -35,7 +35,8 @@ from veriscale.backends.embedded.builtins import (
     to_string,
     type_name_of,
 )
-from veriscale.backends.embedded.builtins.order import beq_member, eq_is_beq
+from veriscale.backends.embedded.builtins._core import nat_range
+from veriscale.backends.embedded.builtins.order import SCALAR_TYPES, beq_member, eq_is_beq
 from veriscale.backends.embedded.env import Env, UserDef
 from veriscale.backends.embedded.program import explicit_params, is_proof_binder, type_of_text
 from veriscale.backends.embedded.registry import Builtin
@@ -191,7 +192,9 @@ def _iter_coll(value: Any, node: A.Node) -> Any:
     if isinstance(value, LeanRange):
         if value.step <= 0:
             raise unsupported(node, "range with step 0")
-        return [Nat(i) for i in range(value.start, value.stop, value.step)]
+        if value.start < 0:
+            raise unsupported(node, "range with a negative start")
+        return nat_range(value.start, value.stop, value.step)
     if isinstance(value, tuple):
         return value
     if isinstance(value, LeanHashMap):
@@ -212,6 +215,8 @@ def _is_float(v: Any) -> bool:
 
 
 def _eq(a: Any, b: Any) -> bool:
+    if type(a) in SCALAR_TYPES and type(b) in SCALAR_TYPES:
+        return a == b
     if isinstance(a, float) or isinstance(b, float):
         raise Undecidable("Float equality is not decidable")
     return decidable_eq(a, b)
@@ -2183,12 +2188,11 @@ class Compiler:
 
             return binop
 
-        builders = [build(t) for t in trees]
         if static_ok:
-            T = head(static_T) or "Nat"
-            if T not in ("Nat", "Int", "Float", "UInt8", "UInt16", "UInt32", "UInt64", "String", "List", "Array"):
-                return [lambda fr, b=b: b(fr, T) for b in builders]
-            return [lambda fr, b=b: b(fr, T) for b in builders]
+            # The type is known now: numerals, operator lookups and coercions are settled once,
+            # here, instead of on every evaluation (this is the evaluator's hottest path).
+            return [self._static_tree(t, head(static_T) or "Nat", leaf_cs, sc, node) for t in trees]
+        builders = [build(t) for t in trees]
 
         # dynamic: the run-time types of the leaves decide the type (as binop% would statically)
         unknown_leaf = [i for i, t in enumerate(stypes) if (t is None or not is_known(t)) and i not in coe_idx]
@@ -2216,6 +2220,41 @@ class Compiler:
             return b(fr, T)
 
         return [lambda fr, b=b: run_dynamic(fr, b) for b in builders]
+
+    def _static_tree(self, t: Any, T: str, leaf_cs: list[Closure], sc: Scope, node: A.Node) -> Closure:
+        """A binop% tree whose type ``T`` is known statically, as one closure per node."""
+        kind = t[0]
+        if kind == "num":
+            try:
+                value = _numeral(t[1], T, node)
+            except Unsupported as exc:
+                return _raiser(exc)
+            return lambda fr: value
+        if kind in ("leaf", "coe"):
+            c = leaf_cs[t[1]]
+            if T != "Int":
+                return c
+
+            def to_int(fr: list[Any]) -> Any:
+                v = c(fr)
+                return int(v) if isinstance(v, Nat) else v
+
+            return to_int
+        if kind == "neg":
+            sub = self._static_tree(t[1], T, leaf_cs, sc, node)
+            negate = NEG.get(T)
+            if negate is None:
+                return _raiser(unsupported(t[2], "negation", f"at type {T}"))
+            return lambda fr: negate(sub(fr))
+        if kind == "pow":
+            base = self._static_tree(t[1], T, leaf_cs, sc, node)
+            return _power(base, self.compile(t[2], sc, None), T, t[3])
+        op, bnode = t[1], t[4]
+        f = ARITH.get((op, T))
+        if f is None:
+            return _raiser(unsupported(bnode, f"operator {op}", f"at type {T}"))
+        lhs, rhs = self._static_tree(t[2], T, leaf_cs, sc, node), self._static_tree(t[3], T, leaf_cs, sc, node)
+        return lambda fr: f(lhs(fr), rhs(fr))
 
     def _relation(self, node: A.BinOp, sc: Scope) -> Closure:
         op = node.op
@@ -3084,6 +3123,40 @@ def _raise_continue(fr: list[Any]) -> Any:
 
 def _raise_return_unit(fr: list[Any]) -> Any:
     raise _Return(UNIT)
+
+
+def _raiser(exc: Exception) -> Closure:
+    """A closure that raises ``exc`` when evaluated (an error of the code, not of compiling it)."""
+
+    def raise_it(fr: list[Any]) -> Any:
+        raise exc
+
+    return raise_it
+
+
+def _power(base: Closure, exponent: Closure, T: str, node: A.Node) -> Closure:
+    """``base ^ exponent`` at the known type ``T`` (``Float ^ Float``, or ``T ^ Nat``)."""
+    if T == "Float":
+        float_pow = ARITH[("^", "Float")]
+
+        def float_power(fr: list[Any]) -> Any:
+            b, e = base(fr), exponent(fr)
+            if isinstance(e, float):
+                return float_pow(b, e)
+            raise unsupported(node, "Float ^ Nat")
+
+        return float_power
+    f = ARITH.get(("^", T))
+    if f is None:
+        return _raiser(unsupported(node, "^", f"at type {T}"))
+
+    def power(fr: list[Any]) -> Any:
+        b, e = base(fr), exponent(fr)
+        if not isinstance(e, Nat):
+            raise unsupported(node, "^", f"exponent of type {type_name_of(e)}")
+        return f(b, e)
+
+    return power
 
 
 def _numeral(val: int, T: str, node: A.Node) -> Any:

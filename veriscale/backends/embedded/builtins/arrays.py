@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from veriscale.backends.embedded.builtins._core import check_size, default_of_type, nat
+from veriscale.backends.embedded.builtins._core import check_size, default_of_type, nat, nat_range
 from veriscale.backends.embedded.builtins.order import beq_member, compare_lt, eq_is_beq, lean_beq
 from veriscale.backends.embedded.registry import alias, builtin
 from veriscale.runtime import NONE, Arr, Nat, Pair, Some
@@ -64,7 +64,7 @@ def array_empty() -> Arr:
 @builtin("Array.range", 1)
 def array_range(n: Any) -> Arr:
     check_size(int(n), "Array.range")
-    return Arr(Nat(i) for i in range(int(n)))
+    return Arr(nat_range(0, int(n)))
 
 
 @builtin("Array.mk", 1)

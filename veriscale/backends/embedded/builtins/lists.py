@@ -34,6 +34,7 @@ from veriscale.backends.embedded.builtins._core import (
     check_size,
     default_of_type,
     nat,
+    nat_range,
     type_name_of,
 )
 from veriscale.backends.embedded.builtins.numbers import arith
@@ -62,7 +63,7 @@ def _index(i: Any) -> int:
 @builtin("List.range", 1)
 def list_range(n: int) -> tuple:
     check_size(int(n), "List.range")
-    return tuple(Nat(i) for i in range(int(n)))
+    return nat_range(0, int(n))
 
 
 @builtin("List.range'", 3)

@@ -92,21 +92,68 @@ def _pow(base: int, exponent: int) -> int:
 # Operator table
 
 
+# `int.__new__(Nat, v)` builds a Nat without running `Nat.__new__` (a Python frame and a sign
+# test): these are the evaluator's hottest functions, and every result below is non-negative.
+_new_int = int.__new__
+_NAT_ZERO = Nat(0)
+
+
+def _nat_add(a: Any, b: Any) -> Any:
+    value = a + b
+    if value.bit_length() > MAX_BITS:
+        check_bits(value)
+    return _new_int(Nat, value)
+
+
+def _nat_sub(a: Any, b: Any) -> Any:
+    value = a - b
+    return _new_int(Nat, value) if value > 0 else _NAT_ZERO
+
+
+def _nat_mul(a: Any, b: Any) -> Any:
+    value = a * b
+    if value.bit_length() > MAX_BITS:
+        check_bits(value)
+    return _new_int(Nat, value)
+
+
+def _nat_div(a: Any, b: Any) -> Any:
+    return _new_int(Nat, a // b) if b else _NAT_ZERO
+
+
+def _nat_mod(a: Any, b: Any) -> Any:
+    return _new_int(Nat, a % b if b else a)
+
+
 def _nat_ops() -> dict[str, Callable[[Any, Any], Any]]:
     return {
-        "+": lambda a, b: Nat(check_bits(int(a) + int(b))),
-        "-": lambda a, b: Nat(max(int(a) - int(b), 0)),
-        "*": lambda a, b: Nat(check_bits(int(a) * int(b))),
-        "/": lambda a, b: Nat(0 if int(b) == 0 else int(a) // int(b)),
-        "%": lambda a, b: Nat(int(a) if int(b) == 0 else int(a) % int(b)),
+        "+": _nat_add,
+        "-": _nat_sub,
+        "*": _nat_mul,
+        "/": _nat_div,
+        "%": _nat_mod,
         "^": lambda a, b: Nat(_pow(int(a), int(b))),
     }
 
 
+def _int_add(a: Any, b: Any) -> Any:
+    value = int(a + b)
+    if value.bit_length() > MAX_BITS:
+        check_bits(value)
+    return value
+
+
+def _int_sub(a: Any, b: Any) -> Any:
+    value = int(a - b)
+    if value.bit_length() > MAX_BITS:
+        check_bits(value)
+    return value
+
+
 def _int_ops() -> dict[str, Callable[[Any, Any], Any]]:
     return {
-        "+": lambda a, b: check_bits(int(a) + int(b)),
-        "-": lambda a, b: check_bits(int(a) - int(b)),
+        "+": _int_add,
+        "-": _int_sub,
         "*": lambda a, b: check_bits(int(a) * int(b)),
         "/": lambda a, b: int_ediv(int(a), int(b)),
         "%": lambda a, b: int_emod(int(a), int(b)),

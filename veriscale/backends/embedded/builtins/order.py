@@ -122,7 +122,7 @@ def eq_is_beq(a: Any) -> bool:
         return False
     if isinstance(a, tuple):
         # the common case, a list of numbers or characters, checked at C speed
-        return _SCALAR_TYPES.issuperset(map(type, a)) or all(eq_is_beq(x) for x in a)
+        return SCALAR_TYPES.issuperset(map(type, a)) or all(eq_is_beq(x) for x in a)
     if isinstance(a, Pair):
         return eq_is_beq(a.fst) and eq_is_beq(a.snd)
     if isinstance(a, Some):
@@ -134,7 +134,8 @@ def eq_is_beq(a: Any) -> bool:
     return isinstance(a, _NoneType) or a is UNIT
 
 
-_SCALAR_TYPES = frozenset({bool, int, str, Nat, Char, UInt8, UInt16, UInt32, UInt64})
+#: Runtime types whose Lean equality is Python's ``==`` (numbers other than Float, strings, Bool).
+SCALAR_TYPES = frozenset({bool, int, str, Nat, Char, UInt8, UInt16, UInt32, UInt64})
 _MEMBERSHIP_MIN = 64
 _MEMBERSHIP_SLOTS = 4
 _queried_once: OrderedDict[int, tuple] = OrderedDict()
@@ -183,6 +184,8 @@ def beq_member(a: Any, xs: tuple) -> bool:
 
 def decidable_eq(a: Any, b: Any) -> bool:
     """Lean's decided ``a = b``; refuses floats, which have no ``DecidableEq`` instance."""
+    if type(a) in SCALAR_TYPES and type(b) in SCALAR_TYPES:
+        return a == b  # what the last line below answers for them, without the tests before it
     if isinstance(a, float) or isinstance(b, float):
         raise Unsupported("=", "Float has no DecidableEq instance")
     if isinstance(a, tuple) and isinstance(b, tuple):
