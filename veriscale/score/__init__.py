@@ -49,6 +49,14 @@ __all__ = [
 ]
 
 
+#: The embedded engine evaluates a submission's definitions; it does not elaborate them as Lean
+#: would, so a section with a type error Lean reports may still compute the right values here.
+EMBEDDED_CAVEAT = (
+    "embedded engine: submissions are evaluated, not elaborated by Lean; a section Lean would reject "
+    "(a type error, say) can still pass here, so final scores need --backend lean"
+)
+
+
 def ground_truth_submission(task: Task, sections: Sequence[str] = SUBMITTABLE_SECTIONS) -> Submission:
     """The task's own section bodies as a submission (a sanity check: it should score 1/1)."""
     return Submission(task=task.id, **{name: task.section(name) for name in sections})
@@ -216,6 +224,7 @@ def score_suite(
         errors=errors,
         skipped_checks=sum(sum(s.skipped.values()) for s in scores),
         missing=sorted(set(tasks) - {s.task for s in submissions}),
+        caveats=[EMBEDDED_CAVEAT] if engine == "embedded" else [],
     )
 
 
@@ -250,6 +259,7 @@ def format_report(report: ScoreReport, *, verbose: bool = False) -> str:
         f"{report.checks} checks in {report.seconds:.1f} s = {report.checks_per_second:.0f} checks/s "
         f"(engine: {report.engine})"
     )
+    lines.extend(f"caveat: {caveat}" for caveat in report.caveats)
     if report.missing:
         lines.append(f"{len(report.missing)} task(s) of the suite have no submission (left out)")
     for error in report.errors:

@@ -69,6 +69,8 @@ class ScoreReport(BaseModel):
     """Tests left out for unreadable stored values, over all tasks and metrics."""
     missing: list[str] = Field(default_factory=list)
     """Tasks of the suite without a submission (left out of the report and the totals)."""
+    caveats: list[str] = Field(default_factory=list)
+    """What the engine could not establish about every submission (said once, not per task)."""
 
     @property
     def checks_per_second(self) -> float:
@@ -99,6 +101,7 @@ class ScoreReport(BaseModel):
             "totals": {name: total.model_dump() for name, total in self.totals.items()},
             "errors": list(self.errors),
             "missing": list(self.missing),
+            "caveats": list(self.caveats),
         }
 
 
