@@ -201,6 +201,11 @@ class Hole(Node):
 
 
 @dataclass(slots=True, eq=False)
+class EmptyCollection(Node):
+    """``∅``: ``EmptyCollection.emptyCollection`` at the expected type (``Init/Core.lean``)."""
+
+
+@dataclass(slots=True, eq=False)
 class Sorry(Node):
     pass
 

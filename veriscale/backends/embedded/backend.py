@@ -19,7 +19,9 @@ from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.compiler import Compiler, DefCtx, Scope, _coercer, _needs_int
 from veriscale.backends.embedded.env import UserDef
 from veriscale.backends.embedded.program import Program, explicit_params, is_proof_binder
+from veriscale.backends.embedded.runtime_support import LeanSubarray
 from veriscale.runtime import (
+    Arr,
     BudgetExceeded,
     LeanPanic,
     LeanRuntimeError,
@@ -294,6 +296,10 @@ def call_entry(program: Program, def_name: str, args: dict[str, Any], output: An
         values.append(v)
     fn = comp.def_function(d)
     result = fn(*values)
+    if isinstance(result, LeanSubarray) and ret is not None and getattr(ret, "name", None) == "Array":
+        # a `Subarray` returned where `Array` is declared went through Lean's
+        # `Coe (Subarray α) (Array α)` coercion, `Array.ofSubarray`
+        result = Arr(result.items())
     if ret is not None and _needs_int(ret):
         result = _coercer(lambda fr: result, ret)([])
     if isinstance(result, Nat) and ret is not None and str(ret) == "Int":

@@ -23,8 +23,10 @@ from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.builtins import (
     ARITH,
     BUILTINS,
+    IMPLICIT_ARGS,
     NEG,
     OPTIONAL_ARGS,
+    PROOF_PARAMS,
     LeanHashMap,
     LeanHashSet,
     compare_le,
@@ -46,6 +48,7 @@ from veriscale.backends.embedded.runtime_support import (
     BuiltinFn,
     Fn,
     LeanRange,
+    LeanSubarray,
     Partial,
     TailCall,
 )
@@ -62,6 +65,7 @@ from veriscale.backends.embedded.statics import (
     check_numeral_type,
     coerce_value,
     elem_type,
+    fin_bound,
     fresh,
     head,
     is_known,
@@ -197,6 +201,9 @@ def _iter_coll(value: Any, node: A.Node) -> Any:
         return nat_range(value.start, value.stop, value.step)
     if isinstance(value, tuple):
         return value
+    if isinstance(value, LeanSubarray):
+        # `Subarray.forIn` visits `array[start]`, ..., `array[stop - 1]`
+        return value.items()
     if isinstance(value, LeanHashMap):
         # a map yields its (key, value) pairs and a set its elements, in Lean's bucket order
         # (raises Unsupported where that order is not known, e.g. String keys)
@@ -621,6 +628,8 @@ class Compiler:
             _, ret = self.def_types(d)
             return ret if ret is not None and is_known(ret) else None
         b = BUILTINS.get(f"{h}.{field}")
+        if b is None and h == "Subarray":
+            b = BUILTINS.get(f"Std.Slice.{field}")  # `Subarray` abbreviates a `Std.Slice`
         if b is not None:
             argtys: list[LeanType | None] = [self._stype(a, sc) for a in args if not isinstance(a, A.NamedArg)]
             argtys.insert(min(b.self_index, len(argtys)), t)
@@ -800,6 +809,31 @@ class Compiler:
 
     def c_Hole(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
         raise unsupported(node, "_ placeholder")
+
+    def c_EmptyCollection(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
+        return self._empty_collection(node, expected, "∅")
+
+    def _empty_collection(self, node: A.Node, ty: LeanType | None, what: str) -> Closure:
+        """``EmptyCollection.emptyCollection`` (``∅``, and ``{}`` at a non-structure type) at ``ty``.
+
+        Only the instances Lean has are known: ``List`` (``⟨List.nil⟩``), ``Array``
+        (``⟨Array.empty⟩``), ``Subarray`` (``Subarray.empty``), ``Std.HashMap``/``Std.HashSet``
+        (``emptyWithCapacity``, 8). ``String`` has none; an unknown type is not guessed."""
+        h = head(ty)
+        if h == "List":
+            return lambda fr: ()
+        if h == "Array":
+            empty = Arr(())
+            return lambda fr: empty
+        if h == "Subarray":
+            return lambda fr: LeanSubarray(Arr(()), 0, 0)
+        if h in ("Std.HashMap", "HashMap"):
+            return lambda fr: LeanHashMap()
+        if h in ("Std.HashSet", "HashSet"):
+            return lambda fr: LeanHashSet()
+        if ty is None:
+            raise unsupported(node, what, "expected type unknown")
+        raise unsupported(node, what, f"no EmptyCollection instance handled for {ty}")
 
     def c_Cdot(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
         raise unsupported(node, "· outside parentheses")
@@ -1053,6 +1087,21 @@ class Compiler:
 
     def _call_builtin(self, node: A.Node, b: Builtin, args: list[A.Node], sc: Scope, expected: LeanType | None,
                       self_arg: tuple[Closure, LeanType | None] | None) -> Closure:
+        implicit: dict[str, Closure] = {}
+        implicit_names = IMPLICIT_ARGS.get(b.name)
+        if implicit_names:
+            kept: list[A.Node] = []
+            for a in args:
+                if isinstance(a, A.NamedArg) and a.name in implicit_names:
+                    implicit[a.name] = self.compile(a.value, sc, NAT)
+                else:
+                    kept.append(a)
+            args = kept
+            if b.name == "Array.ofFn" and "n" not in implicit and args:
+                bound = self._fin_domain_bound(args[0], sc)
+                if bound is not None:
+                    size = Nat(bound)
+                    implicit["n"] = lambda fr: size
         if any(isinstance(a, A.NamedArg) for a in args):
             args = self._place_named(node, b, args, self_arg is not None)
         if self_arg is not None and len(args) < b.self_index:
@@ -1071,6 +1120,9 @@ class Compiler:
                 continue
             a = args[j]
             j += 1
+            if i in PROOF_PARAMS.get(b.name, ()):
+                cs.append(lambda fr: PROOF)  # a proof argument: irrelevant, never evaluated
+                continue
             pt = ptys[i] if i < len(ptys) else None
             c = self.compile(a, sc, pt)
             if pt is not None and _needs_int(pt):
@@ -1081,6 +1133,16 @@ class Compiler:
         need = b.arity - OPTIONAL_ARGS.get(b.name, 0)
         fn = b.fn
         typed = b.typed
+        if implicit:
+            if len(cs) < need or len(cs) > b.arity:
+                raise unsupported(node, f"{b.name} with named implicit arguments", "partial or over-application")
+            kw_names = list(implicit)
+            kw_cs = [implicit[k] for k in kw_names]
+
+            def call_kw(fr: list[Any]) -> Any:
+                return fn(*[c(fr) for c in cs], **{k: c(fr) for k, c in zip(kw_names, kw_cs)})
+
+            return call_kw
         if len(cs) < need:
             bf = BuiltinFn(b, rty)
             if not cs:
@@ -1104,10 +1166,32 @@ class Compiler:
         else:
             def call(fr: list[Any]) -> Any:
                 return fn(*[c(fr) for c in cs])
+        if not extra and head(expected) == "Array":
+            sig = signature(b.name, len(cs))
+            if sig is not None and head(sig.result) == "Subarray":
+                # Lean inserts the `Coe (Subarray α) (Array α)` coercion, `Array.ofSubarray`
+                to_array = BUILTINS["Array.ofSubarray"].fn
+                as_subarray = call
+                return lambda fr: to_array(as_subarray(fr))
         if extra:
             inner = call
             return lambda fr: inner(fr)(*[c(fr) for c in extra])
         return call
+
+    def _fin_domain_bound(self, f: A.Node, sc: Scope) -> int | None:
+        """``k`` when the function ``f`` visibly takes a ``Fin k`` with a literal ``k``: a ``fun``
+        whose first binder is annotated ``Fin k``, or a term whose static type is ``Fin k → β``."""
+        while isinstance(f, A.Paren):
+            f = f.term
+        if isinstance(f, A.Lambda) and f.binders:
+            text = f.binders[0].type_text
+            if text:
+                return fin_bound(self.clean_type(type_of_text(text), set()))
+            return None
+        ft = self.stype(f, sc)
+        if isinstance(ft, FunType):
+            return fin_bound(ft.domain)
+        return None
 
     def _arg(self, a: A.Node, sc: Scope, pt: LeanType | None) -> Closure:
         """An argument at a known parameter type, with the coercions Lean inserts there
@@ -1252,6 +1336,10 @@ class Compiler:
             return self._wrap_self(sc2, self._call_def(node, d, new_args, sc2[0], expected), base)
         bname = f"{h}.{field}"
         b = BUILTINS.get(bname)
+        if b is None and h == "Subarray":
+            # `Subarray` abbreviates `Std.Slice (SubarrayData α)`: field notation falls back to the
+            # `Std.Slice` namespace (`s.toList` is `Std.Slice.toList`)
+            b = BUILTINS.get(f"Std.Slice.{field}")
         if b is None and h == "Nat":
             b = BUILTINS.get(f"Int.{field}") if False else None
         if b is not None:
@@ -1858,9 +1946,11 @@ class Compiler:
         ty = self.clean_type(type_of_text(node.type_text), set()) if node.type_text else expected
         h = head(ty)
         if h is None or h not in self.env.structs:
-            if not node.fields and node.source is None and h in ("Std.HashMap", "HashMap", "Std.HashSet", "HashSet"):
-                cls = LeanHashMap if "Map" in h else LeanHashSet
-                return lambda fr: cls()
+            if not node.fields and node.source is None and h is not None:
+                # `{}` is also `EmptyCollection.emptyCollection` notation; at a type that is not a
+                # user structure that is the only elaboration that can succeed (`Array` is a
+                # structure, but `{}` lacks its field `toList`)
+                return self._empty_collection(node, ty, "{}")
             raise unsupported(node, "structure instance", f"type {ty}")
         si = self.env.structs[h]
         given = dict(node.fields)
@@ -1892,8 +1982,10 @@ class Compiler:
     def c_Index(self, node: A.Index, sc: Scope, expected: LeanType | None) -> Closure:
         coll = self.compile(node.coll, sc, None)
         ct = self.stype(node.coll, sc)
-        idx = self.compile(node.index, sc, NAT if head(ct) in ("List", "Array", "String", None) else None)
+        idx = self.compile(node.index, sc, NAT if head(ct) in ("List", "Array", "Subarray", "String", None) else None)
         et = elem_type(ct) if head(ct) in ("List", "Array") else None
+        if head(ct) == "Subarray" and isinstance(ct, NamedType) and ct.args and is_known(ct.args[0]):
+            et = ct.args[0]
         if et is None and node.mode == "!" and expected is not None and is_known(expected):
             et = expected
         mode = node.mode
@@ -1903,6 +1995,8 @@ class Compiler:
             def get_opt(fr: list[Any]) -> Any:
                 c = coll(fr)
                 i = idx(fr)
+                if isinstance(c, LeanSubarray):
+                    c = c.items()  # `GetElem (Subarray α) Nat α`: index `i` is `array[start + i]`
                 if isinstance(c, tuple):
                     if 0 <= i < len(c):
                         return Some(c[i])
@@ -1916,6 +2010,8 @@ class Compiler:
         def get(fr: list[Any]) -> Any:
             c = coll(fr)
             i = idx(fr)
+            if isinstance(c, LeanSubarray):
+                c = c.items()
             if isinstance(c, tuple):
                 if isinstance(i, int) and 0 <= i < len(c):
                     return c[i]

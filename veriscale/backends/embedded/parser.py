@@ -202,7 +202,7 @@ class Parser:
         if t.kind in (IDENT, NUM, SCI, STR, CHAR, INTERP, DOTIDENT):
             return True
         if t.kind == SYM:
-            return t.value in ("(", "[", "#[", "⟨", "{", "_", "·", "!", "¬", "↑", "@", "λ", "⦃")
+            return t.value in ("(", "[", "#[", "⟨", "{", "_", "·", "!", "¬", "↑", "@", "λ", "⦃", "∅")
         if t.kind == KEYWORD:
             if t.value == "do":
                 return not self.no_do
@@ -404,6 +404,9 @@ class Parser:
             if v == "_":
                 self.advance()
                 return A.Hole(t.line, t.col), MAX_PREC
+            if v == "∅":
+                self.advance()
+                return A.EmptyCollection(t.line, t.col), MAX_PREC
             if v == "·":
                 self.advance()
                 return A.Cdot(t.line, t.col), MAX_PREC

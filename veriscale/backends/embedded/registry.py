@@ -9,6 +9,10 @@ Conventions every builtin follows:
 
 * Implicit and instance arguments are not passed. Explicit ones are, in declaration order
   (``List.foldl (f : α → β → α) (init : α) (l : List β)`` is called as ``fn(f, init, l)``).
+  Two exceptions are declared in ``builtins/__init__.py``: an implicit parameter listed in
+  ``IMPLICIT_ARGS`` that the call names (``Array.ofFn (n := 3) f``) arrives as a keyword argument,
+  and an explicit proof parameter listed in ``PROOF_PARAMS`` (``Array.swap xs i j hi hj``) receives
+  the proof token instead of the evaluated proof.
 * ``self_index`` is the position of the explicit argument that receives ``x`` in ``x.name ...``
   (Lean picks the first explicit argument whose type head is the namespace; for ``List.foldl``
   that is ``l``, index 2).

@@ -241,3 +241,33 @@ class LeanRange:
 
     def __repr__(self) -> str:
         return f"[{self.start}:{self.stop}:{self.step}]"
+
+
+class LeanSubarray:
+    """A Lean ``Subarray α``: the array, and the region ``start ≤ i < stop`` of it.
+
+    Lean (``Init/Data/Array/Subarray.lean``, v4.24) represents a subarray by exactly these three
+    fields (``start ≤ stop ≤ array.size``), and every operation works on that region of the
+    underlying array. A plain copy of the region (an ``Array``) would give the same elements, but
+    not the same Lean value: ``sub.array``/``sub.start``/``sub.stop`` see the whole array and the
+    bounds, field notation resolves in the ``Subarray`` namespace (``Subarray.any p s`` takes the
+    predicate first, unlike ``Array.any``), ``repr`` prints ``#[..].toSubarray``, and a returned
+    ``Subarray`` is not an ``Array``. So the value keeps the three fields (the array is immutable,
+    so sharing it is safe); :meth:`items` is the region. It has no ``BEq``/``Hashable`` modelled."""
+
+    __slots__ = ("array", "start", "stop")
+    LEAN_TYPE = "Subarray"
+
+    def __init__(self, array: Any, start: int, stop: int) -> None:
+        if not 0 <= start <= stop <= len(array):
+            raise ValueError(f"invalid subarray bounds {start}..{stop} of an array of size {len(array)}")
+        self.array = array
+        self.start = start
+        self.stop = stop
+
+    def items(self) -> tuple[Any, ...]:
+        """The elements of the region, in index order."""
+        return tuple(self.array[self.start : self.stop])
+
+    def __repr__(self) -> str:
+        return f"LeanSubarray({self.array!r}, {self.start}, {self.stop})"

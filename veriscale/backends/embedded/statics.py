@@ -413,7 +413,22 @@ Array.toListRev : Array α → List α
 Array.partition : (α → Bool) → Array α → Array α × Array α
 Array.elem : α → Array α → Bool
 Array.getIdx? : Array α → α → Option Nat
-Array.ofFn : Nat → Array α
+Array.ofFn : (Fin ε → α) → Array α
+Array.swap : Array α → Nat → Nat → Array α
+Array.eraseIdx : Array α → Nat → Array α
+Array.toSubarray : Array α → Nat → Nat → Subarray α
+Array.ofSubarray : Subarray α → Array α
+Subarray.toArray : Subarray α → Array α
+Subarray.size : Subarray α → Nat
+Subarray.array : Subarray α → Array α
+Subarray.start : Subarray α → Nat
+Subarray.stop : Subarray α → Nat
+Subarray.foldl : (β → α → β) → β → Subarray α → β
+Subarray.foldr : (α → β → β) → β → Subarray α → β
+Subarray.any : (α → Bool) → Subarray α → Bool
+Subarray.all : (α → Bool) → Subarray α → Bool
+Subarray.popFront : Subarray α → Subarray α
+Std.Slice.toList : Subarray α → List α
 Bool.not : Bool → Bool
 Bool.toNat : Bool → Nat
 Bool.xor : Bool → Bool → Bool
@@ -688,9 +703,10 @@ Nat.divisors : Nat → Finset Nat
 Nat.log : Nat → Nat → Nat
 Nat.decEq : Nat → Nat → Bool
 Nat.toInt : Nat → Int
-Nat.fold : Nat → (Nat → α → α) → α → α
-Nat.all : Nat → (Nat → Bool) → Bool
-Nat.any : Nat → (Nat → Bool) → Bool
+Nat.fold : Nat → (Nat → ε → α → α) → α → α
+Nat.foldRev : Nat → (Nat → ε → α → α) → α → α
+Nat.all : Nat → (Nat → ε → Bool) → Bool
+Nat.any : Nat → (Nat → ε → Bool) → Bool
 Nat.repeat : (α → α) → Nat → α → α
 Option.bind : Option α → (α → Option β) → Option β
 Option.filter : (α → Bool) → Option α → Option α

@@ -12,6 +12,10 @@ Public API used by the evaluator:
 * :func:`to_string` (``toString``, also what ``s!"{x}"`` interpolates) and :func:`repr_value`.
 * :data:`OPTIONAL_ARGS`: builtins whose trailing explicit parameters have defaults in Lean
   (``List.range' s n (step := 1)``); the Python function accepts the shorter call too.
+* :data:`IMPLICIT_ARGS`: implicit parameters a call may name (``Array.ofFn (n := 3) f``); the
+  builtin receives them as keyword arguments.
+* :data:`PROOF_PARAMS`: positions of explicit proof parameters (``Array.swap xs i j hi hj``);
+  the proofs given there are not evaluated.
 * :func:`type_name_of`: the Lean type head of a runtime value (the namespace for field notation).
 
 Naming of the indexing entry points: ``xs[i]!`` is ``List.getElem!`` / ``Array.getElem!`` /
@@ -34,6 +38,7 @@ from veriscale.backends.embedded.builtins import (  # noqa: F401  (imported to r
     order,
     props,
     strings,
+    subarrays,
     tostring,
 )
 from veriscale.backends.embedded.builtins._core import default_of_type, type_name_of
@@ -86,6 +91,10 @@ OPTIONAL_ARGS: dict[str, int] = {
     "Array.all": 2,
     "Array.zipIdx": 1,
     "Array.insertionSort": 1,
+    "Array.qsort": 3,
+    "Array.swap": 2,
+    "Array.eraseIdx": 1,
+    "Array.toSubarray": 2,
     "String.splitOn": 1,
     "Std.HashMap.empty": 1,
     "Std.HashMap.emptyWithCapacity": 1,
@@ -94,14 +103,31 @@ OPTIONAL_ARGS: dict[str, int] = {
 }
 """Number of trailing explicit parameters with a Lean default value, per builtin."""
 
-for _name in OPTIONAL_ARGS:
+IMPLICIT_ARGS: dict[str, tuple[str, ...]] = {
+    # `Array.ofFn {n} (f : Fin n → α)`: `n` is implicit; `(n := k)` names it
+    "Array.ofFn": ("n",),
+}
+"""Implicit parameters a call may give as named arguments; they reach the builtin as keywords."""
+
+PROOF_PARAMS: dict[str, frozenset[int]] = {
+    # `swap xs i j (hi : i < xs.size := by get_elem_tactic) (hj : j < xs.size := ...)`
+    "Array.swap": frozenset({3, 4}),
+    # `eraseIdx xs i (h : i < xs.size := by get_elem_tactic)`
+    "Array.eraseIdx": frozenset({2}),
+}
+"""Positions of explicit proof parameters: a proof given there is not evaluated (it is irrelevant
+at run time), the builtin receives the proof token instead, as user definitions skip theirs."""
+
+for _name in (*OPTIONAL_ARGS, *IMPLICIT_ARGS, *PROOF_PARAMS):
     assert _name in BUILTINS, _name
 
 __all__ = [
     "ARITH",
     "BUILTINS",
+    "IMPLICIT_ARGS",
     "NEG",
     "OPTIONAL_ARGS",
+    "PROOF_PARAMS",
     "Builtin",
     "LeanHashMap",
     "LeanHashSet",

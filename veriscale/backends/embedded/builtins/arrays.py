@@ -15,6 +15,17 @@ A Lean array is a :class:`veriscale.runtime.Arr`. Facts reproduced here:
 * ``a.extract start stop`` is the elements with ``start ≤ i < min stop a.size``.
 * ``a.back? = a[a.size - 1]?``; ``a.pop`` drops the last element (``#[].pop = #[]``).
 * ``insertionSort a lt`` moves each element left while ``lt a[j] a[j-1]``.
+* ``qsort as (lt := (· < ·)) (lo := 0) (hi := as.size - 1)`` (``Init/Data/Array/QSort/Basic.lean``)
+  is Lean's unstable in-place quicksort of ``as[lo..=hi]``, reproduced step by step (see
+  :func:`array_qsort`): elements equal under ``lt`` end up in Lean's order, not the input order.
+* ``swap xs i j (hi) (hj)`` takes bounds proofs (auto-params, never passed here), so its indices are
+  in range in any program Lean accepts; ``swap!`` (deprecated since 2024-11) is gone by v4.24, only
+  ``swapIfInBounds`` remains.
+* ``eraseIdx xs i (h)`` needs a bounds proof too; ``eraseIdx! xs i`` out of range is
+  ``panic! "invalid index"``, whose value is ``default = #[]`` (not ``xs``);
+  ``eraseIdxIfInBounds`` leaves ``xs`` unchanged.
+* ``ofFn {n} (f : Fin n → α) = #[f 0, ..., f (n-1)]``: ``n`` is implicit, given as ``(n := k)`` or
+  read off ``f``'s type; a ``Fin n`` is a ``Nat`` at run time.
 """
 
 from __future__ import annotations
@@ -25,7 +36,7 @@ from typing import Any
 from veriscale.backends.embedded.builtins._core import check_size, default_of_type, nat, nat_range
 from veriscale.backends.embedded.builtins.order import beq_member, compare_lt, eq_is_beq, lean_beq
 from veriscale.backends.embedded.registry import alias, builtin
-from veriscale.runtime import NONE, Arr, Nat, Pair, Some
+from veriscale.runtime import NONE, Arr, BudgetExceeded, Nat, Pair, Some, Unsupported
 
 Fn = Callable[..., Any]
 
@@ -370,3 +381,112 @@ def array_partition(p: Fn, a: Arr) -> Pair:
     yes = [x for x in a if p(x)]
     no = [x for x in a if not p(x)]
     return Pair(Arr(yes), Arr(no))
+
+
+# ---------------------------------------------------------------------------------------------
+# Swaps, erasure, construction from a function
+
+
+@builtin("Array.swap", 5)
+def array_swap(xs: Arr, i: Any, j: Any, hi: Any = None, hj: Any = None) -> Arr:
+    """``swap (xs) (i j : Nat) (hi : i < xs.size := by get_elem_tactic) (hj : j < xs.size := ...)``."""
+    i, j = int(i), int(j)
+    if not (0 <= i < len(xs) and 0 <= j < len(xs)):
+        # Lean only accepts the call with proofs of both bounds, so this cannot be Lean's run
+        raise Unsupported("Array.swap", "index out of range although bounds proofs are required")
+    items = list(xs)
+    items[i], items[j] = items[j], items[i]
+    return Arr(items)
+
+
+@builtin("Array.eraseIdx", 3)
+def array_erase_idx(xs: Arr, i: Any, h: Any = None) -> Arr:
+    """``eraseIdx (xs) (i : Nat) (h : i < xs.size := by get_elem_tactic)``."""
+    i = int(i)
+    if not 0 <= i < len(xs):
+        raise Unsupported("Array.eraseIdx", "index out of range although a bounds proof is required")
+    return Arr((*xs[:i], *xs[i + 1 :]))
+
+
+@builtin("Array.eraseIdx!", 2)
+def array_erase_idx_bang(xs: Arr, i: Any) -> Arr:
+    """``if h : i < xs.size then xs.eraseIdx i h else panic! "invalid index"``; the panic's value is
+    ``default : Array α``, i.e. ``#[]``."""
+    i = int(i)
+    if 0 <= i < len(xs):
+        return Arr((*xs[:i], *xs[i + 1 :]))
+    return Arr(())
+
+
+@builtin("Array.ofFn", 1)
+def array_of_fn(f: Fn, *, n: Any = None) -> Arr:
+    """``ofFn {n} (f : Fin n → α)``: ``go 0 #[]`` pushes ``f ⟨i, _⟩`` for ``i = 0, ..., n-1``."""
+    if n is None:
+        raise Unsupported("Array.ofFn", "the implicit size n is not known")
+    check_size(int(n), "Array.ofFn")
+    return Arr(f(Nat(i)) for i in range(int(n)))
+
+
+# ---------------------------------------------------------------------------------------------
+# Quicksort
+
+
+MAX_SORT_COMPARISONS = 20_000_000
+"""Comparisons one ``qsort`` may make (a default ``lt`` is not charged to the step budget)."""
+
+
+def _qpartition(items: list[Any], lt: Fn, lo: int, hi: int) -> int:
+    """``Array.qpartition as lt lo hi`` on ``items`` in place; returns the pivot's final index.
+
+    Median of three moves the pivot to ``hi``, then a Lomuto scan: ``i`` starts at ``lo``, every
+    ``as[k]`` (``lo ≤ k < hi``) with ``lt as[k] pivot`` is swapped to ``i`` and ``i`` advances;
+    finally ``as[i]`` and ``as[hi]`` are swapped and ``i`` is returned."""
+    mid = (lo + hi) // 2
+    if lt(items[mid], items[lo]):
+        items[lo], items[mid] = items[mid], items[lo]
+    if lt(items[hi], items[lo]):
+        items[lo], items[hi] = items[hi], items[lo]
+    if lt(items[mid], items[hi]):
+        items[mid], items[hi] = items[hi], items[mid]
+    pivot = items[hi]
+    i = lo
+    for k in range(lo, hi):
+        if lt(items[k], pivot):
+            items[i], items[k] = items[k], items[i]
+            i += 1
+    items[i], items[hi] = items[hi], items[i]
+    return i
+
+
+@builtin("Array.qsort", 4)
+def array_qsort(xs: Arr, lt: Fn | None = None, lo: Any = 0, hi: Any = None) -> Arr:
+    """``qsort as (lt := (· < ·)) (lo := 0) (hi := as.size - 1)`` as Lean v4.24 defines it.
+
+    ``#[] ↦ #[]``; otherwise ``lo := min lo (size-1)``, ``hi := max lo (min hi (size-1))`` and
+    ``sort lo hi``: if ``lo < hi`` then ``mid := qpartition lo hi`` and, unless ``mid ≥ hi``,
+    ``sort (sort lo mid) (mid+1) hi`` (the left part includes the pivot position). The two
+    recursive sorts touch disjoint index ranges, so an explicit stack that finishes the left range
+    before the right one performs exactly Lean's sequence of comparisons and swaps, without
+    Python recursion."""
+    relation = lt if lt is not None else compare_lt
+    size = len(xs)
+    if size == 0:
+        return xs
+    lo_i = min(int(lo), size - 1)
+    hi_i = size - 1 if hi is None else min(int(hi), size - 1)
+    hi_i = max(lo_i, hi_i)
+    items = list(xs)
+    stack = [(lo_i, hi_i)]
+    work = 0
+    while stack:
+        a, b = stack.pop()
+        if a < b:
+            work += b - a + 3  # the comparisons `qpartition` makes
+            if work > MAX_SORT_COMPARISONS:
+                # Lean's qsort is quadratic on runs of equal elements; refuse a runaway
+                raise BudgetExceeded(f"Array.qsort needs more than {MAX_SORT_COMPARISONS} comparisons")
+            mid = _qpartition(items, relation, a, b)
+            if mid < b:
+                stack.append((mid + 1, b))  # sorted second
+                stack.append((a, mid))  # sorted first
+    return Arr(items)

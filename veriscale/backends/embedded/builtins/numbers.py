@@ -27,6 +27,7 @@ from veriscale.backends.embedded.builtins._core import (
     type_name_of,
 )
 from veriscale.backends.embedded.registry import builtin
+from veriscale.backends.embedded.runtime_support import PROOF
 from veriscale.runtime import BudgetExceeded, Nat, Unsupported, _FixedWidth
 
 # ---------------------------------------------------------------------------------------------
@@ -395,6 +396,50 @@ for _bits_name in FIXED_WIDTH_BY_NAME:
         return lambda n: cls(int(n))
 
     builtin(f"Nat.to{_bits_name}", 1)(_make_to_fixed(FIXED_WIDTH_BY_NAME[_bits_name]))
+
+
+# ---------------------------------------------------------------------------------------------
+# Nat.fold / foldRev / any / all (Init/Data/Nat/Fold.lean): `f` takes the index, a proof of
+# `i < n` (passed as the run-time proof token, which a `fun i h acc => ...` binds like any other
+# argument), and for the folds the accumulator.
+
+
+def _bound(n: Any, name: str) -> int:
+    if isinstance(n, bool) or not isinstance(n, Nat):
+        raise Unsupported(name, f"bound must be a Nat, got {type_name_of(n)}")
+    return int(n)
+
+
+@builtin("Nat.fold", 3)
+def nat_fold(n: Any, f: Callable[..., Any], init: Any) -> Any:
+    """``Nat.fold n f init = init |> f 0 _ |> f 1 _ |> ... |> f (n-1) _`` (increasing order)."""
+    acc = init
+    for i in range(_bound(n, "Nat.fold")):
+        acc = f(Nat(i), PROOF, acc)
+    return acc
+
+
+@builtin("Nat.foldRev", 3)
+def nat_fold_rev(n: Any, f: Callable[..., Any], init: Any) -> Any:
+    """``Nat.foldRev n f init = f 0 _ (f 1 _ (... (f (n-1) _ init)))``: ``f (n-1)`` is applied first."""
+    acc = init
+    for i in reversed(range(_bound(n, "Nat.foldRev"))):
+        acc = f(Nat(i), PROOF, acc)
+    return acc
+
+
+@builtin("Nat.any", 2)
+def nat_any(n: Any, f: Callable[..., Any]) -> bool:
+    """``Nat.any n f``: some ``i < n`` with ``f i _``; the run-time ``anyTR`` tests ``i = 0, 1, ...``
+    and stops at the first ``true``."""
+    return any(f(Nat(i), PROOF) for i in range(_bound(n, "Nat.any")))
+
+
+@builtin("Nat.all", 2)
+def nat_all(n: Any, f: Callable[..., Any]) -> bool:
+    """``Nat.all n f``: ``f i _`` for every ``i < n``; ``allTR`` tests ``i = 0, 1, ...`` and stops at the
+    first ``false``."""
+    return all(f(Nat(i), PROOF) for i in range(_bound(n, "Nat.all")))
 
 
 # ---------------------------------------------------------------------------------------------

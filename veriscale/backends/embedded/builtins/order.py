@@ -21,6 +21,7 @@ from typing import Any
 
 from veriscale.backends.embedded.builtins._core import type_name_of
 from veriscale.backends.embedded.registry import builtin
+from veriscale.backends.embedded.runtime_support import LeanSubarray
 from veriscale.runtime import (
     UNIT,
     Arr,
@@ -105,6 +106,8 @@ def lean_beq(a: Any, b: Any) -> bool:
         return a is b
     if callable(a) or callable(b):
         raise Unsupported("==", "functions have no BEq instance")
+    if isinstance(a, LeanSubarray) or isinstance(b, LeanSubarray):
+        raise Unsupported("==", "no BEq instance handled for Subarray")
     return bool(a == b)
 
 
@@ -206,6 +209,8 @@ def decidable_eq(a: Any, b: Any) -> bool:
         )
     if callable(a) or callable(b):
         raise Unsupported("=", "equality of functions is not decidable")
+    if isinstance(a, LeanSubarray) or isinstance(b, LeanSubarray):
+        raise Unsupported("=", "no DecidableEq instance handled for Subarray")
     return bool(a == b)
 
 

@@ -31,7 +31,7 @@ from typing import Any
 from veriscale.backends.embedded.builtins._core import type_name_of
 from veriscale.backends.embedded.builtins.floats import float_to_string
 from veriscale.backends.embedded.registry import builtin
-from veriscale.runtime import Ctor, Pair, Some, Struct, Unsupported
+from veriscale.runtime import Arr, Ctor, Pair, Some, Struct, Unsupported
 
 MAX_PREC = 1024
 
@@ -61,6 +61,9 @@ def to_string(value: Any) -> str:
         return "[" + ", ".join(to_string(v) for v in value) + "]"
     if kind == "Array":
         return "#[" + ", ".join(to_string(v) for v in value) + "]"
+    if kind == "Subarray":
+        # `instance [ToString α] : ToString (Subarray α) where toString s := toString s.toArray`
+        return to_string(Arr(value.items()))
     if kind == "Prod":
         return "(" + to_string(value.fst) + ", " + to_string(value.snd) + ")"
     if kind == "Option":
@@ -118,6 +121,9 @@ def _tuple_items(value: Pair) -> list[Any]:
 def repr_value(value: Any, prec: int = 0) -> str:
     """Lean's ``reprPrec value prec`` on one line (``#eval`` uses precedence 0)."""
     kind = type_name_of(value)
+    if kind == "Subarray":
+        # `Subarray.repr s = repr s.toArray ++ ".toSubarray"` (the precedence is ignored)
+        return repr_value(Arr(value.items())) + ".toSubarray"
     if kind == "Bool":
         return "true" if value else "false"
     if kind in ("Nat", "UInt8", "UInt16", "UInt32", "UInt64"):
