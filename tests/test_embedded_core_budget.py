@@ -105,3 +105,18 @@ def test_a_task_past_its_step_budget_still_answers_small_checks(clamp: Task) -> 
     again = EmbeddedBackend(task_step_budget=3_000, over_budget_max_steps=500)
     again.run(task, [Check(kind=CheckKind.CODE, args={"x": 2_000, "lo": 0, "hi": 5})])
     assert [a.status for a in again.run(task, [Check(kind=CheckKind.CODE, args={"x": x, "lo": 0, "hi": 5}) for x in (1_500, 2_000, 100)])] == [a.status for a in later]
+
+
+def test_a_new_unit_of_work_starts_with_fresh_task_budgets(clamp: Task) -> None:
+    # A worker process runs many units (tasks of expand, score, validate) one after another; what
+    # one unit spent must not shrink the budget of a later unit that evaluates the same text.
+    task = clamp.with_sections(
+        code_aux="def down : Nat → Nat\n  | 0 => 0\n  | n + 1 => down n + 1",
+        code="Int.ofNat (down (Int.toNat x))",
+    )
+    engine = EmbeddedBackend(task_step_budget=3_000, over_budget_max_steps=500)
+    check = Check(kind=CheckKind.CODE, args={"x": 2_000, "lo": 0, "hi": 5})
+    engine.run(task, [check, check])  # spends the task's budget
+    assert engine.run(task, [check])[0].reason == UnknownReason.TIMEOUT
+    engine.start_unit()
+    assert engine.run(task, [check])[0].status == "value"

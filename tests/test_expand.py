@@ -406,6 +406,25 @@ def test_a_spent_step_budget_gives_the_same_suite_whatever_the_load(share: int, 
     assert _timeless(runs[0].summary) == _timeless(runs[1].summary)
 
 
+def test_a_task_expands_the_same_whatever_the_worker_ran_before(tmp_path: Path) -> None:
+    # A worker process keeps one engine for all the tasks it is given, in an order that depends on
+    # scheduling. The engine's per-task-text step budget (spent by the reference and by each
+    # adversary) must start afresh with every task, or a task's suite depends on its neighbours.
+    # each postcondition check now costs about 100 steps: past the engine's per-task budget,
+    # with 50 steps per check, they would all time out
+    source = _clamp().with_sections(
+        postcond_aux="def down : Nat → Nat\n  | 0 => 0\n  | n + 1 => down n + 1",
+        postcond="  down 100 = 100 ∧ lo ≤ result ∧ result ≤ hi ∧ (lo ≤ x ∧ x ≤ hi → result = x) ∧\n"
+                 "  (x < lo → result = lo) ∧ (hi < x → result = hi)",
+    )
+    engine = EmbeddedBackend(task_step_budget=20_000, over_budget_max_steps=50)
+    fresh = expand_task(source, engine, SMALL)
+    assert fresh.summary.kills > 0 and fresh.summary.budget_hit is None
+    after_the_same_task = expand_task(source, engine, SMALL)  # the same texts, budgets spent before
+    assert fresh.summary.steps == after_the_same_task.summary.steps
+    assert _write(fresh, tmp_path / "a") == _write(after_the_same_task, tmp_path / "b")
+
+
 def test_the_step_budget_is_looked_at_between_batches_only() -> None:
     # A budget of one step: the first batch of candidates is classified (the engine's unit is
     # not known before it answers), then everything else is dropped and counted.

@@ -141,6 +141,7 @@ def _explain_stored_defect(computed: Any, test: TestCase, view: TypedTask) -> tu
 
 def validate_task(task: Task, backend: Backend) -> TaskValidation:
     """Run every check of one task through ``backend`` and compare with the stored answers."""
+    backend.start_unit()
     started = time.perf_counter()
     result = TaskValidation(task=task.id, status="full")
     try:

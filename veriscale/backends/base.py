@@ -95,5 +95,10 @@ class Backend(ABC):
     def run(self, task: Task, checks: Sequence[Check]) -> list[Answer]:
         """Answer every check, in order. Must not raise for problems of a single check."""
 
+    def start_unit(self) -> None:  # noqa: B027 - optional hook, most engines keep no tallies
+        """Begin an independent unit of work (one task of ``expand``, ``score`` or ``validate``):
+        forget whatever the engine tallied for earlier units, such as steps spent per task, so a
+        unit's answers do not depend on which units the same worker process ran before it."""
+
     def close(self) -> None:  # noqa: B027 - optional hook, most engines hold nothing
         """Release processes or other resources."""

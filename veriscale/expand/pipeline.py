@@ -202,6 +202,7 @@ def expand_task(
     LLM configuration errors; everything else about single checks is counted, not raised.
     """
     options = options or ExpandOptions()
+    backend.start_unit()
     started = time.perf_counter()
     cpu_started = time.process_time()
     budget = TaskBudget(steps=options.task_steps, seconds=options.task_deadline_s, backstop_s=options.task_backstop_s)

@@ -267,6 +267,7 @@ def evaluate_task(
 ) -> TaskPower:
     """Evaluate every item against every suite's copy of one task; ``suites[0]`` is the ground
     truth. Items not finished within ``seconds`` are ``undetermined``."""
+    backend.start_unit()
     started = time.monotonic()
     power = TaskPower(task=suites[0].id)
     try:

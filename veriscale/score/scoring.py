@@ -552,6 +552,7 @@ def _finish(result: GroupResult, started: float) -> GroupResult:
 def score_task(task: Task, submission: Submission, backend: Backend, groups: Sequence[str] | None = None) -> list[GroupResult]:
     """Score the given groups (default: all the submission asks for) of one task."""
     groups = tuple(groups) if groups is not None else groups_of(submission)
+    backend.start_unit()
     screened = screen_submission(submission)
     view: TypedTask | None = None
     if any(g != "proof" for g in groups):
