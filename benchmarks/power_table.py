@@ -18,7 +18,15 @@ import sys
 import time
 from pathlib import Path
 
-from veriscale.power import DEFAULT_MAX_FLAWED, DEFAULT_MAX_MUTANTS, DEFAULT_SEED, format_power, measure_power
+from veriscale.power import (
+    DEFAULT_MAX_FLAWED,
+    DEFAULT_MAX_MUTANTS,
+    DEFAULT_SEED,
+    DEFAULT_TASK_SECONDS,
+    DEFAULT_TASK_STEPS,
+    format_power,
+    measure_power,
+)
 
 
 def _share(part: float, whole: float) -> str:
@@ -76,7 +84,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--max-flawed", type=int, default=DEFAULT_MAX_FLAWED)
     parser.add_argument("--max-mutants", type=int, default=DEFAULT_MAX_MUTANTS)
     parser.add_argument("--jobs", type=int, default=None)
-    parser.add_argument("--task-seconds", type=float, default=240.0)
+    parser.add_argument("--task-steps", type=int, default=DEFAULT_TASK_STEPS, help="engine steps per task")
+    parser.add_argument("--task-seconds", type=float, default=DEFAULT_TASK_SECONDS, help="wall-clock backstop per task")
+    parser.add_argument("--task", action="append", default=None, help="only these task ids (repeatable)")
     args = parser.parse_args(argv)
 
     if args.from_json is not None:
@@ -95,7 +105,8 @@ def main(argv: list[str] | None = None) -> int:
         started = time.perf_counter()
         report = measure_power(
             args.suites, seed=args.seed, max_flawed=args.max_flawed, max_mutants=args.max_mutants,
-            jobs=args.jobs, every=args.every, task_seconds=args.task_seconds,
+            jobs=args.jobs, every=args.every, task_seconds=args.task_seconds, task_steps=args.task_steps,
+            task_ids=args.task,
         )
         print(format_power(report))
         print(f"wall clock {time.perf_counter() - started:.1f} s")

@@ -214,6 +214,25 @@ def test_defective_expected_value_kills_nothing(backend: EmbeddedBackend) -> Non
     assert result.caught_by == [0]
 
 
+def test_a_task_past_its_step_budget_leaves_the_rest_undetermined_the_same_way_every_time(
+    backend: EmbeddedBackend,
+) -> None:
+    # The budget is counted in engine steps and looked at between batches: with a budget of one
+    # step only the first batch (the ground truth's answers) runs, and every item is undetermined,
+    # on any machine; with enough steps every item is decided.
+    suite = max_task([({"a": 1, "b": 2}, 2, []), ({"a": 5, "b": 0}, 5, [])])
+    items = [item("code", "if a ≤ b then a else b", "minimum"), item("code", "a + b", "sum")]
+    unlimited = evaluate_task([suite, suite], items, backend)
+    assert [r.status for r in unlimited.items] == ["counted", "counted"]
+    assert unlimited.steps is not None and unlimited.steps > 0 and not unlimited.out_of_time
+    runs = [evaluate_task([suite, suite], items, backend, steps=1) for _ in range(2)]
+    for run in runs:
+        assert run.out_of_time
+        assert [r.status for r in run.items] == ["undetermined", "undetermined"]
+        assert run.steps is not None and 0 < run.steps < unlimited.steps
+    assert runs[0].model_dump(exclude={"seconds"}) == runs[1].model_dump(exclude={"seconds"})
+
+
 # ---------------------------------------------------------------------------------------------
 # Whole suites and the CLI
 

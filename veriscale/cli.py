@@ -372,9 +372,14 @@ def power(
     backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
     task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
     every: Annotated[int, typer.Option(min=1, help="Only every n-th compared task, in sorted order.")] = 1,
+    task_steps: Annotated[
+        int, typer.Option("--task-steps", min=1,
+                          help="Engine steps per task (deterministic); items left are undetermined.")
+    ] = 30_000_000,
     task_seconds: Annotated[
-        float, typer.Option("--task-seconds", min=0.001, help="Wall-clock limit per task; items left are undetermined.")
-    ] = 240.0,
+        float, typer.Option("--task-seconds", min=0.001,
+                            help="Wall-clock limit per task (the budget of an engine without steps; a backstop).")
+    ] = 900.0,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
     """How well each suite tells right from wrong, without any LLM: flawed specs caught, mutants killed."""
@@ -388,7 +393,7 @@ def power(
     report = measure_power(
         suites, seed=seed, max_flawed=max_flawed, max_mutants=max_mutants, mutant_order=mutant_order,
         jobs=jobs, backend=backend_name, task_ids=task, every=every, task_seconds=task_seconds,
-        progress=not quiet,
+        task_steps=task_steps, progress=not quiet,
     )
     typer.echo(format_power(report))
     if json_out is not None:

@@ -23,13 +23,21 @@ from veriscale.power.items import (
     power_items,
     power_mutants,
 )
-from veriscale.power.run import DEFAULT_TASK_SECONDS, PowerReport, SuitePower, format_power, measure_power
+from veriscale.power.run import (
+    DEFAULT_TASK_SECONDS,
+    DEFAULT_TASK_STEPS,
+    PowerReport,
+    SuitePower,
+    format_power,
+    measure_power,
+)
 
 __all__ = [
     "DEFAULT_MAX_FLAWED",
     "DEFAULT_MAX_MUTANTS",
     "DEFAULT_SEED",
     "DEFAULT_TASK_SECONDS",
+    "DEFAULT_TASK_STEPS",
     "ItemResult",
     "PowerItem",
     "PowerReport",

@@ -81,8 +81,11 @@ class TaskPower(BaseModel):
     parts: list[tuple[int, int, int]] = []
     """Per suite: (tests, unexpected outputs, reject inputs)."""
     seconds: float = 0.0
+    steps: int | None = None
+    """Engine steps spent on the task (``None``: the engine does not count steps)."""
     error: str | None = None
     out_of_time: bool = False
+    """The task's budget ran out: the items left are ``undetermined``."""
 
 
 @dataclass
@@ -148,20 +151,31 @@ class _Deadline(Exception):
 
 
 class _TaskEvaluator:
-    def __init__(self, truth: Task, suites: Sequence[SuiteChecks], backend: Backend, deadline: float) -> None:
+    def __init__(self, truth: Task, suites: Sequence[SuiteChecks], backend: Backend, deadline: float,
+                 step_budget: int | None = None) -> None:
         self.truth = truth
         self.suites = suites
         self.backend = backend
         self.deadline = deadline
+        self.step_budget = step_budget
+        self.steps: int | None = None  # stays None while no answer reports steps
         # Ground-truth answers by (kind, key): "true"/"false"/"unknown" for specs, the value or None.
         self.truth_answers: dict[tuple[str, str], Any] = {}
         self.hot: dict[str, list[str]] = {"precond": [], "postcond": [], "code": []}
         self.hot_set: dict[str, set[str]] = {k: set() for k in self.hot}
 
     def run(self, task: Task, checks: list[Check]) -> list[Answer]:
+        # Looked at between batches only. The step budget is deterministic; the wall clock is the
+        # budget of an engine without steps and a backstop for the others.
+        if self.steps is not None and self.step_budget is not None and self.steps > self.step_budget:
+            raise _Deadline
         if time.monotonic() > self.deadline:
             raise _Deadline
-        return self.backend.run(task, checks)
+        answers = self.backend.run(task, checks)
+        counted = [a.steps for a in answers if a.steps is not None]
+        if counted:
+            self.steps = (self.steps or 0) + sum(counted)
+        return answers
 
     def truth_of(self, kind: str, rows: Sequence[_Row]) -> None:
         missing = [r for r in rows if (kind, r.key) not in self.truth_answers]
@@ -263,10 +277,12 @@ def evaluate_task(
     backend: Backend,
     *,
     seconds: float | None = None,
+    steps: int | None = None,
     on_item: Callable[[ItemResult], None] | None = None,
 ) -> TaskPower:
     """Evaluate every item against every suite's copy of one task; ``suites[0]`` is the ground
-    truth. Items not finished within ``seconds`` are ``undetermined``."""
+    truth. Items left once the task has spent ``steps`` engine steps (for an engine that counts
+    them) or ``seconds`` of wall clock are ``undetermined``."""
     backend.start_unit()
     started = time.monotonic()
     power = TaskPower(task=suites[0].id)
@@ -278,7 +294,7 @@ def evaluate_task(
     power.checks = [c.size for c in checks]
     power.parts = [c.parts for c in checks]
     deadline = started + seconds if seconds is not None else float("inf")
-    evaluator = _TaskEvaluator(suites[0], checks, backend, deadline)
+    evaluator = _TaskEvaluator(suites[0], checks, backend, deadline, steps)
     for item in items:
         if power.out_of_time:
             result = ItemResult(id=item.id, kind=item.kind, family=item.family, status="undetermined")
@@ -292,4 +308,5 @@ def evaluate_task(
         if on_item is not None:
             on_item(result)
     power.seconds = round(time.monotonic() - started, 3)
+    power.steps = evaluator.steps
     return power
