@@ -373,13 +373,16 @@ def power(
     task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
     every: Annotated[int, typer.Option(min=1, help="Only every n-th compared task, in sorted order.")] = 1,
     task_steps: Annotated[
-        int, typer.Option("--task-steps", min=1,
-                          help="Engine steps per task (deterministic); items left are undetermined.")
-    ] = 30_000_000,
+        int | None,
+        typer.Option("--task-steps", min=1, show_default=False,
+                     help="Engine steps per task (deterministic); items left are undetermined. Default: 30,000,000."),
+    ] = None,
     task_seconds: Annotated[
-        float, typer.Option("--task-seconds", min=0.001,
-                            help="Wall-clock limit per task (the budget of an engine without steps; a backstop).")
-    ] = 900.0,
+        float | None,
+        typer.Option("--task-seconds", min=0.001, show_default=False,
+                     help="Wall-clock limit per task (the budget of an engine without steps; a backstop). "
+                     "Default: 900."),
+    ] = None,
     quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
 ) -> None:
     """How well each suite tells right from wrong, without any LLM: flawed specs caught, mutants killed."""
@@ -392,8 +395,9 @@ def power(
     backend_name = _backend_name_or_exit(backend)
     report = measure_power(
         suites, seed=seed, max_flawed=max_flawed, max_mutants=max_mutants, mutant_order=mutant_order,
-        jobs=jobs, backend=backend_name, task_ids=task, every=every, task_seconds=task_seconds,
-        task_steps=task_steps, progress=not quiet,
+        jobs=jobs, backend=backend_name, task_ids=task, every=every, progress=not quiet,
+        **{name: value for name, value in (("task_steps", task_steps), ("task_seconds", task_seconds))
+           if value is not None},
     )
     typer.echo(format_power(report))
     if json_out is not None:

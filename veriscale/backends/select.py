@@ -34,9 +34,6 @@ def make_backend(name: str) -> Backend:
         from veriscale.backends.embedded.backend import EmbeddedBackend
 
         return EmbeddedBackend()
-    from veriscale.backends.lean import LeanBackend, lean_available
+    from veriscale.backends.lean import LeanBackend
 
-    usable, reason = lean_available()
-    if not usable:
-        raise BackendUnavailable(f"the lean backend is not usable: {reason}")
-    return LeanBackend()
+    return LeanBackend()  # resolve_backend_name has checked that Lean is usable

@@ -356,7 +356,7 @@ def format_power(report: PowerReport) -> str:
     lines.append(
         "generated: " + ", ".join(f"{k} {gen.get(k, 0)}" for k in gen)
         + "; equivalent on every suite's rows: " + ", ".join(f"{k} {eq.get(k, 0)}" for k in eq)
-        + (f"; undetermined (time): {sum(und.values())}" if sum(und.values()) else "")
+        + (f"; undetermined (budget): {sum(und.values())}" if sum(und.values()) else "")
         + (f"; unsafe: {report.items_unsafe}" if report.items_unsafe else "")
     )
     lines.append(

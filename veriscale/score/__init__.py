@@ -156,15 +156,8 @@ def score_suite(
     from veriscale.backends.select import resolve_backend_name
 
     started = time.perf_counter()
+    # raises here when Lean is asked for but not usable, not in every worker's initializer
     engine = resolve_backend_name(backend)
-    if engine == "lean":
-        # Fail here, not in every worker's initializer (which would look like crashing workers).
-        from veriscale.backends.lean import lean_available
-        from veriscale.backends.select import BackendUnavailable
-
-        usable, why = lean_available()
-        if not usable:
-            raise BackendUnavailable(f"the lean backend is not usable: {why}")
     loaded = load_benchmark(suite)
     tasks = {t.id: t for t in loaded.tasks}
     load_failures = {f.task: f for f in loaded.failures}

@@ -627,9 +627,7 @@ class Compiler:
         if d is not None:
             _, ret = self.def_types(d)
             return ret if ret is not None and is_known(ret) else None
-        b = BUILTINS.get(f"{h}.{field}")
-        if b is None and h == "Subarray":
-            b = BUILTINS.get(f"Std.Slice.{field}")  # `Subarray` abbreviates a `Std.Slice`
+        b = _field_builtin(h, field)
         if b is not None:
             argtys: list[LeanType | None] = [self._stype(a, sc) for a in args if not isinstance(a, A.NamedArg)]
             argtys.insert(min(b.self_index, len(argtys)), t)
@@ -1334,14 +1332,7 @@ class Compiler:
             new_args.insert(min(pos, len(new_args)), placeholder)
             sc2 = self._with_self(sc, base, t)
             return self._wrap_self(sc2, self._call_def(node, d, new_args, sc2[0], expected), base)
-        bname = f"{h}.{field}"
-        b = BUILTINS.get(bname)
-        if b is None and h == "Subarray":
-            # `Subarray` abbreviates `Std.Slice (SubarrayData α)`: field notation falls back to the
-            # `Std.Slice` namespace (`s.toList` is `Std.Slice.toList`)
-            b = BUILTINS.get(f"Std.Slice.{field}")
-        if b is None and h == "Nat":
-            b = BUILTINS.get(f"Int.{field}") if False else None
+        b = _field_builtin(h, field)
         if b is not None:
             return self._call_builtin(node, b, args, sc, expected, (base, t))
         return None
@@ -2258,18 +2249,7 @@ class Compiler:
                 pnode = t[3]
 
                 def power(fr: list[Any], T: str) -> Any:
-                    b = base(fr, T)
-                    e = expo(fr)
-                    if T == "Float":
-                        if isinstance(e, float):
-                            return ARITH[("^", "Float")](b, e)
-                        raise unsupported(pnode, "Float ^ Nat")
-                    if not isinstance(e, Nat):
-                        raise unsupported(pnode, "^", f"exponent of type {type_name_of(e)}")
-                    f = ARITH.get(("^", T))
-                    if f is None:
-                        raise unsupported(pnode, "^", f"at type {T}")
-                    return f(b, e)
+                    return _power_at(base(fr, T), expo(fr), T, pnode)
 
                 return power
             op = t[1]
@@ -2344,7 +2324,8 @@ class Compiler:
             return lambda fr: negate(sub(fr))
         if kind == "pow":
             base = self._static_tree(t[1], T, leaf_cs, sc, node)
-            return _power(base, self.compile(t[2], sc, None), T, t[3])
+            exponent, pnode = self.compile(t[2], sc, None), t[3]
+            return lambda fr: _power_at(base(fr), exponent(fr), T, pnode)
         op, bnode = t[1], t[4]
         f = ARITH.get((op, T))
         if f is None:
@@ -3221,6 +3202,16 @@ def _raise_return_unit(fr: list[Any]) -> Any:
     raise _Return(UNIT)
 
 
+def _field_builtin(type_head: str | None, field: str) -> Builtin | None:
+    """The builtin ``x.field`` resolves to for ``x`` of type ``type_head``. ``Subarray``
+    abbreviates ``Std.Slice (SubarrayData α)``, so its field notation falls back to the
+    ``Std.Slice`` namespace (``s.toList`` is ``Std.Slice.toList``)."""
+    b = BUILTINS.get(f"{type_head}.{field}")
+    if b is None and type_head == "Subarray":
+        b = BUILTINS.get(f"Std.Slice.{field}")
+    return b
+
+
 def _raiser(exc: Exception) -> Closure:
     """A closure that raises ``exc`` when evaluated (an error of the code, not of compiling it)."""
 
@@ -3230,29 +3221,18 @@ def _raiser(exc: Exception) -> Closure:
     return raise_it
 
 
-def _power(base: Closure, exponent: Closure, T: str, node: A.Node) -> Closure:
-    """``base ^ exponent`` at the known type ``T`` (``Float ^ Float``, or ``T ^ Nat``)."""
+def _power_at(b: Any, e: Any, T: str, node: A.Node) -> Any:
+    """``b ^ e`` at the type ``T``: ``Float ^ Float``, or ``T ^ Nat``."""
     if T == "Float":
-        float_pow = ARITH[("^", "Float")]
-
-        def float_power(fr: list[Any]) -> Any:
-            b, e = base(fr), exponent(fr)
-            if isinstance(e, float):
-                return float_pow(b, e)
-            raise unsupported(node, "Float ^ Nat")
-
-        return float_power
+        if isinstance(e, float):
+            return ARITH[("^", "Float")](b, e)
+        raise unsupported(node, "Float ^ Nat")
+    if not isinstance(e, Nat):
+        raise unsupported(node, "^", f"exponent of type {type_name_of(e)}")
     f = ARITH.get(("^", T))
     if f is None:
-        return _raiser(unsupported(node, "^", f"at type {T}"))
-
-    def power(fr: list[Any]) -> Any:
-        b, e = base(fr), exponent(fr)
-        if not isinstance(e, Nat):
-            raise unsupported(node, "^", f"exponent of type {type_name_of(e)}")
-        return f(b, e)
-
-    return power
+        raise unsupported(node, "^", f"at type {T}")
+    return f(b, e)
 
 
 def _numeral(val: int, T: str, node: A.Node) -> Any:
