@@ -10,6 +10,7 @@ import pytest
 
 from veriscale.backends.embedded import compiler as C
 from veriscale.backends.embedded.backend import call_entry
+from veriscale.backends.embedded.compiler import quantifiers as Q
 from veriscale.backends.embedded.program import Program
 from veriscale.runtime import NONE, Arr, Nat, Some, Undecidable, Unsupported
 
@@ -214,7 +215,7 @@ def test_unbounded_exists_with_witness_is_true() -> None:
 def test_unbounded_exists_without_witness_is_unknown_not_false() -> None:
     # no rule bounds `m` in `m * m * m + 2` (see tests/test_embedded_core_quantifiers.py)
     src = "def p (n : Nat) : Prop := ∃ m : Nat, n = m * m * m + 2"
-    last = C.UNBOUNDED_SEARCH_CANDIDATES - 1
+    last = Q.UNBOUNDED_SEARCH_CANDIDATES - 1
     with pytest.raises(Undecidable, match=rf"no witness among m = 0\.\.{last}"):
         run(src, "p", n=Nat(11))
 
@@ -250,7 +251,7 @@ def test_int_witness_search_order_covers_negatives_first_found(monkeypatch: pyte
     assert run(src, "p", n=9) is True
     # (`k + 0 = n`, not `k = n`: the one-point rule would take the candidate `n` directly)
     src2 = "def q (n : Int) : Prop := ∃ k : Int, k + 0 = n"
-    monkeypatch.setattr(C, "UNBOUNDED_SEARCH_CANDIDATES", 10)  # 0, 1, -1, ..., 5, -4, 5
+    monkeypatch.setattr(Q, "UNBOUNDED_SEARCH_CANDIDATES", 10)  # 0, 1, -1, ..., 5, -4, 5
     assert run(src2, "q", n=-4) is True
     with pytest.raises(Undecidable, match=r"k = -4\.\.5"):
         run(src2, "q", n=-5)
@@ -303,8 +304,8 @@ def test_unbounded_quantifier_skips_candidates_whose_body_is_undecidable(monkeyp
         run(src, "p", n=Nat(20000))
     # when every candidate is undecided the quantifier stays undecided (for ∀ too)
     src2 = "def q : Prop := ∀ m : Nat, ∃ k : Int, k + 0 = 1000000 + m"
-    monkeypatch.setattr(C, "UNBOUNDED_SEARCH_CANDIDATES", 40)
-    monkeypatch.setattr(C, "NESTED_SEARCH_CANDIDATES", 30)
+    monkeypatch.setattr(Q, "UNBOUNDED_SEARCH_CANDIDATES", 40)
+    monkeypatch.setattr(Q, "NESTED_SEARCH_CANDIDATES", 30)
     with pytest.raises(Undecidable, match=r"no counterexample among m = 0\.\.39, body undecided for 40 of them"):
         run(src2, "q")
 
@@ -336,7 +337,7 @@ def test_witness_search_stops_at_its_step_allowance(monkeypatch: pytest.MonkeyPa
         "def p (n : Nat) : Prop := ∃ x : Nat, pw 2 x = n\n"
     )
     assert run(src, "p", n=Nat(2**20)) is True
-    monkeypatch.setattr(C, "SEARCH_STEP_ALLOWANCE", 50)
+    monkeypatch.setattr(Q, "SEARCH_STEP_ALLOWANCE", 50)
     with pytest.raises(Undecidable, match="stopped after 50 evaluation steps"):
         run(src, "p", n=Nat(2**20))
     assert run(src, "p", n=Nat(4)) is True

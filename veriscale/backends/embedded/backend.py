@@ -16,9 +16,10 @@ from typing import Any
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.binders import explicit_params, is_proof_binder
 from veriscale.backends.embedded.compiler import Compiler, DefCtx, Scope, _coercer, _needs_int
 from veriscale.backends.embedded.env import UserDef
-from veriscale.backends.embedded.program import Program, explicit_params, is_proof_binder
+from veriscale.backends.embedded.program import Program
 from veriscale.backends.embedded.runtime_support import LeanSubarray
 from veriscale.runtime import (
     Arr,

@@ -9,55 +9,16 @@ Lean text, so every batch of checks on one task reuses the compiled closures.
 from __future__ import annotations
 
 from collections import OrderedDict
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.binders import type_of_text
+from veriscale.backends.embedded.compiler import Compiler
 from veriscale.backends.embedded.env import CtorInfo, Env, IndInfo, InstanceInfo, StructInfo, UserDef
 from veriscale.backends.embedded.parser import OpenIn, parse_file
-from veriscale.lean_types import LeanType, LeanTypeError, parse_type
 
 if TYPE_CHECKING:
-    from veriscale.backends.embedded.compiler import Compiler
     from veriscale.task import Task
-
-
-def type_of_text(text: str) -> LeanType | None:
-    """Parse a binder's type text; ``None`` when it is not a plain data type."""
-    text = text.strip()
-    if not text:
-        return None
-    try:
-        return parse_type(text)
-    except (LeanTypeError, ValueError, RecursionError):
-        return None
-
-
-def _binder_names(binders: list[A.Binder]) -> list[tuple[str, A.Binder]]:
-    out: list[tuple[str, A.Binder]] = []
-    for b in binders:
-        if b.kind != "explicit":
-            continue
-        for n in b.names or ["_"]:
-            out.append((n, b))
-    return out
-
-
-def is_proof_binder(binder: A.Binder, env: Env, namespace: str = "") -> bool:
-    """A binder whose type is a proposition (``h_precond : foo_precond a b``, ``h : i < n``)."""
-    ty = binder.type
-    if ty is None:
-        return False
-    if isinstance(ty, A.BinOp) and ty.op in ("<", "≤", ">", "≥", "=", "≠", "∧", "∨", "↔", "∈", "∉"):
-        return True
-    if isinstance(ty, A.UnOp) and ty.op == "¬":
-        return True
-    head = ty.fn if isinstance(ty, A.App) else ty
-    if isinstance(head, A.Ident):
-        for cand in (head.name, f"{namespace}.{head.name}" if namespace else head.name):
-            d = env.defs.get(cand)
-            if d is not None:
-                return d.returns_prop
-    return False
 
 
 class Program:
@@ -77,8 +38,6 @@ class Program:
     @property
     def compiler(self) -> Compiler:
         if self._compiler is None:
-            from veriscale.backends.embedded.compiler import Compiler
-
             self._compiler = Compiler(self.env)
         return self._compiler
 
@@ -192,8 +151,4 @@ def cached_program(text: str) -> Program:
     return prog
 
 
-def explicit_params(d: UserDef) -> list[tuple[str, A.Binder]]:
-    return _binder_names(d.cmd.binders)
-
-
-__all__ = ["Program", "cached_program", "explicit_params", "is_proof_binder", "type_of_text", "Any"]
+__all__ = ["Program", "cached_program"]

@@ -1,0 +1,510 @@
+"""The :class:`Compiler`: user definitions, name resolution, the dispatch of a term to its
+construct's ``c_<Node>`` method, and the literals and small terms (tuples, collection literals,
+ascriptions, string interpolation, indexing).
+
+The constructs with more to them are compiled by the mixins :class:`Compiler` is composed of,
+one module per construct family (see the package's docstring)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.binders import explicit_params, is_proof_binder, type_of_text
+from veriscale.backends.embedded.builtins import BUILTINS, LeanHashMap, LeanHashSet, to_string, type_name_of
+from veriscale.backends.embedded.compiler.arith import ArithMixin
+from veriscale.backends.embedded.compiler.calls import CallsMixin
+from veriscale.backends.embedded.compiler.do_notation import DoNotationMixin
+from veriscale.backends.embedded.compiler.lambdas import LambdasMixin
+from veriscale.backends.embedded.compiler.patterns import PatternsMixin
+from veriscale.backends.embedded.compiler.quantifiers import QuantifiersMixin
+from veriscale.backends.embedded.compiler.static_types import StaticTypesMixin
+from veriscale.backends.embedded.compiler.support import (
+    Closure,
+    DefCtx,
+    Scope,
+    TailTarget,
+    _has_cdot,
+    _needs_int,
+    _vtype,
+    tail_apps,
+    unsupported,
+)
+from veriscale.backends.embedded.env import Env, UserDef
+from veriscale.backends.embedded.registry import Builtin
+from veriscale.backends.embedded.runtime_support import (
+    PROOF,
+    Budget,
+    LeanRange,
+    LeanSubarray,
+    Partial,
+    TailCall,
+)
+from veriscale.backends.embedded.statics import (
+    INT,
+    NAT,
+    PROP,
+    UNKNOWN,
+    TVar,
+    check_numeral_type,
+    coerce_value,
+    elem_type,
+    head,
+    is_known,
+)
+from veriscale.lean_types import FunType, LeanType, NamedType, ProdType
+from veriscale.runtime import NONE, UNIT, Arr, Char, Nat, Pair, Some, Undecidable, Unsupported
+
+
+class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithMixin, QuantifiersMixin,
+               DoNotationMixin):
+    """Compiles the definitions of one task's :class:`Env` to Python closures.
+
+    Each ``c_<Node>`` method compiles one AST node class; :meth:`compile` dispatches on the
+    node's class name. The methods live in this class and in the mixins, one per construct
+    family; they call each other through ``self``."""
+
+    def __init__(self, env: Env) -> None:
+        self.env = env
+        self.budget = Budget()
+        #: the function whose self tail calls are being compiled (None: no tail calls)
+        self._tail_target: TailTarget | None = None
+        #: `let rec` lambdas (by node id) being compiled, with the frame slot of their name
+        self._rec_lambdas: dict[int, int] = {}
+        self._defs_running: dict[str, Callable[..., Any]] = {}
+        self._method_cache: dict[tuple[str, str], Any] = {}
+
+    # -- user definitions -----------------------------------------------------------------
+    def def_function(self, d: UserDef) -> Callable[..., Any]:
+        """The Python function of a user definition: takes the non-proof explicit arguments."""
+        if d.run is not None:
+            return d.run
+        if d.compile_error is not None:
+            raise d.compile_error
+        if d.name in self.env.errors:
+            raise Unsupported(f"definition {d.name}", "did not parse")
+        try:
+            self._compile_def(d)
+        except Unsupported as exc:
+            d.compile_error = exc
+            raise
+        return d.run
+
+    def def_arity(self, d: UserDef) -> tuple[int, list[bool]]:
+        params = explicit_params(d)
+        flags = [is_proof_binder(b, self.env, d.namespace) for _, b in params]
+        extra = self._equation_extra(d)
+        return len(params) + extra, flags + [False] * extra
+
+    def _equation_extra(self, d: UserDef) -> int:
+        if d.cmd.alts is None:
+            return 0
+        return len(d.cmd.alts[0].patterns) if d.cmd.alts else 0
+
+    def _type_params(self, d: UserDef) -> set[str]:
+        names = set()
+        for b in d.cmd.binders:
+            if b.kind in ("implicit", "strict") or (b.kind == "explicit" and b.type_text.strip() in ("Type", "Type u", "Type _")):
+                names.update(b.names)
+        return names
+
+    def clean_type(self, ty: LeanType | None, tparams: set[str]) -> LeanType | None:
+        if ty is None:
+            return None
+        if isinstance(ty, NamedType):
+            if not ty.args and (ty.name in tparams or (len(ty.name) == 1 and ty.name in "αβγδεσ")):
+                return TVar(ty.name)
+            if ty.name in ("ℕ",):
+                return NAT
+            if ty.name in ("ℤ",):
+                return INT
+            if ty.args:
+                return NamedType(ty.name, tuple(self.clean_type(a, tparams) or UNKNOWN for a in ty.args))
+            return ty
+        if isinstance(ty, ProdType):
+            return ProdType(self.clean_type(ty.fst, tparams) or UNKNOWN, self.clean_type(ty.snd, tparams) or UNKNOWN)
+        if isinstance(ty, FunType):
+            return FunType(self.clean_type(ty.domain, tparams) or UNKNOWN, self.clean_type(ty.codomain, tparams) or UNKNOWN)
+        return ty
+
+    def def_types(self, d: UserDef) -> tuple[list[LeanType | None], LeanType | None]:
+        tparams = self._type_params(d)
+        params = explicit_params(d)
+        ptypes = [self.clean_type(type_of_text(b.type_text), tparams) for _, b in params]
+        ret = self.clean_type(type_of_text(d.cmd.type_text), tparams)
+        extra = self._equation_extra(d)
+        if extra:
+            t = ret
+            for _ in range(extra):
+                if isinstance(t, FunType):
+                    ptypes.append(t.domain)
+                    t = t.codomain
+                else:
+                    ptypes.append(None)
+                    t = None
+            ret = t
+        if d.returns_prop:
+            ret = PROP
+        return ptypes, ret
+
+    def _compile_def(self, d: UserDef) -> None:
+        if d.cmd.modifiers.unsafe:
+            raise unsupported(d.cmd, "unsafe definition")
+        ctx = DefCtx(d.namespace if d.cmd.where == [] else d.name, d)
+        ctx.namespace = d.name  # `where` helpers are found as `<name>.<helper>`
+        ptypes, ret = self.def_types(d)
+        if head(ret) in ("Option", "Except", "IO", "StateM", "EStateM") :
+            ctx.monad = head(ret) or "Id"
+        _, flags = self.def_arity(d)
+        params = explicit_params(d)
+        sc = Scope(ctx)
+        arg_slots: list[int] = []
+        for i, (name, _b) in enumerate(params):
+            if flags[i]:
+                continue
+            sc, slot = sc.bind(name, ptypes[i])
+            arg_slots.append(slot)
+        extra = self._equation_extra(d)
+        extra_slots = []
+        for k in range(extra):
+            sc, slot = sc.bind(f"_eq{k}", ptypes[len(params) + k])
+            extra_slots.append(slot)
+            arg_slots.append(slot)
+        d.compiling = True
+        holder: list[Any] = [None]
+
+        budget = self.budget
+        nargs = len(arg_slots)
+        ctx_ref = ctx
+
+        def run(*args: Any) -> Any:
+            b = budget
+            b.tick -= 1
+            if b.tick < 0:
+                b.refill()
+            fr = [None] * ctx_ref.nslots
+            if len(args) != nargs:
+                if len(args) < nargs:
+                    return Partial(run, args)
+                return run(*args[:nargs])(*args[nargs:])
+            for slot, v in zip(arg_slots, args):
+                fr[slot] = v
+            result = holder[0](fr)
+            if type(result) is TailCall:
+                return tail_loop(result)
+            return result
+
+        def tail_loop(result: TailCall) -> Any:
+            # self-calls in tail position: one step each, like the call they replace
+            b = budget
+            while True:
+                b.tick -= 1
+                if b.tick < 0:
+                    b.refill()
+                fr = [None] * ctx_ref.nslots
+                for slot, v in zip(arg_slots, result.args):
+                    fr[slot] = v
+                result = holder[0](fr)
+                if type(result) is not TailCall:
+                    return result
+
+        d.run = run
+        saved_target = self._tail_target
+        calls: set[int] = set()
+        if d.cmd.alts is not None:
+            for alt in d.cmd.alts:
+                tail_apps(alt.rhs, calls)
+        elif d.cmd.body is not None:
+            tail_apps(d.cmd.body, calls)
+        self._tail_target = TailTarget(d, nargs, calls)
+        try:
+            if d.cmd.alts is not None:
+                discr_sc_types = [ptypes[len(params) + k] for k in range(extra)]
+                body = self.compile_match_alts(
+                    d.cmd, [lambda fr, s=s: fr[s] for s in extra_slots], discr_sc_types, d.cmd.alts, sc, ret, is_do=False)
+            elif d.cmd.body is None:
+                raise unsupported(d.cmd, f"definition {d.name} without a body")
+            else:
+                body = self.compile(d.cmd.body, sc, ret)
+            if ret is not None and is_known(ret) and head(ret) in ("Int", "List", "Array", "Option", "Prod") and _needs_int(ret):
+                inner = body
+
+                def body(fr: list[Any], inner: Closure = inner, ret: LeanType = ret) -> Any:
+                    # a pending tail call is coerced when it returns (the coercion is idempotent)
+                    v = inner(fr)
+                    return v if type(v) is TailCall else coerce_value(v, ret)
+            holder[0] = body
+        except Unsupported:
+            d.run = None
+            raise
+        finally:
+            d.compiling = False
+            self._tail_target = saved_target
+
+    # -- name resolution --------------------------------------------------------------------
+    def find_def(self, name: str, sc: Scope | None) -> UserDef | None:
+        defs = self.env.defs
+        if sc is not None:
+            ns = sc.ctx.namespace
+            while ns:
+                d = defs.get(f"{ns}.{name}")
+                if d is not None:
+                    return d
+                ns = ns.rpartition(".")[0]
+        d = defs.get(name)
+        if d is not None:
+            return d
+        for o in self._opens(sc):
+            d = defs.get(f"{o}.{name}")
+            if d is not None:
+                return d
+        return None
+
+    def _opens(self, sc: Scope | None) -> list[str]:
+        """The namespaces opened for the definition being compiled: the file's `open`s (as Lean
+        sees them wherever the definition sits; tasks open at the top) plus its own `open X in`."""
+        udef = sc.ctx.udef if sc is not None else None
+        if udef is None or not udef.opens:
+            return self.env.opens
+        return [*self.env.opens, *(o for o in udef.opens if o not in self.env.opens)]
+
+    def find_builtin(self, name: str, sc: Scope | None = None) -> Builtin | None:
+        b = BUILTINS.get(name)
+        if b is not None:
+            return b
+        for o in self._opens(sc):
+            b = BUILTINS.get(f"{o}.{name}")
+            if b is not None:
+                return b
+        return None
+
+    # -- terms ------------------------------------------------------------------------------
+    def compile(self, node: A.Node, sc: Scope, expected: LeanType | None = None) -> Closure:
+        method = getattr(self, "c_" + type(node).__name__, None)
+        if method is None:
+            raise unsupported(node, type(node).__name__)
+        try:
+            return method(node, sc, expected)
+        except (Unsupported, Undecidable) as exc:
+            # refuse only when evaluation reaches this term (it may sit in a dead branch)
+            err = exc
+
+            def refuse(fr: list[Any]) -> Any:
+                raise err
+
+            return refuse
+
+    def c_Paren(self, node: A.Paren, sc: Scope, expected: LeanType | None) -> Closure:
+        if _has_cdot(node.term):
+            return self._cdot_lambda(node.term, sc, expected)
+        return self.compile(node.term, sc, expected)
+
+    def c_NumLit(self, node: A.NumLit, sc: Scope, expected: LeanType | None) -> Closure:
+        if expected is not None and head(expected) == "Fin":
+            v: Any = Nat(node.value)
+        else:
+            try:
+                v = check_numeral_type(expected if expected is not None and is_known(expected) else None, node.value)
+            except Unsupported as exc:
+                raise unsupported(node, "numeral", exc.detail) from None
+        return lambda fr: v
+
+    def c_SciLit(self, node: A.SciLit, sc: Scope, expected: LeanType | None) -> Closure:
+        from veriscale.values import lean_float_of_literal
+
+        if expected is not None and head(expected) not in (None, "Float") and is_known(expected):
+            raise unsupported(node, "scientific literal", f"at type {expected}")
+        v = lean_float_of_literal(node.text)
+        return lambda fr: v
+
+    def c_StrLit(self, node: A.StrLit, sc: Scope, expected: LeanType | None) -> Closure:
+        v = node.value
+        return lambda fr: v
+
+    def c_CharLit(self, node: A.CharLit, sc: Scope, expected: LeanType | None) -> Closure:
+        v = Char(node.value)
+        return lambda fr: v
+
+    def c_UnitLit(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
+        return lambda fr: UNIT
+
+    def c_ProofTerm(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
+        return lambda fr: PROOF
+
+    def c_Sorry(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
+        raise unsupported(node, "sorry")
+
+    def c_Interp(self, node: A.Interp, sc: Scope, expected: LeanType | None) -> Closure:
+        parts: list[Any] = []
+        for p in node.parts:
+            if isinstance(p, str):
+                parts.append(p)
+            else:
+                parts.append(self.compile(p, sc, None))
+
+        def run(fr: list[Any]) -> Any:
+            return "".join(p if isinstance(p, str) else to_string(p(fr)) for p in parts)
+
+        return run
+
+    def c_Ascription(self, node: A.Ascription, sc: Scope, expected: LeanType | None) -> Closure:
+        ty = self.clean_type(type_of_text(node.type_text), set())
+        inner = self.compile(node.term, sc, ty)
+        if ty is not None and is_known(ty) and _needs_int(ty):
+            return lambda fr: coerce_value(inner(fr), ty)
+        return inner
+
+    def c_Show(self, node: A.Show, sc: Scope, expected: LeanType | None) -> Closure:
+        return self.compile(node.term, sc, expected)
+
+    def c_Tuple(self, node: A.Tuple, sc: Scope, expected: LeanType | None) -> Closure:
+        items = node.items
+        if len(items) < 2:
+            raise unsupported(node, "tuple")
+        exp_parts: list[LeanType | None] = []
+        t = expected
+        for _ in items[:-1]:
+            if isinstance(t, ProdType):
+                exp_parts.append(t.fst)
+                t = t.snd
+            else:
+                exp_parts.append(None)
+                t = None
+        exp_parts.append(t)
+        cs = [self.compile(x, sc, e) for x, e in zip(items, exp_parts)]
+        if len(cs) == 2:
+            a, b = cs
+            return lambda fr: Pair(a(fr), b(fr))
+
+        def run(fr: list[Any]) -> Any:
+            vals = [c(fr) for c in cs]
+            v = vals[-1]
+            for x in reversed(vals[:-1]):
+                v = Pair(x, v)
+            return v
+
+        return run
+
+    def c_ListLit(self, node: A.ListLit, sc: Scope, expected: LeanType | None) -> Closure:
+        et = elem_type(expected) if head(expected) == "List" else None
+        cs = [self.compile(x, sc, et) for x in node.items]
+        if et is None and cs:
+            return self._unify_elems(cs, tuple)
+        return lambda fr: tuple(c(fr) for c in cs)
+
+    def c_ArrayLit(self, node: A.ArrayLit, sc: Scope, expected: LeanType | None) -> Closure:
+        et = elem_type(expected) if head(expected) == "Array" else None
+        cs = [self.compile(x, sc, et) for x in node.items]
+        if et is None and cs:
+            return self._unify_elems(cs, Arr)
+        return lambda fr: Arr(c(fr) for c in cs)
+
+    def _unify_elems(self, cs: list[Closure], mk: Any) -> Closure:
+        def run(fr: list[Any]) -> Any:
+            vals = [c(fr) for c in cs]
+            # numerals default to Nat; a sibling of type Int makes them all Int (unification)
+            if any(isinstance(v, Nat) for v in vals) and any(type(v) is int for v in vals):
+                vals = [int(v) for v in vals]
+            return mk(vals)
+
+        return run
+
+    def c_RangeLit(self, node: A.RangeLit, sc: Scope, expected: LeanType | None) -> Closure:
+        start = self.compile(node.start, sc, NAT) if node.start is not None else (lambda fr: 0)
+        stop = self.compile(node.stop, sc, NAT)
+        step = self.compile(node.step, sc, NAT) if node.step is not None else (lambda fr: 1)
+        return lambda fr: LeanRange(int(start(fr)), int(stop(fr)), int(step(fr)))
+
+    def c_Hole(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
+        raise unsupported(node, "_ placeholder")
+
+    def c_EmptyCollection(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
+        return self._empty_collection(node, expected, "∅")
+
+    def _empty_collection(self, node: A.Node, ty: LeanType | None, what: str) -> Closure:
+        """``EmptyCollection.emptyCollection`` (``∅``, and ``{}`` at a non-structure type) at ``ty``.
+
+        Only the instances Lean has are known: ``List`` (``⟨List.nil⟩``), ``Array``
+        (``⟨Array.empty⟩``), ``Subarray`` (``Subarray.empty``), ``Std.HashMap``/``Std.HashSet``
+        (``emptyWithCapacity``, 8). ``String`` has none; an unknown type is not guessed."""
+        h = head(ty)
+        if h == "List":
+            return lambda fr: ()
+        if h == "Array":
+            empty = Arr(())
+            return lambda fr: empty
+        if h == "Subarray":
+            return lambda fr: LeanSubarray(Arr(()), 0, 0)
+        if h in ("Std.HashMap", "HashMap"):
+            return lambda fr: LeanHashMap()
+        if h in ("Std.HashSet", "HashSet"):
+            return lambda fr: LeanHashSet()
+        if ty is None:
+            raise unsupported(node, what, "expected type unknown")
+        raise unsupported(node, what, f"no EmptyCollection instance handled for {ty}")
+
+    def c_Cdot(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
+        raise unsupported(node, "· outside parentheses")
+
+    def c_Sort(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
+        from veriscale.backends.embedded.runtime_support import TYPE_VALUE
+
+        return lambda fr: TYPE_VALUE
+
+    def c_SetBuilder(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
+        raise unsupported(node, "set-builder notation")
+
+    # -- indexing ---------------------------------------------------------------------------
+    def c_Index(self, node: A.Index, sc: Scope, expected: LeanType | None) -> Closure:
+        coll = self.compile(node.coll, sc, None)
+        ct = self.stype(node.coll, sc)
+        idx = self.compile(node.index, sc, NAT if head(ct) in ("List", "Array", "Subarray", "String", None) else None)
+        et = elem_type(ct) if head(ct) in ("List", "Array") else None
+        if head(ct) == "Subarray" and isinstance(ct, NamedType) and ct.args and is_known(ct.args[0]):
+            et = ct.args[0]
+        if et is None and node.mode == "!" and expected is not None and is_known(expected):
+            et = expected
+        mode = node.mode
+        comp = self
+
+        if mode == "?":
+            def get_opt(fr: list[Any]) -> Any:
+                c = coll(fr)
+                i = idx(fr)
+                if isinstance(c, LeanSubarray):
+                    c = c.items()  # `GetElem (Subarray α) Nat α`: index `i` is `array[start + i]`
+                if isinstance(c, tuple):
+                    if 0 <= i < len(c):
+                        return Some(c[i])
+                    return NONE
+                if isinstance(c, LeanHashMap):
+                    return BUILTINS["Std.HashMap.getElem?"].fn(c, i)
+                raise unsupported(node, "xs[i]?", f"on {type_name_of(c)}")
+
+            return get_opt
+
+        def get(fr: list[Any]) -> Any:
+            c = coll(fr)
+            i = idx(fr)
+            if isinstance(c, LeanSubarray):
+                c = c.items()
+            if isinstance(c, tuple):
+                if isinstance(i, int) and 0 <= i < len(c):
+                    return c[i]
+                if mode == "!":
+                    if et is not None:
+                        return comp.default_of(et, node)
+                    # the static element type is unknown: a scalar sibling tells it exactly
+                    if c:
+                        vt = _vtype(c[0])
+                        if vt is not None:
+                            return comp.default_of(vt, node)
+                    raise unsupported(node, "xs[i]!", "out of range and element type unknown")
+                raise unsupported(node, "xs[i]", "index out of range")
+            if isinstance(c, LeanHashMap):
+                b = BUILTINS["Std.HashMap.getElem!" if mode == "!" else "Std.HashMap.getElem!"]
+                return b.fn(c, i, result_type=et if et is not None else expected) if b.typed else b.fn(c, i)
+            raise unsupported(node, "indexing", f"on {type_name_of(c)}")
+
+        return get

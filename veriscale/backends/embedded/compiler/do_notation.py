@@ -1,0 +1,337 @@
+"""``do`` blocks (in the ``Id`` monad): sequencing, ``let``/``let rec`` elements, ``return``,
+reassignment of ``let mut`` variables, ``if``/``unless``/``match`` elements and the ``for``,
+``while`` and ``repeat`` loops with ``break``/``continue``."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.builtins import LeanHashMap, type_name_of
+from veriscale.backends.embedded.builtins._core import nat_range
+from veriscale.backends.embedded.compiler.support import Closure, Scope, _coercer, _needs_int, unsupported
+from veriscale.backends.embedded.runtime_support import LeanRange, LeanSubarray
+from veriscale.backends.embedded.statics import NAT, PROP, elem_type, head, is_known
+from veriscale.lean_types import LeanType
+from veriscale.runtime import UNIT
+
+
+class _Return(Exception):
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+class _Break(Exception):
+    pass
+
+
+class _Continue(Exception):
+    pass
+
+
+def _iter_coll(value: Any, node: A.Node) -> Any:
+    if isinstance(value, LeanRange):
+        if value.step <= 0:
+            raise unsupported(node, "range with step 0")
+        if value.start < 0:
+            raise unsupported(node, "range with a negative start")
+        return nat_range(value.start, value.stop, value.step)
+    if isinstance(value, tuple):
+        return value
+    if isinstance(value, LeanSubarray):
+        # `Subarray.forIn` visits `array[start]`, ..., `array[stop - 1]`
+        return value.items()
+    if isinstance(value, LeanHashMap):
+        # a map yields its (key, value) pairs and a set its elements, in Lean's bucket order
+        # (raises Unsupported where that order is not known, e.g. String keys)
+        return list(value)
+    raise unsupported(node, "iteration", f"over {type_name_of(value)}")
+
+
+class DoNotationMixin:
+    """``do`` notation (part of :class:`~.core.Compiler`)."""
+
+    # -- do notation ------------------------------------------------------------------------
+    def c_Do(self, node: A.Do, sc: Scope, expected: LeanType | None) -> Closure:
+        if sc.ctx.monad != "Id":
+            raise unsupported(node, "do block", f"in monad {sc.ctx.monad}")
+        sc.ctx.do_depth += 1
+        try:
+            seq = self.compile_do_seq(node.seq, sc, expected)
+        finally:
+            sc.ctx.do_depth -= 1
+
+        def run(fr: list[Any]) -> Any:
+            try:
+                return seq(fr)
+            except _Return as r:
+                return r.value
+
+        return run
+
+    def compile_do_seq(self, seq: Any, sc: Scope, expected: LeanType | None = None) -> Closure:
+        if not isinstance(seq, A.DoSeq):
+            # a plain term as a do element
+            return self.compile(seq, sc, expected)
+        items = seq.items
+        if not items:
+            return lambda fr: UNIT
+        return self._do_items(items, 0, sc, expected)
+
+    def _do_items(self, items: list[A.Node], i: int, sc: Scope, expected: LeanType | None) -> Closure:
+        item = items[i]
+        last = i == len(items) - 1
+        if isinstance(item, A.DoLet):
+            # `let x ← e`: do blocks are compiled in the Id monad only (c_Do refuses others), where
+            # bind is application and a value of `Id α` is the α itself, so it is `let x := e`.
+            inner, setter = self.compile_let_decl(item.decl, sc)
+            if last:
+                raise unsupported(item, "do block ending with let")
+            rest = self._do_items(items, i + 1, inner, expected)
+
+            def run_let(fr: list[Any]) -> Any:
+                setter(fr)
+                return rest(fr)
+
+            return run_let
+        if isinstance(item, (A.DoHave,)):
+            if last:
+                return lambda fr: UNIT
+            return self._do_items(items, i + 1, sc, expected)
+        if isinstance(item, A.DoLetRec):
+            inner, setter = self.compile_let_rec(item.decls, sc)
+            if last:
+                raise unsupported(item, "do block ending with let rec")
+            rest = self._do_items(items, i + 1, inner, expected)
+
+            def run_letrec(fr: list[Any]) -> Any:
+                setter(fr)
+                return rest(fr)
+
+            return run_letrec
+        stmt = self._do_stmt(item, sc, expected if last else None, last)
+        if last:
+            return stmt
+        rest = self._do_items(items, i + 1, sc, expected)
+
+        def run_seq(fr: list[Any]) -> Any:
+            stmt(fr)
+            return rest(fr)
+
+        return run_seq
+
+    def _do_stmt(self, item: A.Node, sc: Scope, expected: LeanType | None, last: bool) -> Closure:
+        if isinstance(item, A.DoExpr):
+            return self.compile(item.term, sc, expected)
+        if isinstance(item, A.DoReturn):
+            ret_t = None
+            if sc.ctx.udef is not None:
+                _, ret_t = self.def_types(sc.ctx.udef)
+            if item.term is None:
+                return _raise_return_unit
+            c = self.compile(item.term, sc, ret_t)
+
+            def ret(fr: list[Any]) -> Any:
+                raise _Return(c(fr))
+
+            return ret
+        if isinstance(item, A.DoReassign):
+            return self._reassign(item, sc)
+        if isinstance(item, A.DoIf):
+            if item.cond is None:
+                val = self.compile(item.let_value, sc, None)  # type: ignore[arg-type]
+                m, inner = self.compile_pattern(item.let_pattern, sc, self.stype(item.let_value, sc))  # type: ignore[arg-type]
+                t = self.compile_do_seq(item.then, inner, expected)
+                e = self.compile_do_seq(item.els, sc, expected) if item.els is not None else (lambda fr: UNIT)
+
+                def run_iflet(fr: list[Any]) -> Any:
+                    return t(fr) if m(val(fr), fr) else e(fr)
+
+                return run_iflet
+            c = self.compile(item.cond, sc, PROP)
+            inner = sc
+            if item.hyp:
+                inner, _ = sc.bind(item.hyp, None)
+            t = self.compile_do_seq(item.then, inner, expected)
+            e = self.compile_do_seq(item.els, inner, expected) if item.els is not None else (lambda fr: UNIT)
+            return lambda fr: t(fr) if c(fr) else e(fr)
+        if isinstance(item, A.DoUnless):
+            c = self.compile(item.cond, sc, PROP)
+            body = self.compile_do_seq(item.body, sc)
+
+            def run_unless(fr: list[Any]) -> Any:
+                if not c(fr):
+                    return body(fr)
+                return UNIT
+
+            return run_unless
+        if isinstance(item, A.DoFor):
+            return self._for(item, sc)
+        if isinstance(item, A.DoWhile):
+            c = self.compile(item.cond, sc, PROP)
+            body = self.compile_do_seq(item.body, sc)
+            budget = self.budget
+
+            def run_while(fr: list[Any]) -> Any:
+                b = budget
+                while c(fr):
+                    b.tick -= 1
+                    if b.tick < 0:
+                        b.refill()
+                    try:
+                        body(fr)
+                    except _Break:
+                        break
+                    except _Continue:
+                        continue
+                return UNIT
+
+            return run_while
+        if isinstance(item, A.DoRepeat):
+            body = self.compile_do_seq(item.body, sc)
+            budget = self.budget
+
+            def run_repeat(fr: list[Any]) -> Any:
+                b = budget
+                while True:
+                    b.tick -= 1
+                    if b.tick < 0:
+                        b.refill()
+                    try:
+                        body(fr)
+                    except _Break:
+                        break
+                    except _Continue:
+                        continue
+                return UNIT
+
+            return run_repeat
+        if isinstance(item, A.DoBreak):
+            return _raise_break
+        if isinstance(item, A.DoContinue):
+            return _raise_continue
+        if isinstance(item, A.DoMatch):
+            dcs = [self.compile(d, sc, None) for d in item.discrs]
+            dts = [self.stype(d, sc) for d in item.discrs]
+            inner = sc
+            slots = []
+            for k in range(len(dcs)):
+                inner, slot = inner.bind(f"_dm{item.line}_{k}", dts[k])
+                slots.append(slot)
+            body = self.compile_match_alts(item, [lambda fr, s=s: fr[s] for s in slots], dts, item.alts, inner,
+                                           expected, is_do=True)
+
+            def run_match(fr: list[Any]) -> Any:
+                for s, c in zip(slots, dcs):
+                    fr[s] = c(fr)
+                return body(fr)
+
+            return run_match
+        if isinstance(item, A.DoNested):
+            return self.compile_do_seq(item.seq, sc, expected)
+        raise unsupported(item, type(item).__name__)
+
+    def _reassign(self, item: A.DoReassign, sc: Scope) -> Closure:
+        target = item.target
+        if item.op == "←":
+            raise unsupported(item, "← reassignment")
+        if isinstance(target, A.Ident) and target.name in sc.vars:
+            slot, ty = sc.vars[target.name]
+            if item.op == ":=":
+                c = self.compile(item.value, sc, ty if ty is not None and is_known(ty) else None)
+                if ty is not None and is_known(ty) and _needs_int(ty):
+                    c = _coercer(c, ty)
+            else:
+                op = item.op[0]
+                c = self._arith_tree(A.BinOp(item.line, item.col, op, target, item.value), sc,
+                                     ty if ty is not None and is_known(ty) else None)
+
+            def assign(fr: list[Any]) -> Any:
+                fr[slot] = c(fr)
+                return UNIT
+
+            return assign
+        if isinstance(target, (A.Tuple, A.AnonCtor, A.Paren)) and item.op == ":=":
+            c = self.compile(item.value, sc, None)
+            # rebinding existing mutable variables by pattern
+            names = _pattern_names(target)
+            if any(n not in sc.vars for n in names):
+                raise unsupported(item, "pattern reassignment of unknown variables")
+            m, inner = self.compile_pattern(target, sc, self.stype(item.value, sc))
+            moves = [(inner.vars[n][0], sc.vars[n][0]) for n in names]
+
+            def assign_pat(fr: list[Any]) -> Any:
+                if not m(c(fr), fr):
+                    raise unsupported(item, "refutable pattern")
+                for src, dst in moves:
+                    fr[dst] = fr[src]
+                return UNIT
+
+            return assign_pat
+        raise unsupported(item, "reassignment", type(target).__name__)
+
+    def _for(self, item: A.DoFor, sc: Scope) -> Closure:
+        if len(item.clauses) != 1:
+            raise unsupported(item, "for with several clauses")
+        pat, coll_t = item.clauses[0]
+        coll = self.compile(coll_t, sc, None)
+        ct = self.stype(coll_t, sc)
+        et = elem_type(ct) if head(ct) in ("List", "Array") else (NAT if isinstance(coll_t, A.RangeLit) else None)
+        m, inner = self.compile_pattern(pat, sc, et)
+        if item.hyp:
+            inner, _ = inner.bind(item.hyp, None)
+        body = self.compile_do_seq(item.body, inner)
+        budget = self.budget
+
+        def run_for(fr: list[Any]) -> Any:
+            b = budget
+            for x in _iter_coll(coll(fr), item):
+                b.tick -= 1
+                if b.tick < 0:
+                    b.refill()
+                m(x, fr)
+                try:
+                    body(fr)
+                except _Break:
+                    break
+                except _Continue:
+                    continue
+            return UNIT
+
+        return run_for
+
+
+# ---------------------------------------------------------------------------------------------
+# small run-time helpers
+
+
+def _raise_break(fr: list[Any]) -> Any:
+    raise _Break()
+
+
+def _raise_continue(fr: list[Any]) -> Any:
+    raise _Continue()
+
+
+def _raise_return_unit(fr: list[Any]) -> Any:
+    raise _Return(UNIT)
+
+
+def _pattern_names(p: Any) -> list[str]:
+    if isinstance(p, A.Ident):
+        return [p.name] if "." not in p.name else []
+    if isinstance(p, A.Node):
+        from dataclasses import fields
+
+        out: list[str] = []
+        for f in fields(p):
+            out.extend(_pattern_names(getattr(p, f.name)))
+        return out
+    if isinstance(p, (list, tuple)):
+        out2: list[str] = []
+        for x in p:
+            out2.extend(_pattern_names(x))
+        return out2
+    return []

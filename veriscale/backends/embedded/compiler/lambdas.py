@@ -1,0 +1,307 @@
+"""Functions and local definitions: ``fun`` (with patterns), ``fun | ...`` alternatives,
+``·`` sections, ``let``/``have`` and ``let rec`` (with its self tail calls)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.binders import type_of_text
+from veriscale.backends.embedded.compiler.support import (
+    Closure,
+    DefCtx,
+    Scope,
+    TailTarget,
+    _coercer,
+    _needs_int,
+    tail_apps,
+    unsupported,
+)
+from veriscale.backends.embedded.runtime_support import Fn, TailCall
+from veriscale.backends.embedded.statics import UNKNOWN, is_known
+from veriscale.lean_types import FunType, LeanType
+
+
+class LambdasMixin:
+    """``fun``, ``·`` sections, ``let`` and ``let rec`` (part of :class:`~.core.Compiler`)."""
+
+    # -- lambdas ----------------------------------------------------------------------------
+    def c_Lambda(self, node: A.Lambda, sc: Scope, expected: LeanType | None) -> Closure:
+        names: list[tuple[str | None, A.Node | None, LeanType | None]] = []
+        dom_types: list[LeanType | None] = []
+        t = expected
+        for b in node.binders:
+            bt = self.clean_type(type_of_text(b.type_text), set()) if b.type_text else None
+            for n in (b.names if b.pattern is None else [None]):
+                et = None
+                if isinstance(t, FunType):
+                    et = t.domain if is_known(t.domain) else None
+                    t = t.codomain
+                else:
+                    t = None
+                names.append((n, b.pattern, bt or et))
+                dom_types.append(bt or et)
+        body_expected = t if t is not None and is_known(t) else None
+        inner = sc
+        slots: list[int] = []
+        patterns: list[tuple[int, Any]] = []
+        for n, pat, ty in names:
+            inner, slot = inner.bind(n or f"_p{len(slots)}", ty)
+            slots.append(slot)
+            if pat is not None:
+                m, inner = self.compile_pattern(pat, inner, ty)
+                patterns.append((slot, m))
+        target = self._rec_target(node, len(slots), [node.body])
+        saved = self._tail_target
+        if target is not None:
+            self._tail_target = target
+        try:
+            body = self.compile(node.body, inner, body_expected)
+        finally:
+            self._tail_target = saved
+        return self._make_fn(node, slots, patterns, body, sc.ctx, loops=target is not None and target.used)
+
+    def _rec_target(self, node: A.Node, nargs: int, bodies: list[Any]) -> TailTarget | None:
+        """The tail-call target of a ``let rec`` function's lambda (None for other lambdas)."""
+        slot = self._rec_lambdas.pop(id(node), None)
+        if slot is None:
+            return None
+        calls: set[int] = set()
+        for b in bodies:
+            tail_apps(b, calls)
+        return TailTarget(slot, nargs, calls)
+
+    def _make_fn(self, node: A.Node, slots: list[int], patterns: list[tuple[int, Any]], body: Closure,
+                 ctx: DefCtx, loops: bool = False) -> Closure:
+        arity = len(slots)
+        budget = self.budget
+
+        def runner(env: Any, args: tuple[Any, ...]) -> Any:
+            b = budget
+            b.tick -= 1
+            if b.tick < 0:
+                b.refill()
+            fr = env[:]
+            for s, v in zip(slots, args):
+                fr[s] = v
+            for s, m in patterns:
+                if not m(fr[s], fr):
+                    raise unsupported(node, "refutable pattern in fun")
+            return body(fr)
+
+        def loop_runner(env: Any, args: tuple[Any, ...]) -> Any:
+            # a `let rec` function with self-calls in tail position: they come back as TailCall
+            # and run here, one step each, in constant stack
+            b = budget
+            while True:
+                b.tick -= 1
+                if b.tick < 0:
+                    b.refill()
+                fr = env[:]
+                for s, v in zip(slots, args):
+                    fr[s] = v
+                for s, m in patterns:
+                    if not m(fr[s], fr):
+                        raise unsupported(node, "refutable pattern in fun")
+                result = body(fr)
+                if type(result) is not TailCall:
+                    return result
+                args = result.args
+
+        if loops:
+            runner = loop_runner  # noqa: F811 - chosen once, at compile time
+
+        def make(fr: list[Any]) -> Any:
+            snap = fr[:]
+            need = ctx.nslots
+            if len(snap) < need:
+                snap.extend([None] * (need - len(snap)))
+            return Fn(arity, runner, snap)
+
+        return make
+
+    def c_LambdaMatch(self, node: A.LambdaMatch, sc: Scope, expected: LeanType | None) -> Closure:
+        n = len(node.alts[0].patterns)
+        inner = sc
+        slots = []
+        dts: list[LeanType | None] = []
+        t = expected
+        for k in range(n):
+            et = None
+            if isinstance(t, FunType):
+                et = t.domain if is_known(t.domain) else None
+                t = t.codomain
+            inner, slot = inner.bind(f"_lm{k}", et)
+            slots.append(slot)
+            dts.append(et)
+        target = self._rec_target(node, n, [alt.rhs for alt in node.alts])
+        saved = self._tail_target
+        if target is not None:
+            self._tail_target = target
+        try:
+            body = self.compile_match_alts(node, [lambda fr, s=s: fr[s] for s in slots], dts, node.alts, inner,
+                                           t if t is not None and is_known(t) else None, is_do=False)
+        finally:
+            self._tail_target = saved
+        return self._make_fn(node, slots, [], body, sc.ctx, loops=target is not None and target.used)
+
+    def _cdot_lambda(self, term: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
+        count = [0]
+        names: list[str] = []
+
+        def rewrite(n: Any) -> Any:
+            if isinstance(n, A.Cdot):
+                name = f"__cdot{count[0]}"
+                count[0] += 1
+                names.append(name)
+                return A.Ident(n.line, n.col, name)
+            if isinstance(n, A.Paren):
+                return n  # nested parentheses delimit their own sections
+            if isinstance(n, A.Node):
+                from dataclasses import fields, replace
+
+                changes = {}
+                for f in fields(n):
+                    v = getattr(n, f.name)
+                    nv = rewrite(v)
+                    if nv is not v:
+                        changes[f.name] = nv
+                return replace(n, **changes) if changes else n
+            if isinstance(n, list):
+                new = [rewrite(x) for x in n]
+                return new if any(a is not b for a, b in zip(new, n)) else n
+            if isinstance(n, tuple):
+                new_t = tuple(rewrite(x) for x in n)
+                return new_t if any(a is not b for a, b in zip(new_t, n)) else n
+            return n
+
+        body = rewrite(term)
+        lam = A.Lambda(term.line, term.col, [A.Binder(term.line, term.col, [nm], None, "") for nm in names], body)
+        return self.c_Lambda(lam, sc, expected)
+
+    # -- let / let rec ----------------------------------------------------------------------
+    def c_Let(self, node: A.Let, sc: Scope, expected: LeanType | None) -> Closure:
+        decl = node.decl
+        if node.is_have:
+            return self.compile(node.body, sc, expected)
+        inner, setter = self.compile_let_decl(decl, sc)
+        body = self.compile(node.body, inner, expected)
+
+        def run(fr: list[Any]) -> Any:
+            setter(fr)
+            return body(fr)
+
+        return run
+
+    def compile_let_decl(self, decl: A.LetDecl, sc: Scope) -> tuple[Scope, Callable[[list[Any]], None]]:
+        if decl.pattern is not None:
+            val = self.compile(decl.value, sc, None)  # type: ignore[arg-type]
+            vt = self.stype(decl.value, sc) if decl.value is not None else None
+            m, inner = self.compile_pattern(decl.pattern, sc, vt)
+
+            def set_pat(fr: list[Any]) -> None:
+                if not m(val(fr), fr):
+                    raise unsupported(decl, "refutable let pattern")
+
+            return inner, set_pat
+        if decl.binders or decl.alts is not None:
+            # local function
+            lam: A.Node
+            ft = self._local_fun_type(decl)
+            explicit = [b for b in decl.binders if b.kind == "explicit"]
+            if decl.alts is not None:
+                lam = A.LambdaMatch(decl.line, decl.col, decl.alts)
+                if explicit:
+                    lam = A.Lambda(decl.line, decl.col, explicit, lam)
+            else:
+                lam = A.Lambda(decl.line, decl.col, explicit, decl.value)  # type: ignore[arg-type]
+            inner, slot = sc.bind(decl.name or "_", ft)
+            c = self.compile(lam, sc, ft)
+
+            def set_fn(fr: list[Any]) -> None:
+                fr[slot] = c(fr)
+
+            return inner, set_fn
+        ty = self.clean_type(type_of_text(decl.type_text), set()) if decl.type_text else None
+        if decl.value is None:
+            raise unsupported(decl, "let without value")
+        val = self.compile(decl.value, sc, ty)
+        if ty is not None and is_known(ty) and _needs_int(ty):
+            val = _coercer(val, ty)
+        st = ty if ty is not None else self.stype(decl.value, sc)
+        inner, slot = sc.bind(decl.name or "_", st)
+
+        def set_val(fr: list[Any]) -> None:
+            fr[slot] = val(fr)
+
+        return inner, set_val
+
+    def c_LetRec(self, node: A.LetRec, sc: Scope, expected: LeanType | None) -> Closure:
+        inner, setter = self.compile_let_rec(node.decls, sc)
+        body = self.compile(node.body, inner, expected)
+
+        def run(fr: list[Any]) -> Any:
+            setter(fr)
+            return body(fr)
+
+        return run
+
+    def _local_fun_type(self, decl: A.LetDecl) -> LeanType | None:
+        doms: list[LeanType] = []
+        for b in decl.binders:
+            if b.kind != "explicit":
+                continue
+            bt = self.clean_type(type_of_text(b.type_text), set()) if b.type_text else None
+            for _ in b.names or ["_"]:
+                doms.append(bt or UNKNOWN)
+        ret = self.clean_type(type_of_text(decl.type_text), set()) if decl.type_text else None
+        t: LeanType = ret or UNKNOWN
+        for d in reversed(doms):
+            t = FunType(d, t)
+        return t
+
+    def compile_let_rec(self, decls: list[A.LetDecl], sc: Scope) -> tuple[Scope, Callable[[list[Any]], None]]:
+        inner = sc
+        slots = []
+        types = []
+        for decl in decls:
+            if decl.name is None:
+                raise unsupported(decl, "let rec pattern")
+            ft = self._local_fun_type(decl)
+            inner, slot = inner.bind(decl.name, ft)
+            slots.append(slot)
+            types.append(ft)
+        slot_of = {decl.name: inner.vars[decl.name][0] for decl in decls if decl.name is not None}
+        makers = []
+        for decl, ft in zip(decls, types):
+            explicit = [b for b in decl.binders if b.kind == "explicit"]
+            if decl.alts is not None:
+                if explicit:
+                    lam_body: A.Node = A.LambdaMatch(decl.line, decl.col, decl.alts)
+                    lam: A.Node = A.Lambda(decl.line, decl.col, explicit, lam_body)
+                else:
+                    lam = A.LambdaMatch(decl.line, decl.col, decl.alts)
+            elif not explicit:
+                if decl.value is None:
+                    raise unsupported(decl, "let rec without a value")
+                lam = decl.value
+            else:
+                lam = A.Lambda(decl.line, decl.col, explicit, decl.value)  # type: ignore[arg-type]
+            if isinstance(lam, (A.Lambda, A.LambdaMatch)):
+                self._rec_lambdas[id(lam)] = slot_of[decl.name]
+            try:
+                makers.append(self.compile(lam, inner, ft))
+            finally:
+                self._rec_lambdas.pop(id(lam), None)
+
+        def setter(fr: list[Any]) -> None:
+            fns = [m(fr) for m in makers]
+            for s, f in zip(slots, fns):
+                fr[s] = f
+            for f in fns:
+                if isinstance(f, Fn):
+                    for s, g in zip(slots, fns):
+                        f.env[s] = g
+
+        return inner, setter

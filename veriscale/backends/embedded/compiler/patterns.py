@@ -1,0 +1,331 @@
+"""Branching and patterns: ``if``/``if let``, ``match`` and its alternatives, the patterns
+themselves, and the terms built from a structure's fields (anonymous constructors, structure
+instances)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.binders import type_of_text
+from veriscale.backends.embedded.compiler.support import Closure, DefCtx, Scope, _coercer, unsupported
+from veriscale.backends.embedded.statics import INT, NAT, PROP, elem_type, head
+from veriscale.lean_types import LeanType, ProdType
+from veriscale.runtime import NONE, Arr, Char, Ctor, Nat, Pair, Some, Struct
+
+
+class PatternsMixin:
+    """``if``, ``match``, patterns and structure values (part of :class:`~.core.Compiler`)."""
+
+    # -- if / match -------------------------------------------------------------------------
+    def c_If(self, node: A.If, sc: Scope, expected: LeanType | None) -> Closure:
+        return self._if(node, node.cond, node.then, node.els, sc, expected, node.hyp)
+
+    def _if(self, node: A.Node, cond: A.Node, then: A.Node, els: A.Node, sc: Scope, expected: LeanType | None,
+            hyp: str | None = None) -> Closure:
+        c = self.compile(cond, sc, PROP)
+        inner = sc
+        if hyp:
+            inner, slot = sc.bind(hyp, None)
+        t = self.compile(then, inner, expected)
+        e = self.compile(els, inner, expected)
+        if expected is None:
+            tt, et = self.stype(then, sc), self.stype(els, sc)
+            if tt == INT or et == INT:
+                t, e = _coercer(t, INT), _coercer(e, INT)
+
+        def run(fr: list[Any]) -> Any:
+            return t(fr) if c(fr) else e(fr)
+
+        return run
+
+    def c_IfLet(self, node: A.IfLet, sc: Scope, expected: LeanType | None) -> Closure:
+        val = self.compile(node.value, sc, None)
+        m, inner = self.compile_pattern(node.pattern, sc, self.stype(node.value, sc))
+        t = self.compile(node.then, inner, expected)
+        e = self.compile(node.els, sc, expected)
+
+        def run(fr: list[Any]) -> Any:
+            if m(val(fr), fr):
+                return t(fr)
+            return e(fr)
+
+        return run
+
+    def c_Match(self, node: A.Match, sc: Scope, expected: LeanType | None) -> Closure:
+        if any(node.hyps):
+            pass
+        dcs = [self.compile(d, sc, None) for d in node.discrs]
+        dts = [self.stype(d, sc) for d in node.discrs]
+        inner = sc
+        slots = []
+        for k in range(len(dcs)):
+            inner, slot = inner.bind(f"_m{node.line}_{node.col}_{k}", dts[k])
+            slots.append(slot)
+        body = self.compile_match_alts(node, [lambda fr, s=s: fr[s] for s in slots], dts, node.alts, inner, expected,
+                                       is_do=False)
+
+        def run(fr: list[Any]) -> Any:
+            for s, c in zip(slots, dcs):
+                fr[s] = c(fr)
+            return body(fr)
+
+        return run
+
+    def compile_match_alts(self, node: A.Node, getters: list[Closure], dtypes: list[LeanType | None],
+                           alts: list[A.MatchAlt], sc: Scope, expected: LeanType | None, is_do: bool) -> Closure:
+        compiled: list[tuple[list[Any], Closure]] = []
+        for alt in alts:
+            if len(alt.patterns) != len(getters):
+                raise unsupported(alt, "match alternative arity")
+            inner = sc
+            ms = []
+            for p, t in zip(alt.patterns, dtypes):
+                m, inner = self.compile_pattern(p, inner, t)
+                ms.append(m)
+            if is_do:
+                rhs = self.compile_do_seq(alt.rhs, inner)
+            else:
+                rhs = self.compile(alt.rhs, inner, expected)
+            compiled.append((ms, rhs))
+
+        def run(fr: list[Any]) -> Any:
+            vals = [g(fr) for g in getters]
+            for ms, rhs in compiled:
+                ok = True
+                for m, v in zip(ms, vals):
+                    if not m(v, fr):
+                        ok = False
+                        break
+                if ok:
+                    return rhs(fr)
+            raise unsupported(node, "non-exhaustive match")
+
+        return run
+
+    # -- patterns ---------------------------------------------------------------------------
+    def compile_pattern(self, p: A.Node, sc: Scope, ty: LeanType | None) -> tuple[Callable[[Any, list[Any]], bool], Scope]:
+        if isinstance(p, A.Paren):
+            return self.compile_pattern(p.term, sc, ty)
+        if isinstance(p, A.Hole):
+            return (lambda v, fr: True), sc
+        if isinstance(p, A.Ident):
+            name = p.name
+            if name in ("none", "Option.none") or (name == "none"):
+                return (lambda v, fr: v is NONE), sc
+            if name in ("true",):
+                return (lambda v, fr: v is True), sc
+            if name in ("false",):
+                return (lambda v, fr: v is False), sc
+            if name in ("List.nil",):
+                return (lambda v, fr: len(v) == 0), sc
+            ci = self._pattern_ctor(name, ty)
+            if ci is not None:
+                cname = ci
+                return (lambda v, fr: isinstance(v, Ctor) and v.name == cname), sc
+            if "." in name:
+                raise unsupported(p, f"pattern {name}")
+            inner, slot = sc.bind(name, ty)
+
+            def bind(v: Any, fr: list[Any]) -> bool:
+                fr[slot] = v
+                return True
+
+            return bind, inner
+        if isinstance(p, A.DotIdent):
+            if p.name == "none":
+                return (lambda v, fr: v is NONE), sc
+            if p.name == "nil":
+                return (lambda v, fr: len(v) == 0), sc
+            if p.name in ("true", "false"):
+                bv = p.name == "true"
+                return (lambda v, fr: v is bv), sc
+            ci = self._pattern_ctor(p.name, ty)
+            if ci is not None:
+                cname = ci
+                return (lambda v, fr: isinstance(v, Ctor) and v.name == cname), sc
+            raise unsupported(p, f"pattern .{p.name}")
+        if isinstance(p, A.NumLit):
+            n = p.value
+            return (lambda v, fr: v == n and not isinstance(v, bool)), sc
+        if isinstance(p, A.UnOp) and p.op == "-" and isinstance(p.arg, A.NumLit):
+            n = -p.arg.value
+            return (lambda v, fr: v == n), sc
+        if isinstance(p, A.StrLit):
+            s = p.value
+            return (lambda v, fr: isinstance(v, str) and not isinstance(v, Char) and v == s), sc
+        if isinstance(p, A.CharLit):
+            ch = p.value
+            return (lambda v, fr: v == ch), sc
+        if isinstance(p, A.ListLit) or isinstance(p, A.ArrayLit):
+            et = elem_type(ty)
+            ms = []
+            inner = sc
+            for item in p.items:
+                m, inner = self.compile_pattern(item, inner, et)
+                ms.append(m)
+            n = len(ms)
+            is_arr = isinstance(p, A.ArrayLit)
+
+            def match_list(v: Any, fr: list[Any]) -> bool:
+                if not isinstance(v, tuple) or len(v) != n or (is_arr and not isinstance(v, Arr)):
+                    return False
+                return all(m(x, fr) for m, x in zip(ms, v))
+
+            return match_list, inner
+        if isinstance(p, A.BinOp) and p.op == "::":
+            et = elem_type(ty) if head(ty) == "List" else None
+            mh, inner = self.compile_pattern(p.lhs, sc, et)
+            mt, inner = self.compile_pattern(p.rhs, inner, ty)
+
+            def match_cons(v: Any, fr: list[Any]) -> bool:
+                if not isinstance(v, tuple) or not v:
+                    return False
+                return mh(v[0], fr) and mt(v[1:], fr)
+
+            return match_cons, inner
+        if isinstance(p, A.BinOp) and p.op == "+" and isinstance(p.rhs, A.NumLit):
+            k = p.rhs.value
+            mn, inner = self.compile_pattern(p.lhs, sc, NAT)
+
+            def match_succ(v: Any, fr: list[Any]) -> bool:
+                if not isinstance(v, int) or v < k:
+                    return False
+                return mn(Nat(v - k), fr)
+
+            return match_succ, inner
+        if isinstance(p, (A.Tuple, A.AnonCtor)):
+            items = p.items
+            h = head(ty)
+            if isinstance(p, A.AnonCtor) and h is not None and h in self.env.structs:
+                si = self.env.structs[h]
+                if len(items) != len(si.fields):
+                    raise unsupported(p, "anonymous constructor pattern")
+                ms = []
+                inner = sc
+                for item, f in zip(items, si.fields):
+                    m, inner = self.compile_pattern(item, inner, f[1])
+                    ms.append(m)
+
+                def match_struct(v: Any, fr: list[Any]) -> bool:
+                    return isinstance(v, Struct) and all(m(x[1], fr) for m, x in zip(ms, v.fields))
+
+                return match_struct, inner
+            if isinstance(p, A.AnonCtor) and h is not None and h not in ("Prod",) and ty is not None:
+                raise unsupported(p, "anonymous constructor pattern", f"at type {ty}")
+            # product (right-nested)
+            ms = []
+            inner = sc
+            t = ty
+            for item in items[:-1]:
+                m, inner = self.compile_pattern(item, inner, t.fst if isinstance(t, ProdType) else None)
+                ms.append(m)
+                t = t.snd if isinstance(t, ProdType) else None
+            ml, inner = self.compile_pattern(items[-1], inner, t)
+            ms.append(ml)
+
+            def match_prod(v: Any, fr: list[Any]) -> bool:
+                for m in ms[:-1]:
+                    if not isinstance(v, Pair):
+                        return False
+                    if not m(v.fst, fr):
+                        return False
+                    v = v.snd
+                return ms[-1](v, fr)
+
+            if len(items) == 1:
+                return ms[0], inner
+            return match_prod, inner
+        if isinstance(p, A.App):
+            fn = p.fn
+            fname = fn.name if isinstance(fn, (A.Ident, A.DotIdent)) else None
+            if fname in ("some", "Option.some") and len(p.args) == 1:
+                m, inner = self.compile_pattern(p.args[0], sc, elem_type(ty) if head(ty) == "Option" else None)
+                return (lambda v, fr: isinstance(v, Some) and m(v.value, fr)), inner
+            if fname in ("Nat.succ", "succ") and len(p.args) == 1:
+                m, inner = self.compile_pattern(p.args[0], sc, NAT)
+                return (lambda v, fr: isinstance(v, int) and v > 0 and m(Nat(v - 1), fr)), inner
+            if fname in ("List.cons", "cons") and len(p.args) == 2:
+                return self.compile_pattern(A.BinOp(p.line, p.col, "::", p.args[0], p.args[1]), sc, ty)
+            if fname in ("Prod.mk",) and len(p.args) == 2:
+                return self.compile_pattern(A.Tuple(p.line, p.col, list(p.args)), sc, ty)
+            if fname is not None:
+                ci = self._pattern_ctor(fname, ty)
+                if ci is not None:
+                    info = self.env.ctors[ci]
+                    ms = []
+                    inner = sc
+                    for a, at in zip(p.args, info.arg_types + [None] * len(p.args)):
+                        m, inner = self.compile_pattern(a, inner, at)
+                        ms.append(m)
+                    cname = ci
+
+                    def match_ctor(v: Any, fr: list[Any]) -> bool:
+                        return isinstance(v, Ctor) and v.name == cname and len(v.args) == len(ms) and all(
+                            m(x, fr) for m, x in zip(ms, v.args))
+
+                    return match_ctor, inner
+        if isinstance(p, A.Ascription):
+            return self.compile_pattern(p.term, sc, type_of_text(p.type_text) or ty)
+        raise unsupported(p, "pattern", type(p).__name__)
+
+    def _pattern_ctor(self, name: str, ty: LeanType | None) -> str | None:
+        if name in self.env.ctors:
+            return name
+        h = head(ty)
+        if h is not None and f"{h}.{name}" in self.env.ctors:
+            return f"{h}.{name}"
+        return None
+
+    # -- structures -------------------------------------------------------------------------
+    def c_AnonCtor(self, node: A.AnonCtor, sc: Scope, expected: LeanType | None) -> Closure:
+        h = head(expected)
+        if h is not None and h in self.env.structs:
+            si = self.env.structs[h]
+            if len(node.items) != len(si.fields):
+                raise unsupported(node, "anonymous constructor arity")
+            cs = [self.compile(a, sc, f[1]) for a, f in zip(node.items, si.fields)]
+            fnames = [f[0] for f in si.fields]
+            return lambda fr: Struct(h, tuple(zip(fnames, (c(fr) for c in cs))))
+        if h == "Prod" or (expected is None and len(node.items) >= 2):
+            if expected is None:
+                raise unsupported(node, "anonymous constructor", "expected type unknown")
+            return self.c_Tuple(A.Tuple(node.line, node.col, node.items), sc, expected)
+        raise unsupported(node, "anonymous constructor", f"at type {expected}")
+
+    def c_StructInst(self, node: A.StructInst, sc: Scope, expected: LeanType | None) -> Closure:
+        ty = self.clean_type(type_of_text(node.type_text), set()) if node.type_text else expected
+        h = head(ty)
+        if h is None or h not in self.env.structs:
+            if not node.fields and node.source is None and h is not None:
+                # `{}` is also `EmptyCollection.emptyCollection` notation; at a type that is not a
+                # user structure that is the only elaboration that can succeed (`Array` is a
+                # structure, but `{}` lacks its field `toList`)
+                return self._empty_collection(node, ty, "{}")
+            raise unsupported(node, "structure instance", f"type {ty}")
+        si = self.env.structs[h]
+        given = dict(node.fields)
+        src = self.compile(node.source, sc, ty) if node.source is not None else None
+        cs: list[tuple[str, Closure | None, int]] = []
+        for i, (fname, fty, fdef) in enumerate(si.fields):
+            if fname in given:
+                cs.append((fname, self.compile(given[fname], sc, fty), i))
+            elif src is not None:
+                cs.append((fname, None, i))
+            elif fdef is not None:
+                cs.append((fname, self.compile(fdef, Scope(DefCtx("", None)), fty), i))
+            else:
+                raise unsupported(node, "structure instance", f"missing field {fname}")
+        for fname in given:
+            if si.field_index(fname) < 0:
+                raise unsupported(node, "structure instance", f"unknown field {fname}")
+
+        def run(fr: list[Any]) -> Any:
+            s = src(fr) if src is not None else None
+            vals = []
+            for fname, c, i in cs:
+                vals.append((fname, c(fr) if c is not None else s.fields[i][1]))  # type: ignore[union-attr]
+            return Struct(h, tuple(vals))
+
+        return run

@@ -1,0 +1,195 @@
+"""What every construct's compiler shares: closures, compile-time scopes, tail-call targets,
+the errors of unsupported constructs and the small helpers on values and types used by several
+construct modules."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.builtins import BUILTINS
+from veriscale.backends.embedded.env import UserDef
+from veriscale.backends.embedded.registry import Builtin
+from veriscale.backends.embedded.statics import BOOL, CHAR, FLOAT, INT, NAT, STRING, TVar, coerce_value
+from veriscale.lean_types import LeanType, NamedType, ProdType
+from veriscale.runtime import Char, Nat, Some, Unsupported, _FixedWidth
+
+Closure = Callable[[list[Any]], Any]
+
+UNSURE = TVar("?unsure")
+"""Expected type of an argument whose parameter type Lean knows but we do not."""
+
+
+ARITH_OPS = frozenset({"+", "-", "*", "/", "%"})
+REL_OPS = frozenset({"=", "≠", "<", ">", "≤", "≥", "==", "!="})
+
+
+def unsupported(node: A.Node | None, construct: str, detail: str = "") -> Unsupported:
+    where = f" at {node.line}:{node.col}" if node is not None else ""
+    return Unsupported(f"{construct}{where}", detail)
+
+
+# ---------------------------------------------------------------------------------------------
+# Compile-time scopes
+
+
+class DefCtx:
+    """Per user definition: the slot allocator and the definition's namespace."""
+
+    __slots__ = ("nslots", "namespace", "udef", "monad", "do_depth")
+
+    def __init__(self, namespace: str, udef: UserDef | None) -> None:
+        self.nslots = 0
+        self.namespace = namespace
+        self.udef = udef
+        self.monad = "Id"
+        self.do_depth = 0
+        """How many Id `do` blocks enclose the term being compiled (`pure` means `id` there)."""
+
+    def alloc(self) -> int:
+        i = self.nslots
+        self.nslots += 1
+        return i
+
+
+class Scope:
+    __slots__ = ("vars", "ctx", "local_fns", "mutable")
+
+    def __init__(self, ctx: DefCtx, vars_: dict[str, tuple[int, LeanType | None]] | None = None) -> None:
+        self.ctx = ctx
+        self.vars: dict[str, tuple[int, LeanType | None]] = vars_ or {}
+
+    def bind(self, name: str, ty: LeanType | None) -> tuple[Scope, int]:
+        slot = self.ctx.alloc()
+        new = Scope(self.ctx, {**self.vars, name: (slot, ty)})
+        return new, slot
+
+    def with_vars(self, extra: dict[str, tuple[int, LeanType | None]]) -> Scope:
+        return Scope(self.ctx, {**self.vars, **extra})
+
+
+# ---------------------------------------------------------------------------------------------
+# Helpers on values
+
+
+def _vtype(value: Any) -> LeanType | None:
+    """The static type of a scalar run-time value (``None`` for containers / unknown)."""
+    if isinstance(value, bool):
+        return BOOL
+    if isinstance(value, Nat):
+        return NAT
+    if isinstance(value, _FixedWidth):
+        return NamedType(type(value).__name__)
+    if isinstance(value, int):
+        return INT
+    if isinstance(value, float):
+        return FLOAT
+    if isinstance(value, Char):
+        return CHAR
+    if isinstance(value, str):
+        return STRING
+    return None
+
+
+def _is_float(v: Any) -> bool:
+    return isinstance(v, float)
+
+
+def _as_bool(v: Any, node: A.Node) -> bool:
+    if v is True or v is False:
+        return v
+    raise unsupported(node, "proposition", f"value {v!r} is not decided")
+
+
+# ---------------------------------------------------------------------------------------------
+
+
+class TailTarget:
+    """The function being compiled whose self-calls in tail position become :class:`TailCall`.
+
+    ``key`` is the :class:`UserDef` of a top-level definition or the frame slot of a ``let rec``
+    function; ``calls`` holds the ids of the application nodes in tail position of its body;
+    ``used`` records whether any call site was compiled as a tail call (only then does the
+    function need its loop)."""
+
+    __slots__ = ("key", "nargs", "calls", "used")
+
+    def __init__(self, key: object, nargs: int, calls: set[int]) -> None:
+        self.key = key
+        self.nargs = nargs
+        self.calls = calls
+        self.used = False
+
+
+def tail_apps(body: Any, out: set[int]) -> set[int]:
+    """Ids of the applications in tail position of ``body``.
+
+    Walks only the constructs whose compiled closure returns its sub-term's value unchanged
+    (parentheses, both branches of ``if``/``if let``, the alternatives of ``match``, the body of
+    ``let``/``have``/``let rec``); anything else (an operator, an argument, a lambda, a ``do``
+    block) is not a tail position. Conservative by construction: missing a tail call costs stack,
+    marking a non-tail call would change results."""
+    if isinstance(body, A.Paren):
+        if not _has_cdot(body.term):
+            tail_apps(body.term, out)
+    elif isinstance(body, A.App):
+        out.add(id(body))
+    elif isinstance(body, (A.If, A.IfLet)):
+        tail_apps(body.then, out)
+        tail_apps(body.els, out)
+    elif isinstance(body, A.Match):
+        for alt in body.alts:
+            tail_apps(alt.rhs, out)
+    elif isinstance(body, (A.Let, A.LetRec)):
+        tail_apps(body.body, out)
+    return out
+
+
+def _field_builtin(type_head: str | None, field: str) -> Builtin | None:
+    """The builtin ``x.field`` resolves to for ``x`` of type ``type_head``. ``Subarray``
+    abbreviates ``Std.Slice (SubarrayData α)``, so its field notation falls back to the
+    ``Std.Slice`` namespace (``s.toList`` is ``Std.Slice.toList``)."""
+    b = BUILTINS.get(f"{type_head}.{field}")
+    if b is None and type_head == "Subarray":
+        b = BUILTINS.get(f"Std.Slice.{field}")
+    return b
+
+
+def _some_of(c: Closure) -> Closure:
+    return lambda fr: Some(c(fr))
+
+
+def _needs_int(ty: LeanType | None) -> bool:
+    if isinstance(ty, NamedType):
+        if ty.name == "Int":
+            return True
+        return any(_needs_int(a) for a in ty.args)
+    if isinstance(ty, ProdType):
+        return _needs_int(ty.fst) or _needs_int(ty.snd)
+    return False
+
+
+def _coercer(c: Closure, ty: LeanType) -> Closure:
+    if not _needs_int(ty):
+        return c
+    if ty == INT:
+        def to_int(fr: list[Any]) -> Any:
+            v = c(fr)
+            return int(v) if isinstance(v, Nat) else v
+        return to_int
+    return lambda fr: coerce_value(c(fr), ty)
+
+
+def _has_cdot(node: Any) -> bool:
+    if isinstance(node, A.Cdot):
+        return True
+    if isinstance(node, A.Paren):
+        return False
+    if isinstance(node, A.Node):
+        from dataclasses import fields
+
+        return any(_has_cdot(getattr(node, f.name)) for f in fields(node))
+    if isinstance(node, (list, tuple)):
+        return any(_has_cdot(x) for x in node)
+    return False
