@@ -284,6 +284,21 @@ class LeanFile(BaseModel):
             line += seg.body.count("\n") + seg.end_marker.count("\n")
         return None
 
+    def section_spans(self) -> list[tuple[str, int, int]]:
+        """``(name, first body line, last body line)`` of every section, 1-based and inclusive
+        (an empty body has ``last < first``), to attribute a diagnostic to the section it is in."""
+        spans: list[tuple[str, int, int]] = []
+        line = 1
+        for seg in self.segments:
+            if isinstance(seg, LeanText):
+                line += seg.text.count("\n")
+                continue
+            line += seg.start_marker.count("\n")
+            body_lines = seg.body.count("\n")
+            spans.append((seg.name, line, line + body_lines - 1))
+            line += body_lines + seg.end_marker.count("\n")
+        return spans
+
     def with_sections(self, bodies: Mapping[str, str]) -> LeanFile:
         """A copy whose section bodies are replaced; markers and surrounding text are kept.
 

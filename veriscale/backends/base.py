@@ -86,6 +86,22 @@ class Answer(BaseModel):
         return self.status == "unknown"
 
 
+class SourceDiagnostic(BaseModel):
+    """What an engine found when it read a task file the way Lean does, at a place in it.
+
+    ``error``: Lean rejects the file there (``message`` says what Lean would say); ``gap``: the
+    engine cannot tell whether Lean accepts it, so nothing it computes from that place may count
+    as a pass."""
+
+    model_config = ConfigDict(frozen=True)
+
+    kind: Literal["error", "gap"]
+    line: int
+    col: int
+    message: str
+    rule: str
+
+
 class Backend(ABC):
     """An engine that answers checks. Implementations must be safe to call repeatedly per task."""
 
@@ -99,6 +115,12 @@ class Backend(ABC):
         """Begin an independent unit of work (one task of ``expand``, ``score`` or ``validate``):
         forget whatever the engine tallied for earlier units, such as steps spent per task, so a
         unit's answers do not depend on which units the same worker process ran before it."""
+
+    def diagnose(self, task: Task) -> list[SourceDiagnostic] | None:
+        """Read the task file as Lean's elaborator would, before any check runs: the errors Lean
+        would report and the places the engine cannot judge. ``None`` when the engine has no
+        such pass of its own (its answers then carry any failure, as real Lean's do)."""
+        return None
 
     def close(self) -> None:  # noqa: B027 - optional hook, most engines hold nothing
         """Release processes or other resources."""

@@ -444,6 +444,34 @@ def embedded_reading_problems(original: Task, copy: Task) -> tuple[list[str], li
     return sorted(set(definite)), doubtful
 
 
+def elaboration_problems(original: Task, copy: Task, submitted: tuple[str, ...],
+                         backend: Backend) -> tuple[list[str], list[str]]:
+    """What reading the copy as Lean does finds against the submission: ``(rejected, undecided)``.
+
+    A diagnostic counts when it lies in a submitted section, or, for an error elsewhere, when the
+    original task does not have it (a submitted section can break a definition it did not touch).
+    Errors fail the metric (Lean would reject the file); gaps cap its lower bound."""
+    diagnostics = backend.diagnose(copy)
+    if not diagnostics:
+        return [], []
+    spans = [(name, first, last) for name, first, last in copy.lean.section_spans() if name in submitted]
+    before = {(d.rule, d.message) for d in backend.diagnose(original) or [] if d.kind == "error"}
+    rejected: list[str] = []
+    undecided: list[str] = []
+    for d in diagnostics:
+        section = next((name for name, first, last in spans if first <= d.line <= last), None)
+        if section is None and (d.kind != "error" or (d.rule, d.message) in before):
+            continue
+        where = f"section {section}, " if section else ""
+        if d.kind == "error":
+            rejected.append(_clip(f"Lean rejects the submission: {where}line {d.line}, column {d.col}: {d.message}",
+                                  300))
+        else:
+            undecided.append(_clip(f"cannot tell whether Lean accepts the submission: {where}line {d.line}, "
+                                   f"column {d.col}: {d.message}", 300))
+    return rejected, undecided
+
+
 # ---------------------------------------------------------------------------------------------
 # One task
 
@@ -505,6 +533,11 @@ def score_group(
             return _finish(_all_fail(task.id, group, [f"{m}: error: {d}" for m in metrics for d in definite[:3]]),
                            started)
         notes = doubtful
+    rejected, undecided = elaboration_problems(task, copy, tuple(sections), backend)
+    if rejected:
+        return _finish(_all_fail(task.id, group, [f"{m}: error: {r}" for m in metrics for r in rejected[:3]]),
+                       started)
+    notes = notes + undecided[:3]
     for state in plan.states:
         if notes:
             state.lower_cap = True

@@ -271,6 +271,8 @@ class LetDecl(Node):
     value: Term | None
     pattern: Term | None = None
     alts: list[MatchAlt] | None = None
+    termination_hints: tuple[str, ...] = ()
+    """For ``let rec``: ``termination_by`` / ``decreasing_by`` given, in order."""
 
 
 @dataclass(slots=True, eq=False)
@@ -488,6 +490,8 @@ class DefCmd(Node):
     where: list[DefCmd] = field(default_factory=list)
     modifiers: Modifiers = field(default_factory=Modifiers)
     end_line: int = 0
+    termination_hints: tuple[str, ...] = ()
+    """``termination_by`` / ``decreasing_by`` given after the body, in order."""
 
 
 @dataclass(slots=True, eq=False)

@@ -12,9 +12,9 @@ import sys
 import threading
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
+from veriscale.backends.base import Answer, Backend, Check, CheckKind, SourceDiagnostic, UnknownReason
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import explicit_params, is_proof_binder
 from veriscale.backends.embedded.compiler import Compiler, DefCtx, Scope, _coercer, _needs_int
@@ -31,6 +31,9 @@ from veriscale.runtime import (
     Unsupported,
 )
 from veriscale.values import LeanSource
+
+if TYPE_CHECKING:
+    from veriscale.task import Task
 
 ENGINE = "embedded"
 STACK_SIZE = 512 * 1024 * 1024
@@ -95,6 +98,16 @@ class EmbeddedBackend(Backend):
         self.over_budget_max_steps = over_budget_max_steps
         # steps spent so far per task text (a submission's copy of a task is another text)
         self._task_steps: dict[tuple[str, int], int] = {}
+
+    def diagnose(self, task: Task) -> list[SourceDiagnostic] | None:
+        """Elaborate the task file (:mod:`.elab`): Lean's errors and the engine's gaps."""
+        try:
+            report = Program.from_task(task).elaboration
+        except Exception as exc:  # noqa: BLE001 - a failure of the elaborator is a gap, never a pass
+            return [SourceDiagnostic(kind="gap", line=0, col=0, message=f"the elaborator failed: {exc}",
+                                     rule="elaborator-failure")]
+        return [SourceDiagnostic(kind=d.kind, line=d.line, col=d.col, message=d.message, rule=d.rule)
+                for d in report.diagnostics]
 
     def start_unit(self) -> None:
         self._task_steps.clear()

@@ -1048,13 +1048,18 @@ class Parser:
         value = self.term()
         return A.LetDecl(t.line, t.col, None, [], ty, text, value, pat), arrow
 
-    def skip_termination_hints(self) -> None:
+    def skip_termination_hints(self) -> tuple[str, ...]:
+        """Skip ``termination_by``/``decreasing_by`` clauses; return which were given (the
+        elaborator's termination check needs to know, not their text)."""
+        hints: list[str] = []
         while self.at_kw("termination_by", "decreasing_by"):
             kw = self.advance()
+            hints.append(kw.value)
             if kw.value == "decreasing_by":
                 self.skip_tactic_block(kw)
             else:
                 self.skip_layout_block(kw.col, kw.line)
+        return tuple(hints)
 
     def skip_layout_block(self, col: int, line: int) -> None:
         """Skip tokens up to a line starting at or left of ``col``, a closer or a hint keyword."""
@@ -1124,11 +1129,11 @@ class Parser:
         saved_barrier = self.with_lift_barrier("binder")  # `let rec` is always a binder
         try:
             decls = [self.let_decl(let_tok)[0]]
-            self.skip_termination_hints()
+            decls[-1].termination_hints = self.skip_termination_hints()
             while self.at_sym(","):
                 self.advance()
                 decls.append(self.let_decl(let_tok)[0])
-                self.skip_termination_hints()
+                decls[-1].termination_hints = self.skip_termination_hints()
         finally:
             self.lift_barrier = saved_barrier
         return decls
@@ -1563,7 +1568,7 @@ class Parser:
             body = None
         else:
             raise self.error(f"expected ':=' or '|' in definition of {name}, found {self.tok.describe()}")
-        self.skip_termination_hints()
+        hints = self.skip_termination_hints()
         where: list[A.DefCmd] = []
         if self.at_kw("where"):
             self.advance()
@@ -1572,7 +1577,8 @@ class Parser:
             self.advance()
             while self.tok.kind == IDENT or self.at_sym(","):
                 self.advance()
-        return A.DefCmd(t.line, t.col, kind, name, binders, ty, text, body, alts, where, mods, self.tok.line)
+        return A.DefCmd(t.line, t.col, kind, name, binders, ty, text, body, alts, where, mods, self.tok.line,
+                        termination_hints=hints)
 
     def where_decls(self) -> list[A.DefCmd]:
         decls: list[A.DefCmd] = []
@@ -1602,8 +1608,9 @@ class Parser:
                     alts = self.match_alts()
                 else:
                     raise self.error(f"expected ':=' or '|' in where-declaration {nt.value}")
-                self.skip_termination_hints()
-                decls.append(A.DefCmd(nt.line, nt.col, "def", nt.value, binders, ty, text, body, alts, [], mods))
+                hints = self.skip_termination_hints()
+                decls.append(A.DefCmd(nt.line, nt.col, "def", nt.value, binders, ty, text, body, alts, [], mods,
+                                      termination_hints=hints))
                 if self.at_sym(";"):
                     self.advance()
                 if self.tok.kind == EOF or self.tok.col != col or not (self.tok.kind == IDENT or self.at_sym("@[")):

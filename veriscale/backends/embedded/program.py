@@ -18,6 +18,7 @@ from veriscale.backends.embedded.env import CtorInfo, Env, IndInfo, InstanceInfo
 from veriscale.backends.embedded.parser import OpenIn, parse_file
 
 if TYPE_CHECKING:
+    from veriscale.backends.embedded.elab.context import Report
     from veriscale.task import Task
 
 
@@ -30,6 +31,7 @@ class Program:
         self.env = Env()
         self._index()
         self._compiler: Compiler | None = None
+        self._elaboration: Report | None = None
 
     @classmethod
     def from_task(cls, task: Task) -> Program:
@@ -40,6 +42,15 @@ class Program:
         if self._compiler is None:
             self._compiler = Compiler(self.env)
         return self._compiler
+
+    @property
+    def elaboration(self) -> Report:
+        """The file elaborated (:mod:`.elab`), computed once per program."""
+        if self._elaboration is None:
+            from veriscale.backends.embedded.elab import elaborate
+
+            self._elaboration = elaborate(self)
+        return self._elaboration
 
     # -- indexing ---------------------------------------------------------------------------
     def _index(self) -> None:

@@ -1,0 +1,171 @@
+"""The elaborator: each rule states Lean's behaviour and where Lean decides it.
+
+Snippets are our own. ``errors(src)`` are the rules of the errors the elaborator reports (Lean
+rejects the file), ``gaps(src)`` the rules of places it cannot judge; a well-typed control must
+have neither.
+"""
+
+from __future__ import annotations
+
+import glob
+import os
+from pathlib import Path
+
+import pytest
+
+from veriscale.backends.embedded.elab import elaborate
+from veriscale.backends.embedded.program import Program
+
+
+def _report(src: str):  # type: ignore[no-untyped-def]
+    return elaborate(Program(src))
+
+
+def errors(src: str) -> list[str]:
+    return [d.rule for d in _report(src).errors]
+
+
+def gaps(src: str) -> list[str]:
+    return [d.rule for d in _report(src).gaps]
+
+
+def clean(src: str) -> bool:
+    return not _report(src).diagnostics
+
+
+# -- GetElem obligations (Init/GetElem.lean: `xs[i]` is `getElem xs i (by get_elem_tactic)`) --------
+
+
+def test_index_without_a_bound_in_scope_is_rejected() -> None:
+    assert errors("def f (xs : Array Nat) (i : Nat) : Nat := xs[i]") == ["getelem-bound"]
+
+
+def test_plain_if_gives_no_hypothesis_but_dependent_if_does() -> None:
+    """`if c then` is `ite`: no hypothesis; `if h : c then` is `dite`: `h : c` is in scope."""
+    assert errors("def f (xs : Array Nat) (i : Nat) : Nat := if i < xs.size then xs[i] else 0") == ["getelem-bound"]
+    assert clean("def f (xs : Array Nat) (i : Nat) : Nat := if h : i < xs.size then xs[i] else 0")
+
+
+def test_bang_and_question_indexing_carry_no_obligation() -> None:
+    assert clean("def f (xs : List Int) (i : Nat) : Int := xs[i]!")
+    assert clean("def f (xs : List Int) (i : Nat) : Option Int := xs[i]?")
+
+
+def test_forall_binder_predicate_is_a_hypothesis_exists_is_not() -> None:
+    """`∀ i < n, P` is `∀ i, i < n → P`; `∃ i < n, P` is `∃ i, i < n ∧ P` (Init/BinderPredicates)."""
+    ok = "def p (a : Array Int) (m : Int) : Prop := ∀ i < a.size, a[i] ≤ m"
+    bad = "def p (a : Array Int) (m : Int) : Prop := ∃ i < a.size, a[i] = m"
+    assert clean(ok)
+    assert errors(bad) == ["getelem-bound"]
+
+
+def test_exists_with_a_named_proof_binder_is_bounded() -> None:
+    assert clean("def p (a : Array Int) (r : Int) : Prop := ∃ k, ∃ h : k < a.size, r = a[k]")
+
+
+def test_a_hypothesis_that_implies_the_bound_by_linear_arithmetic_suffices() -> None:
+    assert clean("def f (xs : Array Nat) (i : Nat) (h : i + 1 < xs.size) : Nat := xs[i]")
+
+
+def test_for_with_membership_hypothesis_over_the_size_is_bounded() -> None:
+    src = ("def f (xs : Array Nat) : Nat := Id.run do\n  let mut s := 0\n  for h : i in [0:xs.size] do\n"
+           "    s := s + xs[i]\n  return s")
+    assert "getelem-bound" not in errors(src)
+
+
+def test_an_int_index_has_no_getelem_instance() -> None:
+    assert errors("def f (xs : Array Nat) (i : Int) : Nat := xs[i]!") == ["missing-instance"]
+
+
+# -- binop% / binrel% (Lean.Elab.Extra) ------------------------------------------------------------
+
+
+def test_char_compared_with_string_is_a_type_mismatch() -> None:
+    assert errors("def f (c : Char) : Bool := c = \",\"") == ["type-mismatch"]
+
+
+def test_string_append_char_has_no_instance() -> None:
+    assert errors("def f (s : String) (c : Char) : String := s ++ c") == ["binop-types"]
+
+
+def test_nat_and_int_leaves_meet_at_int() -> None:
+    assert clean("def f (n : Nat) (k : Int) : Int := n - k + 1")
+
+
+def test_negation_at_nat_has_no_instance_even_in_dead_code() -> None:
+    assert errors("def f (n : Nat) : Nat := if n = n then n else -1") == ["missing-instance"]
+
+
+# -- do notation (Lean.Elab.Do) --------------------------------------------------------------------
+
+
+def test_do_in_a_pure_function_needs_id_run() -> None:
+    bad = "def f (xs : List Nat) : Nat := do\n  let mut s := 0\n  for x in xs do\n    s := s + x\n  return s"
+    assert errors(bad) == ["do-needs-monad"]
+    assert clean(bad.replace(":= do", ":= Id.run do"))
+
+
+def test_only_let_mut_variables_can_be_reassigned() -> None:
+    src = "def f (xs : List Nat) : Nat := Id.run do\n  let s := 0\n  for x in xs do\n    s := s + x\n  return s"
+    assert errors(src) == ["do-reassign"]
+
+
+# -- applications ----------------------------------------------------------------------------------
+
+
+def test_a_missing_proof_argument_leaves_a_function() -> None:
+    src = ("def g (n : Nat) (h : n > 0) : Nat := n - 1\n"
+           "def f (n : Nat) : Nat := g n + 1")
+    assert errors(src) == ["binop-types"] or errors(src) == ["type-mismatch"]
+
+
+def test_wrong_argument_type_is_a_mismatch() -> None:
+    assert errors("def g (s : String) : Nat := s.length\ndef f (n : Nat) : Nat := g n") == ["type-mismatch"]
+
+
+# -- match (Lean.Meta.Match) -----------------------------------------------------------------------
+
+
+def test_missing_cases_are_rejected_even_if_unreachable() -> None:
+    bad = "def f (xs : List Nat) : Nat :=\n  match xs with\n  | [] => 0\n  | [x] => x"
+    assert errors(bad) == ["match-exhaustive"]
+    assert clean(bad + "\n  | x :: _ => x")
+
+
+def test_nat_numerals_and_successor_patterns_cover_nat() -> None:
+    assert clean("def f (n : Nat) : Nat :=\n  match n with\n  | 0 => 1\n  | 1 => 1\n  | k + 2 => k")
+
+
+# -- termination (Lean.Elab.PreDefinition) ---------------------------------------------------------
+
+
+def test_structural_recursion_is_accepted() -> None:
+    assert clean("def len (xs : List Nat) : Nat :=\n  match xs with\n  | [] => 0\n  | _ :: t => 1 + len t")
+
+
+def test_a_call_with_unchanged_arguments_cannot_terminate() -> None:
+    assert errors("def f (n : Nat) : Nat := if n = 0 then 0 else f n") == ["termination"]
+
+
+def test_non_structural_recursion_is_a_gap_not_a_pass() -> None:
+    assert gaps("def f (n : Nat) : Nat := if n = 0 then 0 else f (n / 2)") == ["termination"]
+
+
+def test_partial_definitions_need_no_termination_argument() -> None:
+    assert clean("partial def f (n : Nat) : Nat := if n = 0 then 0 else f (n / 2)")
+
+
+# -- the yardstick ---------------------------------------------------------------------------------
+
+DATA = Path(os.environ.get("VERISCALE_DATA", Path(__file__).resolve().parents[2] / "shared" / "data"))
+
+
+@pytest.mark.data
+@pytest.mark.skipif(not (DATA / "verinaplus").is_dir(), reason="reference data absent")
+def test_every_ground_truth_file_elaborates_without_error() -> None:
+    """Every Verina task compiles under real Lean, so an error here is the elaborator's."""
+    files = sorted(glob.glob(str(DATA / "verinaplus" / "*" / "task.lean")))
+    assert len(files) >= 150
+    bad = {Path(f).parent.name: [d.format() for d in _report(Path(f).read_text(encoding="utf-8")).errors]
+           for f in files}
+    assert {k: v for k, v in bad.items() if v} == {}

@@ -1,0 +1,345 @@
+"""Elaboration: the embedded engine reads a task file the way Lean does before evaluating it.
+
+:func:`elaborate` type-checks every definition of a parsed program (the task's own and those a
+submission put in) and returns a :class:`~.context.Report` of diagnostics: ``error`` where Lean
+rejects the command (with line, column and what Lean would say) and ``gap`` where the elaborator
+cannot tell. The phases: :mod:`.types` (types, metavariables, unification), :mod:`.core`
+(dispatch, expected types, coercions), :mod:`.calls` (names, applications, field notation),
+:mod:`.ops` (``binop%``/``binrel%``), :mod:`.binding` (``fun``/``let``/``if``/``match``/binders),
+:mod:`.getelem` and :mod:`.arith` (index obligations), :mod:`.dos` (``do``), :mod:`.patterns`
+(exhaustiveness) and this driver (declarations, environment lookups).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.elab.binding import BindingMixin
+from veriscale.backends.embedded.elab.calls import CallsMixin, Param, Sig, _core_sig, builtin_sig
+from veriscale.backends.embedded.elab.context import Ctx, Diagnostic, ProofType, Report
+from veriscale.backends.embedded.elab.dos import DoMixin
+from veriscale.backends.embedded.elab.getelem import GetElemMixin
+from veriscale.backends.embedded.elab.ops import OpsMixin
+from veriscale.backends.embedded.elab.patterns import PatternsMixin
+from veriscale.backends.embedded.elab.termination import TerminationMixin
+from veriscale.backends.embedded.elab.types import (
+    GAP,
+    PROP,
+    TYPE,
+    Gap,
+    MVar,
+    TParam,
+    default_numerals,
+    head_name,
+    unify,
+    zonk,
+)
+from veriscale.backends.embedded.elab.typeterms import TypeReader
+from veriscale.backends.embedded.env import UserDef
+from veriscale.backends.embedded.statics import TVar
+from veriscale.lean_types import FunType, LeanType, NamedType, ProdType, substitute
+
+if TYPE_CHECKING:
+    from veriscale.backends.embedded.program import Program
+
+_GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψω")
+
+
+class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, BindingMixin, OpsMixin, CallsMixin):
+    def __init__(self, program: Program) -> None:
+        super().__init__()
+        self.program = program
+        self.env = program.env
+        self.has_mathlib = program.env.has_mathlib
+        self.current: UserDef | None = None
+        self.tparams: dict[str, LeanType] = {}
+        user_types = {name: len(s.params) for name, s in self.env.structs.items()}
+        user_types.update({name: len(i.params) for name, i in self.env.inductives.items()})
+        self.reader = TypeReader(user_types, self._abbrevs(), self._is_prop_def)
+
+    # -- the environment ------------------------------------------------------------------------
+    def _abbrevs(self) -> dict[str, object]:
+        out: dict[str, object] = {}
+        for name, d in self.env.defs.items():
+            cmd = d.cmd
+            if cmd.binders or cmd.body is None:
+                continue
+            if not (isinstance(cmd.type, A.Sort) and cmd.type.name.startswith("Type")):
+                continue
+            body = cmd.body
+
+            def unfold(args: list[LeanType], body: A.Node = body) -> LeanType:
+                return self.reader.read(body, {}) if not args else GAP
+
+            out[name] = unfold
+        return out  # type: ignore[return-value]
+
+    def _is_prop_def(self, name: str) -> bool:
+        d = self._find_def(name)
+        return d is not None and d.returns_prop
+
+    def _find_def(self, name: str, qualified: bool = False) -> UserDef | None:
+        defs = self.env.defs
+        if not qualified and self.current is not None:
+            ns = self.current.namespace
+            while ns:
+                d = defs.get(f"{ns}.{name}")
+                if d is not None:
+                    return d
+                ns = ns.rpartition(".")[0]
+        d = defs.get(name)
+        if d is not None:
+            return d
+        if qualified:
+            return None
+        opens = list(self.env.opens) + list(self.current.opens if self.current is not None else ())
+        for o in opens:
+            d = defs.get(f"{o}.{name}")
+            if d is not None:
+                return d
+        return None
+
+    def lookup_global(self, name: str, ctx: Ctx, qualified: bool = False) -> Sig | None:  # type: ignore[override]
+        d = self._find_def(name, qualified)
+        if d is not None:
+            return self.def_sig(d)
+        sig = self._type_decl_sig(name)
+        if sig is not None:
+            return sig
+        sig = builtin_sig(name) or _core_sig(name)
+        if sig is not None:
+            return sig
+        if not qualified:
+            opens = list(self.env.opens) + list(self.current.opens if self.current is not None else ())
+            for o in opens:
+                sig = builtin_sig(f"{o}.{name}")
+                if sig is not None:
+                    return sig
+        return None
+
+    def _type_decl_sig(self, name: str) -> Sig | None:
+        """Constructors and field accessors of the task's structures and inductives."""
+        owner, _, last = name.rpartition(".")
+        si = self.env.structs.get(owner)
+        if si is not None:
+            tvars = {p: TVar(p) for p in si.params}
+            result = NamedType(si.name, tuple(TVar(p) for p in si.params))
+            if last == si.ctor:
+                params = tuple(Param(f, _tv(t, tvars)) for f, t, _ in si.fields)
+                return Sig(params, result, name)
+            for f, t, _ in si.fields:
+                if f == last:
+                    return Sig((Param("self", result),), _tv(t, tvars), name)
+        ctor = self.env.ctors.get(name)
+        if ctor is not None:
+            ind = self.env.inductives.get(ctor.type_name)
+            tparams = ind.params if ind is not None else []
+            tvars = {p: TVar(p) for p in tparams}
+            result = NamedType(ctor.type_name, tuple(TVar(p) for p in tparams))
+            params = tuple(Param(n, _tv(t, tvars)) for n, t in zip(ctor.arg_names, ctor.arg_types))
+            return Sig(params, result, name)
+        return None
+
+    def def_sig(self, d: UserDef) -> Sig:
+        cmd = d.cmd
+        tvars: dict[str, LeanType] = {}
+        for b in cmd.binders:
+            if b.kind in ("implicit", "strict") and (b.type is None or isinstance(b.type, A.Sort)):
+                for n in b.names:
+                    tvars[n] = TVar(n)
+        for g in _greek_names(cmd):
+            tvars.setdefault(g, TVar(g))
+        params: list[Param] = []
+        for b in cmd.binders:
+            if b.kind != "explicit":
+                continue
+            t = self.reader.read(b.type, tvars) if b.type is not None else GAP
+            kind = "explicit"
+            if b.default is not None:
+                kind = "auto" if isinstance(t, ProofType) else "optional"
+            for n in b.names or ["_"]:
+                params.append(Param(n, t, kind))  # type: ignore[arg-type]
+        result = self.reader.read(cmd.type, tvars) if cmd.type is not None else GAP
+        return Sig(tuple(params), result, d.name)
+
+    def structure_field(self, t: LeanType, field: str) -> LeanType | None:  # type: ignore[override]
+        h = head_name(t)
+        si = self.env.structs.get(h or "")
+        if si is None:
+            return None
+        args = zonk(t).args if isinstance(zonk(t), NamedType) else ()
+        for f, ft, _ in si.fields:
+            if f == field:
+                if ft is None:
+                    return GAP
+                return substitute(ft, dict(zip(si.params, args))) if si.params else ft
+        return None
+
+    def structure_fields(self, t: LeanType) -> list[LeanType] | None:  # type: ignore[override]
+        h = head_name(t)
+        si = self.env.structs.get(h or "")
+        if si is None:
+            return None
+        return [self.structure_field(t, f) or GAP for f, _, _ in si.fields]
+
+    def constructor_pattern(self, pat: A.Node, name: str, arg_pats: list[A.Node], ty: LeanType, ctx: Ctx,
+                            dotted: bool = False) -> Ctx | None:  # type: ignore[override]
+        """Bind a constructor pattern (``some x``, ``.node l v r``, ``Point.mk a b``, ``none``);
+        ``None`` when ``name`` is not a constructor (then a plain name is a pattern variable)."""
+        if dotted:
+            h = head_name(ty)
+            if h is None:
+                self.gap(pat, f"`.{name}` pattern at an unknown type", "postponed")
+                return ctx
+            name = f"{h}.{name}"
+        full = _CORE_PATTERN_CTORS.get(name, name)
+        sig = self._type_decl_sig(full) if full not in _CORE_PATTERN_CTORS.values() else _core_sig(full)
+        if sig is None and "." not in name:
+            h = head_name(ty)
+            if h is not None and f"{h}.{name}" in self.env.ctors:
+                sig = self._type_decl_sig(f"{h}.{name}")
+            else:
+                short = [c for c in self.env.ctors if c.rpartition(".")[2] == name]
+                if len(short) == 1 and any(o == short[0].rpartition(".")[0] for o in self.env.opens):
+                    sig = self._type_decl_sig(short[0])
+        if sig is None:
+            if "." in name or not arg_pats and name[:1].isupper() and name not in ("_",):
+                if "." in name:
+                    self.gap(pat, f"the constructor pattern `{name}` is not modelled")
+                    for a in arg_pats:
+                        ctx = self._bind_all_gap(a, ctx)
+                    return ctx
+            return None if not arg_pats else self._unknown_ctor(pat, name, arg_pats, ctx)
+        sig = self.instantiate_sig(sig)
+        if len(arg_pats) != len(sig.params):
+            self.error(pat, f"the constructor `{name}` takes {len(sig.params)} arguments, the pattern gives "
+                            f"{len(arg_pats)}", "pattern-arity")
+            for a in arg_pats:
+                ctx = self._bind_all_gap(a, ctx)
+            return ctx
+        self.expect(pat, sig.result, ty)
+        for a, p in zip(arg_pats, sig.params):
+            ctx = self.bind_pattern(a, p.type, ctx)
+        return ctx
+
+    def _unknown_ctor(self, pat: A.Node, name: str, arg_pats: list[A.Node], ctx: Ctx) -> Ctx:
+        self.gap(pat, f"the constructor pattern `{name}` is not modelled")
+        for a in arg_pats:
+            ctx = self._bind_all_gap(a, ctx)
+        return ctx
+
+    def prop_definition(self, name: str, nargs: int) -> tuple[list[str], A.Node] | None:  # type: ignore[override]
+        d = self._find_def(name)
+        if d is None or not d.returns_prop or d.cmd.body is None:
+            return None
+        if "reducible" not in d.cmd.modifiers.attributes and d.cmd.kind != "abbrev":
+            return None
+        params = [n for b in d.cmd.binders if b.kind == "explicit" for n in (b.names or ["_"])]
+        if len(params) != nargs:
+            return None
+        return params, d.cmd.body
+
+    def read_type(self, node: A.Node | None, ctx: Ctx) -> LeanType:  # type: ignore[override]
+        return self.reader.read(node, self.tparams)
+
+    # -- declarations ---------------------------------------------------------------------------
+    def elaborate_def(self, d: UserDef) -> None:
+        self.current = d
+        self.decl_name = d.name
+        self.postponed = []
+        cmd = d.cmd
+        self.tparams = {}
+        for b in cmd.binders:
+            if b.kind in ("implicit", "strict") and (b.type is None or isinstance(b.type, A.Sort)):
+                for n in b.names:
+                    self.tparams[n] = TParam(n)
+        for g in _greek_names(cmd):
+            self.tparams.setdefault(g, TParam(g))
+        ctx = Ctx()
+        for b in cmd.binders:
+            if b.kind == "inst":
+                continue
+            if b.kind in ("implicit", "strict") and (b.type is None or isinstance(b.type, A.Sort)):
+                continue
+            t = self.read_type(b.type, ctx) if b.type is not None else self.fresh()
+            if isinstance(t, Gap) and b.type is not None:
+                self.gap(b, f"the binder type `{b.type_text}` is not modelled")
+            for n in b.names or ["_"]:
+                ctx = ctx.bind(n, t)
+                if isinstance(t, ProofType):
+                    ctx = ctx.assume(t.prop, "binder")
+        ret = self.read_type(cmd.type, ctx) if cmd.type is not None else self.fresh()
+        if isinstance(ret, Gap) and cmd.type is not None:
+            self.gap(cmd, f"the type `{cmd.type_text}` is not modelled")
+        if cmd.body is not None:
+            t = self.elab(cmd.body, ctx, ret)
+            self.expect(cmd.body, t, ret)
+        elif cmd.alts is not None:
+            doms: list[LeanType] = []
+            r = zonk(ret)
+            n = len(cmd.alts[0].patterns) if cmd.alts else 0
+            for _ in range(n):
+                if isinstance(r, FunType):
+                    doms.append(r.domain)
+                    r = zonk(r.codomain)
+                else:
+                    doms.append(self.fresh())
+            for alt in cmd.alts:
+                alt_ctx = ctx
+                for p, dt in zip(alt.patterns, doms):
+                    alt_ctx = self.bind_pattern(p, dt, alt_ctx)
+                self.check(alt.rhs, alt_ctx, r)
+            self.exhaustive(cmd, doms, [alt.patterns for alt in cmd.alts])
+        self.check_termination(d, ctx)
+        default_numerals(self.store)
+        for check in self.postponed:
+            check()
+        self.postponed = []
+
+
+_CORE_PATTERN_CTORS = {
+    "some": "Option.some", "none": "Option.none", "Option.some": "Option.some", "Option.none": "Option.none",
+    "true": "Bool.true", "false": "Bool.false", "Bool.true": "Bool.true", "Bool.false": "Bool.false",
+    "List.nil": "List.nil", "List.cons": "List.cons", "Nat.succ": "Nat.succ", "Prod.mk": "Prod.mk",
+    "Nat.zero": "Nat.zero",
+}
+
+
+def _tv(t: LeanType | None, tvars: dict[str, LeanType]) -> LeanType:
+    if t is None:
+        return GAP
+    return substitute(t, tvars) if tvars else t
+
+
+def _greek_names(cmd: A.DefCmd) -> set[str]:
+    text = " ".join([cmd.type_text] + [b.type_text for b in cmd.binders])
+    return {c for c in text if c in _GREEK}
+
+
+def elaborate(program: Program) -> Report:
+    """Elaborate every definition of ``program`` (theorems and instances excepted)."""
+    elab = Elaborator(program)
+    report = Report()
+    for d in program.env.defs.values():
+        report.declarations += 1
+        try:
+            elab.elaborate_def(d)
+        except RecursionError:
+            elab.gap(d.cmd, "the definition is nested too deeply for the elaborator")
+    report.diagnostics = _dedupe(elab.diagnostics)
+    return report
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[str, int, int, str]] = set()
+    out: list[Diagnostic] = []
+    for d in diags:
+        key = (d.kind, d.line, d.col, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+__all__ = ["Diagnostic", "Elaborator", "Report", "elaborate", "PROP", "TYPE", "MVar", "ProdType", "unify"]

@@ -1,0 +1,512 @@
+"""Binding constructs: ``fun``, ``let``, ``have``, ``if``, ``match``, quantifiers, constructors.
+
+Hypotheses matter here: what a construct puts *in scope* is what a later tactic
+(``get_elem_tactic``, ``decreasing_tactic``) may use. ``if h : c`` binds ``h : c``; a plain
+``if c`` binds nothing (it is ``ite``); ``∀ i < n, P`` is ``∀ i, i < n → P`` and so puts
+``i < n`` in scope for ``P``, while ``∃ i < n, P`` is ``∃ i, i < n ∧ P``, where ``P`` sees no
+hypothesis (``Init/BinderPredicates.lean``).
+"""
+
+from __future__ import annotations
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.elab.context import Ctx, ProofType
+from veriscale.backends.embedded.elab.core import ElabCore, list_of
+from veriscale.backends.embedded.elab.types import (
+    BOOL,
+    GAP,
+    NAT,
+    PROP,
+    Gap,
+    MVar,
+    args,
+    has_gap,
+    head_name,
+    show,
+    unify,
+    zonk,
+)
+from veriscale.lean_types import FunType, LeanType, NamedType, ProdType
+
+
+class BindingMixin(ElabCore):
+    # -- patterns -------------------------------------------------------------------------------
+    def bind_pattern(self, pat: A.Node, ty: LeanType, ctx: Ctx) -> Ctx:
+        """Bind the variables of a pattern of type ``ty``; check what the pattern fixes."""
+        if isinstance(pat, A.Paren):
+            return self.bind_pattern(pat.term, ty, ctx)
+        if isinstance(pat, A.Hole):
+            return ctx
+        if isinstance(pat, A.Ident) and "." not in pat.name:
+            ctor = self.constructor_pattern(pat, pat.name, [], ty, ctx)
+            if ctor is not None:
+                return ctor
+            return ctx.bind(pat.name, ty, "pattern")
+        if isinstance(pat, A.Tuple):
+            z = zonk(ty)
+            items = pat.items
+            for i, item in enumerate(items):
+                if i == len(items) - 1:
+                    ctx = self.bind_pattern(item, z, ctx)
+                    break
+                if isinstance(z, MVar):
+                    fst, snd = self.fresh(), self.fresh()
+                    unify(z, ProdType(fst, snd))
+                    z = zonk(z)
+                if not isinstance(z, ProdType):
+                    if not isinstance(z, Gap):
+                        self.error(pat, f"type mismatch: the tuple pattern `{A.sexpr(pat)}` matches a value of type "
+                                        f"{show(ty)}", "pattern-type")
+                    return self._bind_all_gap(pat, ctx)
+                ctx = self.bind_pattern(item, z.fst, ctx)
+                z = zonk(z.snd)
+            return ctx
+        if isinstance(pat, A.AnonCtor):
+            z = zonk(ty)
+            if isinstance(z, ProdType) or head_name(z) == "Prod":
+                return self.bind_pattern(A.Tuple(pat.line, pat.col, pat.items), z, ctx)
+            fields = self.structure_fields(z)
+            if fields is not None and len(fields) == len(pat.items):
+                for item, ft in zip(pat.items, fields):
+                    ctx = self.bind_pattern(item, ft, ctx)
+                return ctx
+            self.gap(pat, f"anonymous constructor pattern at type {show(ty)}")
+            return self._bind_all_gap(pat, ctx)
+        if isinstance(pat, A.NumLit):
+            self.check(pat, ctx, ty)
+            return ctx
+        if isinstance(pat, (A.StrLit, A.CharLit)):
+            self.check(pat, ctx, ty)
+            return ctx
+        if isinstance(pat, A.ListLit):
+            elem = self.fresh()
+            self.expect(pat, list_of(elem), ty)
+            for item in pat.items:
+                ctx = self.bind_pattern(item, elem, ctx)
+            return ctx
+        if isinstance(pat, A.ArrayLit):
+            elem = self.fresh()
+            self.expect(pat, NamedType("Array", (elem,)), ty)
+            for item in pat.items:
+                ctx = self.bind_pattern(item, elem, ctx)
+            return ctx
+        if isinstance(pat, A.BinOp) and pat.op == "::":
+            elem = self.fresh()
+            self.expect(pat, list_of(elem), ty)
+            ctx = self.bind_pattern(pat.lhs, elem, ctx)
+            return self.bind_pattern(pat.rhs, list_of(elem), ctx)
+        if isinstance(pat, A.BinOp) and pat.op == "+" and isinstance(pat.rhs, A.NumLit):
+            self.expect(pat, NAT, ty)
+            return self.bind_pattern(pat.lhs, NAT, ctx)
+        if isinstance(pat, A.App) and isinstance(pat.fn, (A.Ident, A.DotIdent)):
+            name = pat.fn.name
+            bound = self.constructor_pattern(pat, name, pat.args, ty, ctx, dotted=isinstance(pat.fn, A.DotIdent))
+            if bound is not None:
+                return bound
+        if isinstance(pat, (A.Ident, A.DotIdent)):
+            bound = self.constructor_pattern(pat, pat.name, [], ty, ctx, dotted=isinstance(pat, A.DotIdent))
+            if bound is not None:
+                return bound
+        self.gap(pat, f"the pattern `{A.sexpr(pat)}` is not modelled")
+        return self._bind_all_gap(pat, ctx)
+
+    def _bind_all_gap(self, pat: A.Node, ctx: Ctx) -> Ctx:
+        for name in _pattern_vars(pat):
+            ctx = ctx.bind(name, GAP, "pattern")
+        return ctx
+
+    def constructor_pattern(self, pat: A.Node, name: str, arg_pats: list[A.Node], ty: LeanType, ctx: Ctx,
+                            dotted: bool = False) -> Ctx | None:  # pragma: no cover - driver
+        raise NotImplementedError
+
+    def structure_fields(self, t: LeanType) -> list[LeanType] | None:  # pragma: no cover - driver
+        raise NotImplementedError
+
+    # -- fun ------------------------------------------------------------------------------------
+    def e_Lambda(self, node: A.Lambda, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        exp = zonk(expected) if expected is not None else None
+        doms: list[LeanType] = []
+        inner = ctx
+        for b in node.binders:
+            names = b.names or ["_"] if b.pattern is None else [None]
+            for name in names:
+                if isinstance(exp, FunType):
+                    dom: LeanType = exp.domain
+                    exp = zonk(exp.codomain)
+                elif isinstance(exp, MVar):
+                    dom = self.fresh()
+                    cod = self.fresh()
+                    unify(exp, FunType(dom, cod))
+                    exp = cod
+                else:
+                    dom = self.fresh()
+                    exp = None
+                if b.type is not None:
+                    declared = self.read_type(b.type, ctx)
+                    if not isinstance(declared, Gap):
+                        self.expect(b, declared, dom) if not isinstance(zonk(dom), MVar) else unify(dom, declared)
+                        dom = declared
+                doms.append(dom)
+                if b.pattern is not None:
+                    inner = self.bind_pattern(b.pattern, dom, inner)
+                elif isinstance(zonk(dom), ProofType):
+                    inner = inner.bind(name or "_", dom).assume(zonk(dom).prop, "fun")  # type: ignore[attr-defined]
+                else:
+                    inner = inner.bind(name or "_", dom)
+        body_t = self.elab(node.body, inner, exp)
+        if exp is not None:
+            self.expect(node.body, body_t, exp)
+            body_t = exp  # a coercion (Prop to Bool, Nat to Int) was inserted: the function has type `exp`
+        out = body_t
+        for d in reversed(doms):
+            out = FunType(d, out)
+        return out
+
+    def e_LambdaMatch(self, node: A.LambdaMatch, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        n = len(node.alts[0].patterns) if node.alts else 1
+        exp = zonk(expected) if expected is not None else None
+        doms: list[LeanType] = []
+        for _ in range(n):
+            if isinstance(exp, FunType):
+                doms.append(exp.domain)
+                exp = zonk(exp.codomain)
+            else:
+                doms.append(self.fresh())
+                exp = None
+        result = exp if exp is not None else self.fresh()
+        for alt in node.alts:
+            inner = ctx
+            for p, d in zip(alt.patterns, doms):
+                inner = self.bind_pattern(p, d, inner)
+            self.check(alt.rhs, inner, result)
+        self.exhaustive(node, doms, [alt.patterns for alt in node.alts])
+        out: LeanType = result
+        for d in reversed(doms):
+            out = FunType(d, out)
+        return out
+
+    def cdot_function(self, term: A.Node, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        count = _count_cdots(term)
+        exp = zonk(expected) if expected is not None else None
+        doms: list[LeanType] = []
+        for _ in range(count):
+            if isinstance(exp, FunType):
+                doms.append(exp.domain)
+                exp = zonk(exp.codomain)
+            else:
+                doms.append(self.fresh())
+                exp = None
+        names = [f"·{i}" for i in range(count)]
+        renamed = _replace_cdots(term, names)
+        inner = ctx
+        for n, d in zip(names, doms):
+            inner = inner.bind(n, d)
+        body = self.elab(renamed, inner, exp)
+        if exp is not None:
+            self.expect(term, body, exp)
+            body = exp
+        out = body
+        for d in reversed(doms):
+            out = FunType(d, out)
+        return out
+
+    # -- let ------------------------------------------------------------------------------------
+    def let_decl(self, decl: A.LetDecl, ctx: Ctx, kind: str = "let") -> Ctx:
+        if decl.alts is not None or decl.binders:
+            ft = self.local_function(decl, ctx)
+            return ctx.bind(decl.name or "_", ft, "let")
+        declared = self.read_type(decl.type, ctx) if decl.type is not None else None
+        if declared is not None and isinstance(declared, Gap):
+            self.gap(decl, f"the type `{decl.type_text}` is not modelled")
+        if decl.value is None:
+            return ctx
+        if declared is not None and not isinstance(declared, Gap):
+            self.check(decl.value, ctx, declared)
+            t = declared
+        else:
+            t = self.elab(decl.value, ctx, None)
+        if decl.pattern is not None:
+            return self.bind_pattern(decl.pattern, t, ctx)
+        if isinstance(zonk(t), ProofType):
+            return ctx.bind(decl.name or "this", t).assume(zonk(t).prop, "have")  # type: ignore[attr-defined]
+        return ctx.bind(decl.name or "_", t, kind)  # type: ignore[arg-type]
+
+    def local_function(self, decl: A.LetDecl, ctx: Ctx, rec_name: str | None = None) -> LeanType:
+        """``let f (x : T) : U := body`` (or with equations): its type, after checking the body."""
+        inner = ctx
+        doms: list[LeanType] = []
+        for b in decl.binders:
+            if b.kind != "explicit":
+                continue
+            bt = self.read_type(b.type, ctx) if b.type is not None else self.fresh()
+            for n in b.names or ["_"]:
+                doms.append(bt)
+                inner = inner.bind(n, bt)
+                if isinstance(zonk(bt), ProofType):
+                    inner = inner.assume(zonk(bt).prop, "binder")  # type: ignore[attr-defined]
+        result = self.read_type(decl.type, ctx) if decl.type is not None else self.fresh()
+        ft: LeanType = result
+        for d in reversed(doms):
+            ft = FunType(d, ft)
+        if rec_name is not None:
+            inner = inner.bind(rec_name, ft, "aux")
+        if decl.alts is not None:
+            eq_doms: list[LeanType] = []
+            r = zonk(result)
+            n = len(decl.alts[0].patterns) if decl.alts else 0
+            for _ in range(n):
+                if isinstance(r, FunType):
+                    eq_doms.append(r.domain)
+                    r = zonk(r.codomain)
+                else:
+                    eq_doms.append(self.fresh())
+            for alt in decl.alts:
+                alt_ctx = inner
+                for p, d in zip(alt.patterns, eq_doms):
+                    alt_ctx = self.bind_pattern(p, d, alt_ctx)
+                self.check(alt.rhs, alt_ctx, r)
+            self.exhaustive(decl, eq_doms, [alt.patterns for alt in decl.alts])
+        elif decl.value is not None:
+            self.check(decl.value, inner, result)
+        return ft
+
+    def e_Let(self, node: A.Let, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        inner = self.let_decl(node.decl, ctx, "let")
+        return self.elab(node.body, inner, expected)
+
+    def e_LetRec(self, node: A.LetRec, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        inner = self.let_rec(node.decls, ctx)
+        return self.elab(node.body, inner, expected)
+
+    def let_rec(self, decls: list[A.LetDecl], ctx: Ctx) -> Ctx:
+        inner = ctx
+        types = []
+        for decl in decls:
+            ft = self.declared_function_type(decl, ctx)
+            types.append(ft)
+            inner = inner.bind(decl.name or "_", ft, "aux")
+        for decl in decls:
+            self.local_function(decl, inner, None)
+            self.note_recursion(decl, inner)
+        return inner
+
+    def declared_function_type(self, decl: A.LetDecl, ctx: Ctx) -> LeanType:
+        doms = []
+        for b in decl.binders:
+            if b.kind != "explicit":
+                continue
+            bt = self.read_type(b.type, ctx) if b.type is not None else self.fresh()
+            doms.extend([bt] * len(b.names or ["_"]))
+        result = self.read_type(decl.type, ctx) if decl.type is not None else self.fresh()
+        out: LeanType = result
+        for d in reversed(doms):
+            out = FunType(d, out)
+        return out
+
+    def note_recursion(self, decl: A.LetDecl, ctx: Ctx) -> None:
+        """Hook for the termination check of ``let rec``."""
+
+    # -- if -------------------------------------------------------------------------------------
+    def e_If(self, node: A.If, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        self.as_condition(node.cond, ctx)
+        then_ctx, else_ctx = ctx, ctx
+        if node.hyp:
+            then_ctx = ctx.bind(node.hyp, PROP).assume(node.cond, "if")
+            else_ctx = ctx.bind(node.hyp, PROP).assume(A.UnOp(node.line, node.col, "¬", node.cond), "if")
+        result = expected if expected is not None else self.fresh()
+        t1 = self.elab(node.then, then_ctx, result)
+        self.expect(node.then, t1, result)
+        t2 = self.elab(node.els, else_ctx, result)
+        self.expect(node.els, t2, result)
+        return result
+
+    def e_IfLet(self, node: A.IfLet, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        vt = self.elab(node.value, ctx, None)
+        inner = self.bind_pattern(node.pattern, vt, ctx)
+        result = expected if expected is not None else self.fresh()
+        self.check(node.then, inner, result)
+        self.check(node.els, ctx, result)
+        return result
+
+    # -- match ----------------------------------------------------------------------------------
+    def e_Match(self, node: A.Match, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        dtypes = [self.elab(d, ctx, None) for d in node.discrs]
+        result = expected if expected is not None else self.fresh()
+        for alt in node.alts:
+            inner = ctx
+            for h in node.hyps:
+                if h:
+                    inner = inner.bind(h, PROP)
+            for p, t in zip(alt.patterns, dtypes):
+                inner = self.bind_pattern(p, t, inner)
+            t = self.elab(alt.rhs, inner, result)
+            self.expect(alt.rhs, t, result)
+        self.exhaustive(node, dtypes, [alt.patterns for alt in node.alts])
+        return result
+
+    def exhaustive(self, node: A.Node, types: list[LeanType], rows: list[list[A.Node]]) -> None:
+        """Hook: ``match`` exhaustiveness (see :mod:`.patterns`)."""
+
+    # -- quantifiers ----------------------------------------------------------------------------
+    def e_Quant(self, node: A.Quant, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        is_all = node.kind == "forall"
+        vty: LeanType = self.read_type(node.type, ctx) if node.type is not None else self.fresh()
+        inner = ctx
+        if node.bound is not None:
+            op, bterm = node.bound
+            bt = self.elab(bterm, ctx, None)
+            if op == "∈":
+                z = zonk(bt)
+                if head_name(z) in ("List", "Array", "Std.HashSet") and args(z):
+                    self.expect(node, args(z)[0], vty) if node.type is not None else unify(vty, args(z)[0])
+                elif head_name(z) == "Std.Range":
+                    unify(vty, NAT)
+                elif not has_gap(z) and not isinstance(z, MVar):
+                    self.gap(node, f"membership in {show(z)} is not modelled")
+            elif op in ("<", "≤", ">", "≥", "≠"):
+                if unify(vty, bt) is False and not self.coerces(vty, bt):
+                    self.error(bterm, f"type mismatch: the bound `{A.sexpr(bterm)}` has type {show(bt)} but the "
+                                      f"variable has type {show(vty)}", "type-mismatch")
+            else:
+                self.gap(node, f"the binder predicate `{op}` is not modelled")
+            inner = inner.bind(node.name, vty)
+            if is_all:
+                # `∀ x ∈ xs, P` is `∀ x, x ∈ xs → P`: the bound is a hypothesis for P
+                bound_prop = A.BinOp(node.line, node.col, op, A.Ident(node.line, node.col, node.name), bterm)
+                inner = inner.assume(bound_prop, "forall-binder")
+        elif node.pattern is not None:
+            inner = self.bind_pattern(node.pattern, vty, inner)
+        else:
+            z = zonk(vty)
+            inner = inner.bind(node.name, vty)
+            if isinstance(z, ProofType):
+                # `∀ (h : i < n), P` / `∃ (h : i < n), P`: a hypothesis in scope for P
+                inner = inner.assume(z.prop, "binder")
+        self.check(node.body, inner, PROP)
+        return PROP if not (expected is not None and head_name(expected) == "Bool") else BOOL
+
+    def e_Arrow(self, node: A.Arrow, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        """``(h : P) → Q`` / ``P → Q`` in term position: an implication (or a function type)."""
+        b = node.binder
+        dom_t = self.elab(node.dom, ctx, None)
+        inner = ctx
+        if self.is_prop(dom_t) or isinstance(zonk(dom_t), MVar):
+            if b is not None:
+                for n in b.names:
+                    inner = inner.bind(n, ProofType(node.dom, A.sexpr(node.dom)))
+            inner = inner.assume(node.dom, "implication")
+            self.check(node.cod, inner, PROP)
+            return PROP
+        if head_name(dom_t) in ("Type", "Bool") or isinstance(zonk(dom_t), Gap):
+            self.elab(node.cod, inner, None)
+            return PROP if head_name(dom_t) == "Bool" else zonk(dom_t)
+        return self.gap(node, "a dependent arrow over data in term position")
+
+    # -- constructors ---------------------------------------------------------------------------
+    def e_AnonCtor(self, node: A.AnonCtor, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        if expected is None or isinstance(zonk(expected), (MVar, Gap)):
+            for item in node.items:
+                self.elab(item, ctx, None)
+            if expected is not None and isinstance(zonk(expected), Gap):
+                return expected
+            return self.gap(node, "`⟨…⟩` needs a known expected type", "postponed")
+        z = zonk(expected)
+        if isinstance(z, ProdType) or head_name(z) == "Prod":
+            if len(node.items) < 2:
+                return self.gap(node, "anonymous constructor of a pair with one item")
+            return self.e_Tuple(A.Tuple(node.line, node.col, node.items), ctx, expected)
+        if isinstance(z, ProofType):
+            for item in node.items:
+                self.elab(item, ctx, None)
+            return expected
+        fields = self.structure_fields(z)
+        if fields is not None:
+            if len(fields) != len(node.items):
+                self.error(node, f"invalid constructor ⟨...⟩: {show(z)} expects {len(fields)} fields, "
+                                 f"{len(node.items)} given", "anonymous-constructor")
+                return expected
+            for item, ft in zip(node.items, fields):
+                self.check(item, ctx, ft)
+            return expected
+        for item in node.items:
+            self.elab(item, ctx, None)
+        return self.gap(node, f"anonymous constructor at type {show(z)}")
+
+    def e_StructInst(self, node: A.StructInst, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        ty = self.read_type(node.type, ctx) if node.type is not None else expected
+        if node.source is not None:
+            st = self.elab(node.source, ctx, ty)
+            ty = ty if ty is not None else st
+        if ty is None or isinstance(zonk(ty), (MVar, Gap)):
+            for _, v in node.fields:
+                self.elab(v, ctx, None)
+            return self.gap(node, "structure instance with an unknown type", "postponed")
+        z = zonk(ty)
+        if not node.fields and head_name(z) in ("List", "Array", "Std.HashMap", "Std.HashSet"):
+            return ty
+        for fname, value in node.fields:
+            ft = self.structure_field(z, fname)  # type: ignore[attr-defined]
+            if ft is None:
+                self.elab(value, ctx, None)
+                self.gap(node, f"field `{fname}` of {show(z)}")
+                continue
+            self.check(value, ctx, ft)
+        return ty
+
+
+def _pattern_vars(p: object) -> list[str]:
+    out: list[str] = []
+    if isinstance(p, A.Ident):
+        if "." not in p.name and p.name[:1].islower():
+            out.append(p.name)
+    elif isinstance(p, A.Node):
+        for f in getattr(p, "__slots__", ()):
+            v = getattr(p, f, None)
+            if isinstance(v, list):
+                for x in v:
+                    out.extend(_pattern_vars(x))
+            elif isinstance(v, A.Node) and f != "fn":
+                out.extend(_pattern_vars(v))
+    return out
+
+
+def _count_cdots(node: object) -> int:
+    if isinstance(node, A.Cdot):
+        return 1
+    if isinstance(node, A.Paren):
+        return 0
+    n = 0
+    if isinstance(node, A.Node):
+        for f in getattr(node, "__slots__", ()):
+            v = getattr(node, f, None)
+            if isinstance(v, list):
+                n += sum(_count_cdots(x) for x in v)
+            elif isinstance(v, A.Node):
+                n += _count_cdots(v)
+    return n
+
+
+def _replace_cdots(node: A.Node, names: list[str]) -> A.Node:
+    """A copy of ``node`` with each ``·`` (outside nested parentheses) replaced by a variable."""
+    import copy
+
+    counter = iter(names)
+
+    def walk(n: object) -> object:
+        if isinstance(n, A.Cdot):
+            return A.Ident(n.line, n.col, next(counter))
+        if isinstance(n, A.Paren) or not isinstance(n, A.Node):
+            return n
+        clone = copy.copy(n)
+        for f in getattr(n, "__slots__", ()):
+            v = getattr(n, f, None)
+            if isinstance(v, list):
+                setattr(clone, f, [walk(x) for x in v])
+            elif isinstance(v, A.Node):
+                setattr(clone, f, walk(v))
+        return clone
+
+    return walk(node)  # type: ignore[return-value]
+
+
+__all__ = ["BindingMixin", "BOOL"]

@@ -1,0 +1,394 @@
+"""Names and applications: constants, locals, field notation, arguments against signatures.
+
+A constant's type is a :class:`Sig`: its explicit parameters (with optional and auto-proof ones
+marked, as Lean's ``optParam``/``autoParam``) and its result, with the constant's universe of type
+variables instantiated by fresh metavariables at every use. Applying a constant checks each
+argument against its parameter; trailing optional parameters take their defaults and trailing
+``autoParam`` proofs become obligations, as Lean's application elaborator does.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+import veriscale.backends.embedded.builtins  # noqa: F401  (registers the builtins)
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.builtins import OPTIONAL_ARGS, PROOF_PARAMS
+from veriscale.backends.embedded.elab.context import Ctx, ProofType
+from veriscale.backends.embedded.elab.core import ElabCore, list_of, option_of
+from veriscale.backends.embedded.elab.types import (
+    BOOL,
+    GAP,
+    NAT,
+    PROP,
+    Gap,
+    MVar,
+    args,
+    canonical_name,
+    head_name,
+    show,
+    unify,
+    zonk,
+)
+from veriscale.backends.embedded.registry import BUILTINS
+from veriscale.backends.embedded.statics import TVar, signature
+from veriscale.lean_types import FunType, LeanType, NamedType, ProdType
+
+ParamKind = Literal["explicit", "optional", "auto"]
+
+
+@dataclass(frozen=True, slots=True)
+class Param:
+    name: str
+    type: LeanType
+    kind: ParamKind = "explicit"
+
+
+@dataclass(frozen=True, slots=True)
+class Sig:
+    params: tuple[Param, ...]
+    result: LeanType
+    name: str
+    self_index: int = 0
+
+    def as_type(self) -> LeanType:
+        out = self.result
+        for p in reversed(self.params):
+            out = FunType(p.type, out)
+        return out
+
+
+def instantiate(ty: LeanType, mapping: dict[str, LeanType], fresh: object) -> LeanType:
+    """Replace signature type variables (``TVar``) by metavariables, one per name."""
+    if isinstance(ty, TVar):
+        if ty.name == "?":
+            return GAP
+        if ty.name not in mapping:
+            mapping[ty.name] = fresh()  # type: ignore[operator]
+        return mapping[ty.name]
+    if isinstance(ty, NamedType) and ty.args:
+        return NamedType(canonical_name(ty.name), tuple(instantiate(a, mapping, fresh) for a in ty.args))
+    if isinstance(ty, NamedType):
+        return NamedType(canonical_name(ty.name))
+    if isinstance(ty, ProdType):
+        return ProdType(instantiate(ty.fst, mapping, fresh), instantiate(ty.snd, mapping, fresh))
+    if isinstance(ty, FunType):
+        return FunType(instantiate(ty.domain, mapping, fresh), instantiate(ty.codomain, mapping, fresh))
+    return ty
+
+
+# Core constants the engine evaluates specially (not registered builtins), with Lean's types.
+# `α` and `β` are instantiated per use.
+_CORE_CONSTANTS: dict[str, str] = {
+    "max": "α → α → α",
+    "min": "α → α → α",
+    "id": "α → α",
+    "some": "α → Option α",
+    "Option.some": "α → Option α",
+    "none": "Option α",
+    "Option.none": "Option α",
+    "true": "Bool",
+    "false": "Bool",
+    "Bool.true": "Bool",
+    "Bool.false": "Bool",
+    "not": "Bool → Bool",
+    "default": "α",
+    "Inhabited.default": "α",
+    "Prod.mk": "α → β → α × β",
+    "List.nil": "List α",
+    "List.cons": "α → List α → List α",
+    "Nat.succ": "Nat → Nat",
+    "Nat.zero": "Nat",
+    "Id.run": "Id α → α",
+    "Int.toNat": "Int → Nat",
+    "Int.ofNat": "Nat → Int",
+    "Array.mk": "List α → Array α",
+    "List.toArray": "List α → Array α",
+}
+_CORE_FIRST = frozenset({"Id.run"})
+"""Constants whose Lean type the registry's evaluation signature does not state (``Id.run`` is
+evaluated as the identity, but its parameter is an ``Id α``: that is what gives ``do`` its monad)."""
+_PROP_CONSTANTS = frozenset({"True", "False"})
+
+
+def _core_sig(name: str) -> Sig | None:
+    from veriscale.backends.embedded.statics import _vars
+    from veriscale.lean_types import parse_type
+
+    text = _CORE_CONSTANTS.get(name)
+    if text is None:
+        return None
+    ty = _vars(parse_type(text))
+    params: list[Param] = []
+    while isinstance(ty, FunType):
+        params.append(Param(f"x{len(params)}", ty.domain))
+        ty = ty.codomain
+    return Sig(tuple(params), ty, name)
+
+
+def builtin_sig(name: str) -> Sig | None:
+    if name in _CORE_FIRST:
+        return _core_sig(name)
+    b = BUILTINS.get(name)
+    if b is None:
+        return None
+    sig = signature(name, b.arity)
+    if sig is None:
+        return None
+    optional = OPTIONAL_ARGS.get(name, 0)
+    proofs = PROOF_PARAMS.get(name, frozenset())
+    params = []
+    for i, t in enumerate(sig.params):
+        kind: ParamKind = "explicit"
+        if i in proofs:
+            kind = "auto"
+        elif i >= len(sig.params) - optional:
+            kind = "optional"
+        params.append(Param(f"x{i}", t, kind))
+    return Sig(tuple(params), sig.result, name, b.self_index)
+
+
+class CallsMixin(ElabCore):
+    """Identifiers, applications and field notation (needs ``lookup_global`` from the driver)."""
+
+    # -- provided by the driver -----------------------------------------------------------------
+    def lookup_global(self, name: str, ctx: Ctx) -> Sig | None:  # pragma: no cover - driver
+        raise NotImplementedError
+
+    def instantiate_sig(self, sig: Sig) -> Sig:
+        mapping: dict[str, LeanType] = {}
+        params = tuple(Param(p.name, instantiate(p.type, mapping, self.fresh), p.kind) for p in sig.params)
+        return Sig(params, instantiate(sig.result, mapping, self.fresh), sig.name, sig.self_index)
+
+    # -- identifiers ----------------------------------------------------------------------------
+    def e_Ident(self, node: A.Ident, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        return self.call_name(node, node.name, [], ctx, expected)
+
+    def e_App(self, node: A.App, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        fn = node.fn
+        if isinstance(fn, A.Paren) and not isinstance(fn.term, A.Cdot):
+            fn = fn.term
+        if isinstance(fn, A.Ident):
+            return self.call_name(node, fn.name, node.args, ctx, expected)
+        if isinstance(fn, A.DotIdent):
+            return self.dot_ident(node, fn.name, node.args, ctx, expected)
+        if isinstance(fn, A.Proj):
+            base = self.elab(fn.term, ctx, None)
+            return self.method(node, fn.term, base, fn.field, node.args, ctx, expected)
+        ft = self.elab(fn, ctx, None)
+        return self.apply_type(node, ft, node.args, ctx, expected)
+
+    def e_Proj(self, node: A.Proj, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        base = self.elab(node.term, ctx, None)
+        return self.method(node, node.term, base, node.field, [], ctx, expected)
+
+    def e_DotIdent(self, node: A.DotIdent, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        return self.dot_ident(node, node.name, [], ctx, expected)
+
+    def e_NamedArg(self, node: A.NamedArg, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        return self.gap(node, "a named argument outside an application")
+
+    def e_Explicit(self, node: A.Explicit, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        return self.gap(node, "`@` (explicit mode) is not modelled")
+
+    def dot_ident(self, node: A.Node, name: str, arg_nodes: list[A.Node], ctx: Ctx,
+                  expected: LeanType | None) -> LeanType:
+        """``.some x``: the constant ``name`` in the namespace of the expected type's head."""
+        h = head_name(expected) if expected is not None else None
+        if h is None:
+            for a in arg_nodes:
+                self.elab(a, ctx, None)
+            return self.gap(node, f"`.{name}` needs a known expected type", "postponed")
+        return self.call_name(node, f"{h}.{name}", arg_nodes, ctx, expected)
+
+    def call_name(self, node: A.Node, name: str, arg_nodes: list[A.Node], ctx: Ctx,
+                  expected: LeanType | None) -> LeanType:
+        local = ctx.lookup(name)
+        if local is not None:
+            if local.aux_of is not None:
+                sig = self.lookup_global(local.aux_of, ctx)
+                if sig is not None:
+                    return self.apply_sig(node, self.instantiate_sig(sig), arg_nodes, ctx, expected)
+            return self.apply_type(node, local.type, arg_nodes, ctx, expected)
+        parts = name.split(".")
+        # `x.f.g`: the longest prefix that is a local, then field notation on the rest (Lean's
+        # resolveLocalName tries a local before any global).
+        for k in range(len(parts) - 1, 0, -1):
+            prefix = ".".join(parts[:k])
+            decl = ctx.lookup(prefix)
+            if decl is not None:
+                return self.fields(node, A.Ident(node.line, node.col, prefix), decl.type, parts[k:], arg_nodes,
+                                   ctx, expected)
+        if name in _PROP_CONSTANTS and not arg_nodes:
+            return PROP if expected is None or not _is_bool(expected) else BOOL
+        sig = self.lookup_global(name, ctx)
+        if sig is not None:
+            return self.apply_sig(node, self.instantiate_sig(sig), arg_nodes, ctx, expected)
+        # `Foo.bar.baz`: a global followed by field notation
+        for k in range(len(parts) - 1, 0, -1):
+            prefix = ".".join(parts[:k])
+            sig = self.lookup_global(prefix, ctx)
+            if sig is not None:
+                base = self.apply_sig(node, self.instantiate_sig(sig), [], ctx, None)
+                return self.fields(node, A.Ident(node.line, node.col, prefix), base, parts[k:], arg_nodes, ctx,
+                                   expected)
+        for a in arg_nodes:
+            if not isinstance(a, A.NamedArg):
+                self.elab(a, ctx, None)
+        return self.gap(node, f"the engine does not know the constant `{name}`", "unknown-constant")
+
+    def fields(self, node: A.Node, base_node: A.Node, base: LeanType, names: list[str], arg_nodes: list[A.Node],
+               ctx: Ctx, expected: LeanType | None) -> LeanType:
+        t = base
+        for i, f in enumerate(names):
+            last = i == len(names) - 1
+            t = self.method(node, base_node, t, f, arg_nodes if last else [], ctx, expected if last else None)
+        return t
+
+    # -- field notation -------------------------------------------------------------------------
+    def method(self, node: A.Node, base_node: A.Node, base: LeanType, field: str, arg_nodes: list[A.Node],
+               ctx: Ctx, expected: LeanType | None) -> LeanType:
+        t = zonk(base)
+        if isinstance(t, (Gap, MVar)):
+            for a in arg_nodes:
+                if not isinstance(a, A.NamedArg):
+                    self.elab(a, ctx, None)
+            if isinstance(t, MVar):
+                return self.gap(node, f"`.{field}` on a term whose type is not known yet", "postponed")
+            return GAP
+        if isinstance(t, ProdType) and field in ("1", "2", "fst", "snd"):
+            out = t.fst if field in ("1", "fst") else t.snd
+            return self.apply_type(node, out, arg_nodes, ctx, expected)
+        if isinstance(t, ProofType):
+            for a in arg_nodes:
+                self.elab(a, ctx, None)
+            return self.gap(node, f"`.{field}` of a proof is not modelled", "proof")
+        h = head_name(t)
+        if h is None:
+            return self.gap(node, f"field notation `.{field}` on {show(t)}")
+        field_type = self.structure_field(t, field)
+        if field_type is not None:
+            return self.apply_type(node, field_type, arg_nodes, ctx, expected)
+        sig = self.lookup_method(h, field, ctx)
+        if sig is None:
+            for a in arg_nodes:
+                if not isinstance(a, A.NamedArg):
+                    self.elab(a, ctx, None)
+            return self.gap(node, f"the engine does not know `{h}.{field}`", "unknown-constant")
+        sig = self.instantiate_sig(sig)
+        index = self.self_position(sig, h)
+        if index is None:
+            return self.gap(node, f"`{sig.name}` has no explicit parameter of type {h}", "field-notation")
+        self.expect(base_node, base, sig.params[index].type)
+        remaining = Sig(sig.params[:index] + sig.params[index + 1:], sig.result, sig.name)
+        return self.apply_sig(node, remaining, arg_nodes, ctx, expected)
+
+    def self_position(self, sig: Sig, h: str) -> int | None:
+        """Lean's generalized field notation: the first explicit parameter whose type's head is
+        the namespace (``Lean.Elab.App``, ``addLValArg``)."""
+        for i, p in enumerate(sig.params):
+            if head_name(p.type) == h:
+                return i
+        return None
+
+    def lookup_method(self, h: str, field: str, ctx: Ctx) -> Sig | None:
+        sig = self.lookup_global(f"{h}.{field}", ctx, qualified=True)  # type: ignore[call-arg]
+        if sig is None and h == "Subarray":
+            sig = self.lookup_global(f"Std.Slice.{field}", ctx, qualified=True)  # type: ignore[call-arg]
+        return sig
+
+    def structure_field(self, t: LeanType, field: str) -> LeanType | None:  # pragma: no cover - driver
+        raise NotImplementedError
+
+    # -- application ----------------------------------------------------------------------------
+    def apply_sig(self, node: A.Node, sig: Sig, arg_nodes: list[A.Node], ctx: Ctx,
+                  expected: LeanType | None) -> LeanType:
+        params = list(sig.params)
+        positional = [a for a in arg_nodes if not isinstance(a, A.NamedArg)]
+        named = [a for a in arg_nodes if isinstance(a, A.NamedArg)]
+        for na in named:
+            match = next((i for i, p in enumerate(params) if p.name == na.name), None)
+            if match is None:
+                self.elab(na.value, ctx, None)
+                return self.gap(node, f"named argument `({na.name} := …)` of `{sig.name}` is not modelled")
+            self.check(na.value, ctx, params[match].type)
+            del params[match]
+        if expected is not None and len(positional) == len(params) and not isinstance(zonk(expected), (MVar, Gap)):
+            # Lean propagates the expected type to the result before elaborating the arguments
+            # (`elabAppArgs`, `propagateExpectedType`): `Id.run do …` learns its monad from it
+            if unify(sig.result, expected) is False:
+                pass  # reported by the final check, with coercions considered
+        # Lean elaborates arguments left to right but postpones `fun` whose binder types are
+        # still unknown; unify the other arguments first so lambdas see their domains.
+        pairs = list(zip(params, positional))
+        for p, a in pairs:
+            if not _is_lambda(a):
+                self.check_arg(a, ctx, p.type)
+        for p, a in pairs:
+            if _is_lambda(a):
+                self.check_arg(a, ctx, p.type)
+        rest_params = params[len(positional):]
+        extra = positional[len(params):]
+        if extra:
+            t = sig.result
+            return self.apply_type(node, t, extra, ctx, expected)
+        # trailing optional and auto-proof parameters take their defaults
+        while rest_params and rest_params[-1].kind in ("optional", "auto") and not _wants_function(expected):
+            rest_params.pop()
+        if any(p.kind == "auto" for p in rest_params) or any(p.kind == "auto" for p, _ in pairs):
+            pass  # autoParam obligations of builtins (`Array.swap`) are discharged at run time
+        out = sig.result
+        for p in reversed(rest_params):
+            out = FunType(p.type, out)
+        self.expect(node, out, expected)
+        return out
+
+    def check_arg(self, a: A.Node, ctx: Ctx, ptype: LeanType) -> None:
+        if isinstance(zonk(ptype), ProofType):
+            self.elab(a, ctx, ptype)  # a proof argument: its statement is not compared
+            return
+        self.check(a, ctx, ptype)
+
+    def apply_type(self, node: A.Node, ft: LeanType, arg_nodes: list[A.Node], ctx: Ctx,
+                   expected: LeanType | None) -> LeanType:
+        t = ft
+        for a in arg_nodes:
+            z = zonk(t)
+            if isinstance(a, A.NamedArg):
+                self.elab(a.value, ctx, None)
+                return self.gap(node, "a named argument to a local function")
+            if isinstance(z, FunType):
+                self.check_arg(a, ctx, z.domain)
+                t = z.codomain
+                continue
+            if isinstance(z, (Gap, MVar)):
+                self.elab(a, ctx, None)
+                t = GAP if isinstance(z, Gap) else self.gap(node, "applying a term of unknown type", "postponed")
+                continue
+            self.elab(a, ctx, None)
+            self.error(node, f"function expected: `{A.sexpr(node)}` applies a term of type {show(z)}",
+                       "function-expected")
+            return GAP
+        self.expect(node, t, expected)
+        return t
+
+
+def _is_lambda(a: A.Node) -> bool:
+    from veriscale.backends.embedded.elab.core import _has_cdot
+
+    if isinstance(a, (A.Lambda, A.LambdaMatch)):
+        return True
+    return isinstance(a, A.Paren) and (isinstance(a.term, (A.Lambda, A.LambdaMatch)) or _has_cdot(a.term))
+
+
+def _wants_function(expected: LeanType | None) -> bool:
+    return expected is not None and isinstance(zonk(expected), FunType)
+
+
+def _is_bool(t: LeanType) -> bool:
+    return head_name(t) == "Bool"
+
+
+__all__ = ["CallsMixin", "Param", "Sig", "builtin_sig", "instantiate", "list_of", "option_of",
+           "BOOL", "NAT", "PROP", "args", "unify", "_core_sig"]

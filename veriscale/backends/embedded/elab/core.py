@@ -1,0 +1,302 @@
+"""The elaborator's core: dispatch by construct, expected types and coercions, the simple terms.
+
+Elaboration is bidirectional, as in Lean: ``elab(node, ctx, expected)`` infers the type of
+``node`` using ``expected`` where Lean propagates it (numerals, lambdas, ``⟨…⟩``, ``.some``,
+``∅``), and :meth:`ElabCore.expect` then checks the inferred type against the expected one,
+inserting the coercions Lean inserts (``↑`` Nat→Int and Fin→Nat, Bool→Prop, Prop→Bool by
+``decide``, α→Option α). A clash with every type fully known is an error; anything involving a
+gap is not.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.elab.context import Ctx, Diagnostic, ProofType
+from veriscale.backends.embedded.elab.types import (
+    BOOL,
+    CHAR,
+    FLOAT,
+    GAP,
+    NAT,
+    PROP,
+    STRING,
+    TYPE,
+    UNIT,
+    Gap,
+    MVar,
+    MVarStore,
+    TParam,
+    args,
+    canonical_name,
+    has_gap,
+    head_name,
+    show,
+    unify,
+    zonk,
+)
+from veriscale.lean_types import LeanType, NamedType, ProdType
+
+
+class Abort(Exception):
+    """Stop elaborating the current declaration (after an error Lean would also stop at)."""
+
+
+def list_of(t: LeanType) -> LeanType:
+    return NamedType("List", (t,))
+
+
+def array_of(t: LeanType) -> LeanType:
+    return NamedType("Array", (t,))
+
+
+def option_of(t: LeanType) -> LeanType:
+    return NamedType("Option", (t,))
+
+
+class ElabCore:
+    """State and the generic machinery; the constructs live in the mixins composed in
+    :class:`veriscale.backends.embedded.elab.Elaborator`."""
+
+    def __init__(self) -> None:
+        self.store = MVarStore()
+        self.diagnostics: list[Diagnostic] = []
+        self.decl_name = ""
+        self.postponed: list[Callable[[], None]] = []
+        self._dispatch: dict[type, Callable[[Any, Ctx, LeanType | None], LeanType]] = {}
+        for cls_name in dir(A):
+            cls = getattr(A, cls_name)
+            method = getattr(self, f"e_{cls_name}", None)
+            if isinstance(cls, type) and method is not None:
+                self._dispatch[cls] = method
+
+    # -- diagnostics ----------------------------------------------------------------------------
+    def error(self, node: A.Node | None, message: str, rule: str) -> None:
+        line, col = (node.line, node.col) if node is not None else (0, 0)
+        self.diagnostics.append(Diagnostic("error", line, col, message, rule, self.decl_name))
+
+    def gap(self, node: A.Node | None, message: str, rule: str = "unsupported") -> LeanType:
+        line, col = (node.line, node.col) if node is not None else (0, 0)
+        self.diagnostics.append(Diagnostic("gap", line, col, message, rule, self.decl_name))
+        return GAP
+
+    def fresh(self, *, numeral: bool = False, hint: str = "") -> MVar:
+        return self.store.fresh(numeral=numeral, hint=hint)
+
+    # -- dispatch -------------------------------------------------------------------------------
+    def elab(self, node: A.Node, ctx: Ctx, expected: LeanType | None = None) -> LeanType:
+        method = self._dispatch.get(type(node))
+        if method is None:
+            return self.gap(node, f"the elaborator does not model `{type(node).__name__}`")
+        return method(node, ctx, expected)
+
+    def check(self, node: A.Node, ctx: Ctx, expected: LeanType) -> LeanType:
+        """Elaborate ``node`` at ``expected`` and check the result (with coercions)."""
+        actual = self.elab(node, ctx, expected)
+        self.expect(node, actual, expected)
+        if unify(actual, expected) is False:
+            return expected  # a coercion was inserted (or an error reported): the term now has `expected`
+        return actual
+
+    def expect(self, node: A.Node, actual: LeanType, expected: LeanType | None) -> None:
+        if expected is None:
+            return
+        result = unify(actual, expected)
+        if result is not False:
+            return
+        if self.coerces(actual, expected):
+            return
+        if {head_name(actual), head_name(expected)} == {"Int", "Nat"}:
+            # Which of the two a metavariable became can depend on Lean's postponement order
+            # (a lambda elaborated late gets `↑` inserted); not decided here.
+            self.gap(node, f"`{A.sexpr(node)}` has type {show(actual)} where {show(expected)} is expected; whether "
+                           "Lean inserts a coercion depends on elaboration order", "numeric-coercion")
+            return
+        self.error(node, f"type mismatch: `{A.sexpr(node)}` has type {show(actual)} but is expected to have type "
+                         f"{show(expected)}", "type-mismatch")
+
+    def coerces(self, src: LeanType, dst: LeanType) -> bool:
+        """Coercions Lean finds for the fragment (``↑``): a definite answer only for known types."""
+        src, dst = zonk(src), zonk(dst)
+        hs, hd = head_name(src), head_name(dst)
+        if hs == "Nat" and hd == "Int":
+            return True
+        if hs == "Fin" and hd in ("Nat", "Int"):
+            return True
+        if hs == "Bool" and (hd == "Prop" or isinstance(dst, ProofType)):
+            return True
+        if hd == "Bool" and (hs == "Prop" or isinstance(src, ProofType)):
+            return True
+        if hd == "Option" and unify(src, args(dst)[0]) is not False:
+            return True
+        if hs in ("Subtype",):
+            return True
+        if isinstance(src, ProofType) and hd == "Prop":
+            return False
+        return False
+
+    def is_prop(self, t: LeanType) -> bool:
+        t = zonk(t)
+        return isinstance(t, ProofType) or head_name(t) == "Prop"
+
+    def as_condition(self, node: A.Node, ctx: Ctx) -> LeanType:
+        """A condition of ``if``/``while``/``&&``: a ``Prop`` (decided) or a ``Bool``."""
+        t = self.elab(node, ctx, PROP)
+        z = zonk(t)
+        if isinstance(z, (Gap, MVar)) or has_gap(z):
+            return t
+        if head_name(z) in ("Bool", "Prop") or isinstance(z, ProofType):
+            return t
+        self.error(node, f"type mismatch: `{A.sexpr(node)}` has type {show(t)} but is expected to have type Prop",
+                   "type-mismatch")
+        return t
+
+    # -- literals and simple terms --------------------------------------------------------------
+    def e_Paren(self, node: A.Paren, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        if _has_cdot(node.term):
+            return self.cdot_function(node.term, ctx, expected)
+        return self.elab(node.term, ctx, expected)
+
+    def e_NumLit(self, node: A.NumLit, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        m = self.fresh(numeral=True)
+        if expected is not None and unify(m, expected) is False:
+            want = zonk(expected)
+            if head_name(want) == "Prop" or isinstance(want, ProofType):
+                return m
+            self.error(node, f"failed to synthesize OfNat {show(expected)} {node.value}: numerals are polymorphic "
+                             f"in Lean, but the numeral `{node.value}` cannot be used in a context where the "
+                             f"expected type is {show(expected)}", "numeral-type")
+            return GAP
+        return m
+
+    def e_SciLit(self, node: A.SciLit, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        return FLOAT
+
+    def e_StrLit(self, node: A.StrLit, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        return STRING
+
+    def e_CharLit(self, node: A.CharLit, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        return CHAR
+
+    def e_UnitLit(self, node: A.UnitLit, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        return UNIT
+
+    def e_Interp(self, node: A.Interp, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        for part in node.parts:
+            if not isinstance(part, str):
+                self.elab(part, ctx, None)
+        return STRING
+
+    def e_Sort(self, node: A.Sort, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        return TYPE
+
+    def e_Hole(self, node: A.Hole, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        return expected if expected is not None else self.fresh()
+
+    def e_Sorry(self, node: A.Sorry, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        return expected if expected is not None else self.fresh()
+
+    def e_ProofTerm(self, node: A.ProofTerm, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        if expected is not None and not self.is_prop(expected) and not isinstance(zonk(expected), (MVar, Gap)):
+            return self.gap(node, "a tactic block producing data is not modelled", "tactic")
+        return expected if expected is not None else self.gap(node, "a proof term whose type is not known", "tactic")
+
+    def e_SetBuilder(self, node: A.SetBuilder, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        return self.gap(node, "set-builder notation is not modelled")
+
+    def e_Ascription(self, node: A.Ascription, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        ty = self.read_type(node.type, ctx)
+        if isinstance(ty, Gap):
+            self.gap(node, f"the type `{node.type_text}` is not modelled")
+            self.elab(node.term, ctx, None)
+            return GAP
+        self.check(node.term, ctx, ty)
+        return ty
+
+    def e_Show(self, node: A.Show, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        ty = self.read_type(node.type, ctx)
+        self.elab(node.term, ctx, ty if not isinstance(ty, Gap) else None)
+        return ty
+
+    def e_Tuple(self, node: A.Tuple, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        exp_items: list[LeanType | None] = [None] * len(node.items)
+        e = zonk(expected) if expected is not None else None
+        i = 0
+        while e is not None and isinstance(e, ProdType) and i < len(node.items) - 1:
+            exp_items[i] = e.fst
+            e = zonk(e.snd)
+            i += 1
+        if e is not None and i == len(node.items) - 1:
+            exp_items[i] = e
+        types = [self.check(item, ctx, t) if t is not None else self.elab(item, ctx, None)
+                 for item, t in zip(node.items, exp_items)]
+        out = types[-1]
+        for t in reversed(types[:-1]):
+            out = ProdType(t, out)
+        return out
+
+    def _elements(self, items: list[A.Node], ctx: Ctx, elem: LeanType | None) -> LeanType:
+        if elem is None:
+            elem = self.fresh()
+        for item in items:
+            self.check(item, ctx, elem)
+        return elem
+
+    def e_ListLit(self, node: A.ListLit, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        return list_of(self._elements(node.items, ctx, self.element_expected(expected, "List")))
+
+    def e_ArrayLit(self, node: A.ArrayLit, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        return array_of(self._elements(node.items, ctx, self.element_expected(expected, "Array")))
+
+    def element_expected(self, expected: LeanType | None, container: str) -> LeanType | None:
+        if expected is None:
+            return None
+        e = zonk(expected)
+        if head_name(e) == container and args(e):
+            return args(e)[0]
+        return None
+
+    def e_RangeLit(self, node: A.RangeLit, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        for part in (node.start, node.stop, node.step):
+            if part is not None:
+                self.check(part, ctx, NAT)
+        return NamedType("Std.Range")
+
+    def e_EmptyCollection(self, node: A.EmptyCollection, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        if expected is None or isinstance(zonk(expected), (MVar, Gap)):
+            return self.gap(node, "`∅` needs a known expected type", "postponed")
+        if head_name(expected) in ("List", "Array", "Std.HashMap", "Std.HashSet"):
+            return expected
+        return self.gap(node, f"`∅` at type {show(expected)} is not modelled")
+
+    def e_Cdot(self, node: A.Cdot, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        return self.gap(node, "`·` outside parentheses")
+
+    # -- hooks the mixins provide ---------------------------------------------------------------
+    def read_type(self, node: A.Node | None, ctx: Ctx) -> LeanType:  # pragma: no cover - mixin
+        raise NotImplementedError
+
+    def cdot_function(self, term: A.Node, ctx: Ctx, expected: LeanType | None) -> LeanType:  # pragma: no cover
+        raise NotImplementedError
+
+
+def _has_cdot(node: Any) -> bool:
+    """A ``·`` directly inside these parentheses (not inside nested parentheses)."""
+    if isinstance(node, A.Cdot):
+        return True
+    if isinstance(node, A.Paren):
+        return False
+    if isinstance(node, A.Node):
+        for f in getattr(node, "__slots__", ()):
+            v = getattr(node, f, None)
+            if isinstance(v, list):
+                if any(_has_cdot(x) for x in v if isinstance(x, A.Node)):
+                    return True
+            elif isinstance(v, A.Node) and _has_cdot(v):
+                return True
+    return False
+
+
+__all__ = ["Abort", "ElabCore", "array_of", "canonical_name", "list_of", "option_of", "BOOL", "TParam"]

@@ -1,0 +1,177 @@
+"""Indexing: ``xs[i]``, ``xs[i]!``, ``xs[i]?``, ``xs[i]'h`` (``GetElem``, ``Init/GetElem.lean``).
+
+``xs[i]`` elaborates to ``getElem xs i h`` where the proof ``h : i < xs.size`` (``xs.length`` for
+lists) is an auto-parameter filled by ``get_elem_tactic``: with no hypothesis from which the bound
+follows, Lean rejects the term ("failed to prove index is valid"). ``xs[i]!`` and ``xs[i]?`` carry
+no obligation. The index type must have a ``GetElem`` instance for the collection: ``Nat`` (and
+``Fin n``) for lists and arrays; an ``Int`` index has none.
+"""
+
+from __future__ import annotations
+
+import copy
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.elab.arith import Goal, decide_lt
+from veriscale.backends.embedded.elab.context import Ctx
+from veriscale.backends.embedded.elab.core import ElabCore, option_of
+from veriscale.backends.embedded.elab.types import (
+    CHAR,
+    GAP,
+    NAT,
+    Gap,
+    MVar,
+    args,
+    has_gap,
+    head_name,
+    show,
+    unify,
+    zonk,
+)
+from veriscale.lean_types import LeanType
+
+
+class GetElemMixin(ElabCore):
+    def e_Index(self, node: A.Index, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        ct = self.elab(node.coll, ctx, None)
+        z = zonk(ct)
+        h = head_name(z)
+        if isinstance(z, (Gap, MVar)) or has_gap(z):
+            self.elab(node.index, ctx, None)
+            return GAP if isinstance(z, Gap) or has_gap(z) else self.gap(node, "indexing a term of unknown type",
+                                                                         "postponed")
+        if h in ("List", "Array", "Subarray") and args(z):
+            elem = args(z)[0]
+        elif h == "Std.HashMap" and len(args(z)) == 2:
+            self.check(node.index, ctx, args(z)[0])
+            value = args(z)[1]
+            if node.mode == "plain":
+                return self.gap(node, "`m[k]` on a HashMap needs a membership proof (not modelled)", "getelem-bound")
+            return option_of(value) if node.mode == "?" else value
+        elif h in ("Nat", "Int", "Bool", "Char", "Float", "String", "Option", "Prod"):
+            self.elab(node.index, ctx, None)
+            self.error(node, f"failed to synthesize GetElem {show(z)} ?idx ?elem ?valid: `{show(z)}` cannot be "
+                             "indexed with `[…]`", "missing-instance")
+            return GAP
+        else:
+            self.elab(node.index, ctx, None)
+            return self.gap(node, f"indexing a value of type {show(z)} is not modelled")
+        it = self.elab(node.index, ctx, None)
+        iz = zonk(it)
+        if isinstance(iz, MVar):
+            unify(iz, NAT)
+            iz = zonk(iz)
+        ih = head_name(iz)
+        if ih == "Fin":
+            if node.mode == "plain":
+                return elem if self.fin_index_ok(node, z, iz) else self.gap(
+                    node, "a `Fin` index whose bound is not the collection's size", "getelem-bound")
+            return option_of(elem) if node.mode == "?" else elem
+        if ih not in ("Nat",):
+            if has_gap(iz) or ih not in ("Int", "Float", "String", "Char", "Bool", "List", "Array", "Option"):
+                return self.gap(node, f"an index of type {show(iz)}")
+            self.error(node.index, f"failed to synthesize GetElem {show(z)} {show(iz)} ?elem ?valid: the index "
+                                   f"of a {h} must be a Nat, not {show(iz)}", "missing-instance")
+            return GAP
+        if node.mode == "?":
+            return option_of(elem)
+        if node.mode in ("!", "proof"):
+            return elem
+        self.index_obligation(node, h or "", ctx)
+        return elem
+
+    def fin_index_ok(self, node: A.Index, coll: LeanType, fin: LeanType) -> bool:
+        bound = args(fin)[0] if args(fin) else None
+        from veriscale.lean_types import NamedType
+
+        return isinstance(bound, NamedType) and False
+
+    def index_obligation(self, node: A.Index, head: str, ctx: Ctx) -> None:
+        if isinstance(node.coll, (A.ListLit, A.ArrayLit)) and isinstance(node.index, A.NumLit):
+            if node.index.value < len(node.coll.items):
+                return
+            self.error(node, f"failed to prove index is valid: {node.index.value} < {len(node.coll.items)} is false",
+                       "getelem-bound")
+            return
+        size = A.Ident(node.line, node.col, "len")
+        size = A.App(node.line, node.col, A.Ident(node.line, node.col,
+                                                  "Array.size" if head != "List" else "List.length"), [node.coll])
+        facts = [self.unfold_fact(f.prop) for f in ctx.facts]
+        verdict = decide_lt(Goal(node.index, size), facts)
+        if verdict == "proved":
+            return
+        free = all(self._is_free_var(name, ctx) for name in _free_names(node.index) | _free_names(node.coll))
+        if verdict == "refuted" and free:
+            what = "length" if head == "List" else "size"
+            self.error(node, f"failed to prove index is valid: no hypothesis in scope shows "
+                             f"`{A.sexpr(node.index)} < {A.sexpr(node.coll)}.{what}` (use `xs[i]!`, `xs[i]?`, "
+                             "`if h : i < xs.size` or a bounded binder)", "getelem-bound")
+            return
+        self.gap(node, f"cannot tell whether `get_elem_tactic` proves `{A.sexpr(node.index)} < "
+                       f"{A.sexpr(node.coll)}.size` here", "getelem-bound")
+
+    def _is_free_var(self, name: str, ctx: Ctx) -> bool:
+        decl = ctx.lookup(name)
+        return decl is not None and decl.kind in ("var", "pattern")
+
+    def unfold_fact(self, prop: A.Node) -> A.Node:
+        """Unfold a reducible ``Prop`` definition applied to arguments (``h_precond : foo_precond xs``),
+        as ``simp``/``omega`` see through ``@[reducible]`` definitions."""
+        head_node, arg_nodes = (prop.fn, prop.args) if isinstance(prop, A.App) else (prop, [])
+        if not isinstance(head_node, A.Ident):
+            return prop
+        body = self.prop_definition(head_node.name, len(arg_nodes))
+        if body is None:
+            return prop
+        params, value = body
+        return _substitute(value, dict(zip(params, arg_nodes)))
+
+    def prop_definition(self, name: str, nargs: int) -> tuple[list[str], A.Node] | None:  # pragma: no cover
+        raise NotImplementedError
+
+
+def _free_names(node: object) -> set[str]:
+    out: set[str] = set()
+    if isinstance(node, A.Ident):
+        out.add(node.name.split(".")[0])
+    elif isinstance(node, A.App):
+        for a in node.args:
+            out |= _free_names(a)
+        if not isinstance(node.fn, A.Ident):
+            out |= _free_names(node.fn)
+    elif isinstance(node, A.Node):
+        for f in getattr(node, "__slots__", ()):
+            v = getattr(node, f, None)
+            if isinstance(v, list):
+                for x in v:
+                    out |= _free_names(x)
+            elif isinstance(v, A.Node):
+                out |= _free_names(v)
+    return out
+
+
+def _substitute(node: A.Node, mapping: dict[str, A.Node]) -> A.Node:
+    def walk(n: object) -> object:
+        if isinstance(n, A.Ident):
+            first, _, rest = n.name.partition(".")
+            if first in mapping:
+                target = mapping[first]
+                if not rest:
+                    return A.Paren(n.line, n.col, target)
+                return A.Proj(n.line, n.col, A.Paren(n.line, n.col, target), rest)
+            return n
+        if not isinstance(n, A.Node):
+            return n
+        clone = copy.copy(n)
+        for f in getattr(n, "__slots__", ()):
+            v = getattr(n, f, None)
+            if isinstance(v, list):
+                setattr(clone, f, [walk(x) for x in v])
+            elif isinstance(v, A.Node):
+                setattr(clone, f, walk(v))
+        return clone
+
+    return walk(node)  # type: ignore[return-value]
+
+
+__all__ = ["CHAR", "GetElemMixin"]

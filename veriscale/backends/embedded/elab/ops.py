@@ -1,0 +1,296 @@
+"""Operators: ``binop%``/``binrel%``/``unop%`` trees, logical connectives, ``::``, ``∈``, ``^``.
+
+Lean elaborates an arithmetic expression as a tree (``Lean.Elab.Extra``, ``elabBinOp`` and
+``analyze``): the leaves are elaborated without an expected type, the *maximal type* is computed
+from the expected type (when known) and the leaves' types (``Nat`` < ``Int`` by coercion), and
+every leaf is coerced to it. If two leaf types are not related by a coercion the tree is
+*uncomparable* and Lean falls back to plain instance resolution (``HAdd String Char ?``), which for
+the types of this fragment fails. Relations (``binrel%``) analyse both sides the same way and give
+a ``Prop`` (``==`` gives a ``Bool``).
+"""
+
+from __future__ import annotations
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.elab.context import Ctx, ProofType
+from veriscale.backends.embedded.elab.core import ElabCore, list_of
+from veriscale.backends.embedded.elab.types import (
+    BOOL,
+    NAT,
+    PROP,
+    Gap,
+    MVar,
+    args,
+    has_gap,
+    head_name,
+    show,
+    unify,
+    zonk,
+)
+from veriscale.lean_types import FunType, LeanType
+
+ARITH_OPS = frozenset({"+", "-", "*", "/", "%", "++"})
+REL_OPS = frozenset({"<", ">", "≤", "≥", "=", "≠", "==", "!="})
+PROP_OPS = frozenset({"∧", "∨", "↔", "→"})
+BOOL_OPS = frozenset({"&&", "||"})
+
+_NUMERIC = frozenset({"Nat", "Int", "Float", "UInt8", "UInt16", "UInt32", "UInt64", "USize", "Fin"})
+_CORE = _NUMERIC | {"String", "Char", "Bool", "List", "Array", "Option", "Prod", "Unit", "Std.HashMap",
+                    "Std.HashSet", "Prop", "Function"}
+"""Type heads whose instances the fragment knows completely (a function has no arithmetic)."""
+
+
+def _instance_exists(op: str, t: LeanType) -> bool | None:
+    """Whether core Lean has the homogeneous instance of ``op`` at ``t`` (None: not modelled)."""
+    h = head_name(t)
+    if h is None or h not in _CORE:
+        return None
+    if op in ("+", "*", "-"):
+        return h in _NUMERIC
+    if op in ("/", "%"):
+        if h == "Float":
+            return None if op == "%" else True
+        return h in _NUMERIC
+    if op == "++":
+        return h in ("String", "List", "Array")
+    if op == "neg":
+        return h in ("Int", "Float") or (None if h.startswith("UInt") or h == "Fin" else False)
+    return None
+
+
+class OpsMixin(ElabCore):
+    def e_BinOp(self, node: A.BinOp, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        op = node.op
+        if op in ARITH_OPS or op == "^":
+            return self.binop_tree(node, ctx, expected)
+        if op in REL_OPS:
+            return self.relation(node, ctx, expected)
+        if op == "→" and isinstance(_unparen(node.lhs), A.Ascription) and isinstance(
+                _unparen(node.lhs).term, A.Ident):  # type: ignore[attr-defined]
+            # `(h : P) → Q`: a dependent arrow; `h : P` is in scope for Q
+            asc = _unparen(node.lhs)
+            self.check(asc.type, ctx, PROP)  # type: ignore[attr-defined]
+            inner = ctx.bind(asc.term.name, ProofType(asc.type, A.sexpr(asc.type)))  # type: ignore[attr-defined]
+            self.check(node.rhs, inner.assume(asc.type, "implication"), PROP)  # type: ignore[attr-defined]
+            return PROP
+        if op in PROP_OPS:
+            lhs_ctx = ctx
+            self.check(node.lhs, ctx, PROP)
+            if op == "→":
+                lhs_ctx = ctx.assume(node.lhs, "implication")
+            self.check(node.rhs, lhs_ctx, PROP)
+            return PROP if not _wants_bool(expected) else BOOL
+        if op in BOOL_OPS:
+            self.check(node.lhs, ctx, BOOL)
+            self.check(node.rhs, ctx, BOOL)
+            return BOOL
+        if op == "::":
+            elem = self.elab(node.lhs, ctx, self.element_expected(expected, "List"))
+            return self.check(node.rhs, ctx, list_of(elem))
+        if op in ("∈", "∉"):
+            return self.membership(node, ctx)
+        if op in ("|>", "<|", "$"):
+            fn, arg = (node.rhs, node.lhs) if op == "|>" else (node.lhs, node.rhs)
+            return self.e_App(A.App(node.line, node.col, fn, [arg]), ctx, expected)  # type: ignore[attr-defined]
+        if op == "∘":
+            f = self.elab(node.lhs, ctx, None)
+            g = self.elab(node.rhs, ctx, None)
+            fz, gz = zonk(f), zonk(g)
+            if isinstance(fz, FunType) and isinstance(gz, FunType):
+                self.expect(node, gz.codomain, fz.domain)
+                return FunType(gz.domain, fz.codomain)
+            return self.gap(node, "composition of terms whose function types are not known", "postponed")
+        self.elab(node.lhs, ctx, None)
+        self.elab(node.rhs, ctx, None)
+        return self.gap(node, f"the operator `{op}` is not modelled")
+
+    # -- binop% ---------------------------------------------------------------------------------
+    def _leaves(self, node: A.Node, out: list[A.Node], ops: list[A.Node], exps: list[A.Node]) -> None:
+        if isinstance(node, A.Paren) and isinstance(node.term, (A.BinOp, A.UnOp)) and not _cdot(node.term):
+            node = node.term
+        if isinstance(node, A.BinOp) and node.op in ARITH_OPS:
+            ops.append(node)
+            self._leaves(node.lhs, out, ops, exps)
+            self._leaves(node.rhs, out, ops, exps)
+        elif isinstance(node, A.BinOp) and node.op == "^":
+            ops.append(node)
+            self._leaves(node.lhs, out, ops, exps)
+            exps.append(node)
+        elif isinstance(node, A.UnOp) and node.op == "-":
+            ops.append(node)
+            self._leaves(node.arg, out, ops, exps)
+        else:
+            out.append(node)
+
+    def _analyse(self, leaves: list[A.Node], ctx: Ctx, seed: LeanType | None) -> tuple[LeanType | None, bool, list[LeanType]]:
+        """Elaborate the leaves; return (maximal type, uncomparable, leaf types)."""
+        types = [self.elab(leaf, ctx, None) for leaf in leaves]
+        max_t: LeanType | None = None
+        if seed is not None and not isinstance(zonk(seed), (MVar, Gap)) and not self.is_prop(seed):
+            max_t = seed
+        uncomparable = False
+        for t in types:
+            z = zonk(t)
+            if isinstance(z, (MVar, Gap)) or has_gap(z):
+                continue
+            if max_t is None:
+                max_t = z
+                continue
+            if unify(max_t, z) is not False:
+                continue
+            if self.coerces(z, max_t) and not _bool_prop(z, max_t):
+                continue
+            if self.coerces(max_t, z) and not _bool_prop(max_t, z):
+                max_t = z
+                continue
+            uncomparable = True
+        return max_t, uncomparable, types
+
+    def binop_tree(self, node: A.BinOp, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        leaves: list[A.Node] = []
+        ops: list[A.Node] = []
+        exps: list[A.Node] = []
+        self._leaves(node, leaves, ops, exps)
+        max_t, uncomparable, types = self._analyse(leaves, ctx, expected)
+        return self._finish_tree(node, leaves, ops, exps, types, max_t, uncomparable, ctx)
+
+    def _finish_tree(self, node: A.Node, leaves: list[A.Node], ops: list[A.Node], exps: list[A.Node],
+                     types: list[LeanType], max_t: LeanType | None, uncomparable: bool, ctx: Ctx) -> LeanType:
+        if any(isinstance(zonk(t), Gap) or has_gap(t) for t in types):
+            for e in exps:
+                self.elab(e.rhs, ctx, None)  # type: ignore[attr-defined]
+            return self.fresh()
+        if uncomparable:
+            known = sorted({show(t) for t in types if not isinstance(zonk(t), MVar)})
+            if all(head_name(t) in _CORE for t in types if not isinstance(zonk(t), MVar)):
+                op = next((o.op for o in ops if isinstance(o, A.BinOp)), "-")
+                self.error(node, f"failed to synthesize an instance for `{op}` on {' and '.join(known)}: "
+                                 "no coercion relates these types", "binop-types")
+                return self.fresh()
+            return self.gap(node, f"operands of types {', '.join(known)} (user instances are not modelled)")
+        if max_t is None:
+            result: LeanType = self.fresh(numeral=True)
+            for t in types:
+                unify(t, result)
+        else:
+            result = max_t
+            for leaf, t in zip(leaves, types):
+                if unify(t, result) is False and not self.coerces(t, result):
+                    self.error(leaf, f"type mismatch: `{A.sexpr(leaf)}` has type {show(t)} but is expected to "
+                                     f"have type {show(result)}", "type-mismatch")
+        for e in exps:
+            self.power_exponent(e, ctx, result)  # type: ignore[arg-type]
+        for o in ops:
+            kind = "neg" if isinstance(o, A.UnOp) else o.op  # type: ignore[attr-defined]
+            if kind == "^":
+                continue
+            self.postponed.append(lambda o=o, kind=kind, result=result: self._check_instance(o, kind, result))
+        return result
+
+    def power_exponent(self, node: A.BinOp, ctx: Ctx, base: LeanType) -> None:
+        t = self.elab(node.rhs, ctx, None)
+        h = head_name(base)
+        if h in ("Nat", "Int") or (h is not None and h.startswith("UInt")):
+            if unify(t, NAT) is False:
+                self.error(node.rhs, f"failed to synthesize HPow {show(base)} {show(t)}: the exponent of `^` on "
+                                     f"{h} must be a Nat", "binop-types")
+
+    def _check_instance(self, node: A.Node, op: str, t: LeanType) -> None:
+        z = zonk(t)
+        if isinstance(z, (MVar, Gap)) or has_gap(z):
+            return
+        exists = _instance_exists(op, z)
+        if exists is False:
+            what = {"neg": "Neg", "+": "HAdd", "-": "HSub", "*": "HMul", "/": "HDiv", "%": "HMod",
+                    "++": "HAppend"}[op]
+            self.error(node, f"failed to synthesize {what} {show(z)}", "missing-instance")
+        elif exists is None and head_name(z) not in _CORE:
+            self.gap(node, f"`{op}` on {show(z)} (user instances are not modelled)", "user-instance")
+
+    # -- binrel% --------------------------------------------------------------------------------
+    def relation(self, node: A.BinOp, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        leaves: list[A.Node] = []
+        ops: list[A.Node] = []
+        exps: list[A.Node] = []
+        self._leaves(node.lhs, leaves, ops, exps)
+        n_left = len(leaves)
+        self._leaves(node.rhs, leaves, ops, exps)
+        max_t, uncomparable, types = self._analyse(leaves, ctx, None)
+        if uncomparable and not any(has_gap(t) for t in types):
+            lt = types[0] if n_left == 1 else max_t
+            rhs_t = types[n_left] if len(leaves) == n_left + 1 else None
+            if all(head_name(t) in _CORE for t in types if not isinstance(zonk(t), MVar)):
+                other = rhs_t if rhs_t is not None else types[-1]
+                self.error(node.rhs, f"type mismatch: `{A.sexpr(node.rhs)}` has type {show(other)} but is expected "
+                                     f"to have type {show(lt or types[0])}", "type-mismatch")
+                return BOOL if node.op in ("==", "!=") else PROP
+            self.gap(node, "a relation between types related only by user instances")
+            return BOOL if node.op in ("==", "!=") else PROP
+        self._finish_tree(node, leaves, ops, exps, types, max_t, False, ctx)
+        if node.op in ("==", "!="):
+            return BOOL
+        return PROP if not _wants_bool(expected) else BOOL
+
+    # -- membership -----------------------------------------------------------------------------
+    def membership(self, node: A.BinOp, ctx: Ctx) -> LeanType:
+        coll = self.elab(node.rhs, ctx, None)
+        z = zonk(coll)
+        h = head_name(z)
+        if h in ("List", "Array", "Std.HashSet") and args(z):
+            self.check(node.lhs, ctx, args(z)[0])
+            return PROP
+        if h == "Std.Range":
+            self.check(node.lhs, ctx, NAT)
+            return PROP
+        self.elab(node.lhs, ctx, None)
+        if isinstance(z, Gap) or has_gap(z):
+            return PROP
+        if h in ("Nat", "Int", "Bool", "Char", "Float", "String"):
+            self.error(node, f"failed to synthesize Membership ?α {show(z)}", "missing-instance")
+            return PROP
+        self.gap(node, f"membership in {show(z)} is not modelled")
+        return PROP
+
+    # -- unary ----------------------------------------------------------------------------------
+    def e_UnOp(self, node: A.UnOp, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        if node.op == "-":
+            return self.binop_tree(node, ctx, expected)  # type: ignore[arg-type]
+        if node.op == "¬":
+            self.check(node.arg, ctx, PROP)
+            return PROP
+        if node.op == "!":
+            self.check(node.arg, ctx, BOOL)
+            return BOOL
+        if node.op == "↑":
+            t = self.elab(node.arg, ctx, None)
+            if expected is not None and not isinstance(zonk(expected), MVar):
+                if unify(t, expected) is False and not self.coerces(t, expected) and not has_gap(t):
+                    self.error(node, f"type mismatch: no coercion from {show(t)} to {show(expected)}",
+                               "type-mismatch")
+                return expected
+            return self.gap(node, "`↑` with no known target type", "postponed")
+        self.elab(node.arg, ctx, None)
+        return self.gap(node, f"the operator `{node.op}` is not modelled")
+
+
+def _unparen(node: A.Node) -> A.Node:
+    while isinstance(node, A.Paren):
+        node = node.term
+    return node
+
+
+def _wants_bool(expected: LeanType | None) -> bool:
+    return expected is not None and head_name(expected) == "Bool"
+
+
+def _bool_prop(a: LeanType, b: LeanType) -> bool:
+    """Bool and Prop coerce into each other only at a position that expects one of them, not to
+    make a `binop%` tree comparable."""
+    return {head_name(a), head_name(b)} <= {"Bool", "Prop"} or isinstance(zonk(a), ProofType) or isinstance(
+        zonk(b), ProofType)
+
+
+def _cdot(node: A.Node) -> bool:
+    from veriscale.backends.embedded.elab.core import _has_cdot
+
+    return _has_cdot(node)

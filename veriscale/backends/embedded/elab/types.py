@@ -1,0 +1,264 @@
+"""Types as the elaborator sees them: Lean types with metavariables and an explicit "gap".
+
+The elaborator works on :mod:`veriscale.lean_types` values extended with two leaves:
+
+* :class:`MVar` -- a metavariable, Lean's ``?m``: a type not yet known that later unification
+  assigns (the ``α`` of ``List.map`` at one call site, the type of a numeral before defaulting);
+* :data:`GAP` -- "the elaborator cannot tell". A term whose type is a gap was not understood
+  (a construct or builtin the engine does not model); it unifies with everything and suppresses
+  every error that depends on it, and the place is recorded as a gap, so an undecided section is
+  never passed as well-typed.
+
+Unification is first order and never guesses: it answers ``True`` (unified, assignments made),
+``False`` (a definite clash: Lean would report a type mismatch) or ``None`` (a gap was involved).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from veriscale.lean_types import FunType, LeanType, NamedType, NatLitType, ProdType
+
+# Binding strengths for printing, as in veriscale.lean_types.
+_PREC_ARG = 1024
+
+
+@dataclass(eq=False, slots=True)
+class MVar(LeanType):
+    """A metavariable. ``numeral`` records an ``OfNat`` constraint still to default to ``Nat``."""
+
+    id: int
+    ref: LeanType | None = None
+    numeral: bool = False
+    hint: str = ""
+
+    def _render(self, prec: int) -> str:
+        if self.ref is not None:
+            return self.ref._render(prec)
+        return f"?m.{self.id}"
+
+    def __hash__(self) -> int:
+        return id(self)
+
+
+@dataclass(frozen=True, slots=True)
+class Gap(LeanType):
+    """A type the elaborator could not determine (see the module docstring)."""
+
+    def _render(self, prec: int) -> str:
+        return "?"
+
+
+GAP = Gap()
+
+
+@dataclass(frozen=True, slots=True)
+class TParam(LeanType):
+    """A type parameter of the declaration being elaborated (``α`` in ``def f {α} ...``): rigid,
+    equal only to itself."""
+
+    name: str
+
+    def _render(self, prec: int) -> str:
+        return self.name
+
+NAT = NamedType("Nat")
+INT = NamedType("Int")
+FLOAT = NamedType("Float")
+BOOL = NamedType("Bool")
+PROP = NamedType("Prop")
+STRING = NamedType("String")
+CHAR = NamedType("Char")
+UNIT = NamedType("Unit")
+TYPE = NamedType("Type")
+
+_ALIASES = {"ℕ": "Nat", "ℤ": "Int", "HashMap": "Std.HashMap", "HashSet": "Std.HashSet",
+            "Std.Range": "Std.Range", "Range": "Std.Range", "Subarray": "Subarray"}
+
+
+def canonical_name(name: str) -> str:
+    return _ALIASES.get(name, name)
+
+
+@dataclass(slots=True)
+class MVarStore:
+    """Creates metavariables; numbering is per elaboration run, so messages are deterministic."""
+
+    count: int = 0
+    created: list[MVar] = field(default_factory=list)
+
+    def fresh(self, *, numeral: bool = False, hint: str = "") -> MVar:
+        self.count += 1
+        m = MVar(self.count, numeral=numeral, hint=hint)
+        self.created.append(m)
+        return m
+
+
+def zonk(t: LeanType) -> LeanType:
+    """Follow assigned metavariables (shallowly at the head)."""
+    while isinstance(t, MVar) and t.ref is not None:
+        t = t.ref
+    return t
+
+
+def deep(t: LeanType) -> LeanType:
+    """Replace every assigned metavariable by its value, recursively."""
+    t = zonk(t)
+    if isinstance(t, NamedType) and t.args:
+        return NamedType(t.name, tuple(deep(a) for a in t.args))
+    if isinstance(t, ProdType):
+        return ProdType(deep(t.fst), deep(t.snd))
+    if isinstance(t, FunType):
+        return FunType(deep(t.domain), deep(t.codomain))
+    return t
+
+
+def has_gap(t: LeanType) -> bool:
+    t = zonk(t)
+    if isinstance(t, Gap):
+        return True
+    if isinstance(t, NamedType):
+        return any(has_gap(a) for a in t.args)
+    if isinstance(t, ProdType):
+        return has_gap(t.fst) or has_gap(t.snd)
+    if isinstance(t, FunType):
+        return has_gap(t.domain) or has_gap(t.codomain)
+    return False
+
+
+def is_open(t: LeanType) -> bool:
+    """An unassigned metavariable at the head."""
+    return isinstance(zonk(t), MVar)
+
+
+def head_name(t: LeanType) -> str | None:
+    t = zonk(t)
+    if isinstance(t, NamedType):
+        return canonical_name(t.name)
+    if isinstance(t, ProdType):
+        return "Prod"
+    if isinstance(t, FunType):
+        return "Function"
+    return None
+
+
+def args(t: LeanType) -> tuple[LeanType, ...]:
+    t = zonk(t)
+    if isinstance(t, NamedType):
+        return t.args
+    if isinstance(t, ProdType):
+        return (t.fst, t.snd)
+    return ()
+
+
+def _occurs(m: MVar, t: LeanType) -> bool:
+    t = zonk(t)
+    if t is m:
+        return True
+    return any(_occurs(m, a) for a in args(t)) or (
+        isinstance(t, FunType) and (_occurs(m, t.domain) or _occurs(m, t.codomain)))
+
+
+NUMERAL_TYPES = frozenset({"Nat", "Int", "Float", "UInt8", "UInt16", "UInt32", "UInt64", "USize", "Fin"})
+"""Types with ``OfNat`` instances for every literal (``Fin (n+1)`` too)."""
+
+
+def unify(a: LeanType, b: LeanType) -> bool | None:
+    """Make ``a`` and ``b`` equal by assigning metavariables. See the module docstring."""
+    a, b = zonk(a), zonk(b)
+    if a is b:
+        return True
+    if isinstance(a, Gap) or isinstance(b, Gap):
+        return None
+    if isinstance(a, MVar):
+        return _assign(a, b)
+    if isinstance(b, MVar):
+        return _assign(b, a)
+    if isinstance(a, NamedType) and a.name == "Id" and len(a.args) == 1 and not (
+            isinstance(b, NamedType) and b.name == "Id"):
+        return unify(a.args[0], b)  # `Id α` unfolds to `α`
+    if isinstance(b, NamedType) and b.name == "Id" and len(b.args) == 1 and not (
+            isinstance(a, NamedType) and a.name == "Id"):
+        return unify(a, b.args[0])
+    if isinstance(a, TParam) or isinstance(b, TParam):
+        return a == b
+    if isinstance(a, NamedType) and isinstance(b, NamedType):
+        na, nb = canonical_name(a.name), canonical_name(b.name)
+        if na == "Prod" and len(a.args) == 2:
+            return unify(ProdType(a.args[0], a.args[1]), b)
+        if nb == "Prod" and len(b.args) == 2:
+            return unify(a, ProdType(b.args[0], b.args[1]))
+        if na != nb or len(a.args) != len(b.args):
+            if _user_type(na) or _user_type(nb):
+                return None  # an abbreviation or a type the elaborator does not unfold
+            return False
+        return _all(unify(x, y) for x, y in zip(a.args, b.args))
+    if isinstance(a, ProdType) and isinstance(b, NamedType) and canonical_name(b.name) == "Prod":
+        return unify(b, a)
+    if isinstance(a, ProdType) and isinstance(b, ProdType):
+        return _all([unify(a.fst, b.fst), unify(a.snd, b.snd)])
+    if isinstance(a, FunType) and isinstance(b, FunType):
+        return _all([unify(a.domain, b.domain), unify(a.codomain, b.codomain)])
+    if isinstance(a, NatLitType) and isinstance(b, NatLitType):
+        return a.value == b.value
+    if isinstance(a, NatLitType) or isinstance(b, NatLitType):
+        return None  # `Fin (n + 1)` against `Fin xs.size`: index arithmetic is not modelled
+    if (isinstance(a, NamedType) and _user_type(a.name)) or (isinstance(b, NamedType) and _user_type(b.name)):
+        return None
+    return False
+
+
+_CORE_TYPES = frozenset({
+    "Nat", "Int", "Float", "Bool", "Prop", "String", "Char", "Unit", "List", "Array", "Option",
+    "Prod", "Fin", "UInt8", "UInt16", "UInt32", "UInt64", "USize", "Std.HashMap", "Std.HashSet",
+    "Std.Range", "Subarray", "Type", "Sum", "Except", "Id", "Ordering", "Substring", "String.Pos",
+})
+
+
+def _user_type(name: str) -> bool:
+    """A name that may be an abbreviation (``abbrev Grid := List (List Nat)``) or a type the
+    elaborator does not model: comparisons involving it are not definite."""
+    return canonical_name(name) not in _CORE_TYPES
+
+
+def _all(results: object) -> bool | None:
+    out: bool | None = True
+    for r in results:  # type: ignore[attr-defined]
+        if r is False:
+            return False
+        if r is None:
+            out = None
+    return out
+
+
+def _assign(m: MVar, t: LeanType) -> bool | None:
+    if _occurs(m, t):
+        return None
+    if m.numeral:
+        h = head_name(t)
+        if isinstance(t, MVar):
+            t.numeral = True
+        elif h is not None and h not in NUMERAL_TYPES and not _user_type(h):
+            return False  # `OfNat String 1` has no instance
+    m.ref = t
+    return True
+
+
+def default_numerals(store: MVarStore) -> None:
+    """Lean's default instance: an ``OfNat`` literal whose type is still open becomes ``Nat``."""
+    for m in store.created:
+        if m.ref is None and m.numeral:
+            m.ref = NAT
+
+
+def show(t: LeanType) -> str:
+    t = deep(t)
+    text = str(t)
+    return text.replace("Std.HashMap", "Std.HashMap").replace("?m.", "?m.")
+
+
+__all__ = [
+    "BOOL", "CHAR", "FLOAT", "GAP", "INT", "NAT", "NUMERAL_TYPES", "PROP", "STRING", "TYPE", "UNIT",
+    "FunType", "Gap", "TParam", "LeanType", "MVar", "MVarStore", "NamedType", "ProdType", "args", "canonical_name",
+    "deep", "default_numerals", "has_gap", "head_name", "is_open", "show", "unify", "zonk",
+]
