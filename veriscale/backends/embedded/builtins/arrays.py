@@ -59,7 +59,7 @@ def array_mk_array(n: Any, v: Any) -> Arr:
 alias("Array.replicate", "Array.mkArray", "{α : Type _} : Nat → α → Array α", verified=False)
 
 
-@builtin("Array.mkEmpty", "{α : Type _} : Nat → Array α", verified=False)
+@builtin("Array.mkEmpty", "{α : Type u} (c : Nat) : Array α")
 def array_mk_empty(capacity: Any) -> Arr:
     return Arr(())
 
@@ -67,12 +67,12 @@ def array_mk_empty(capacity: Any) -> Arr:
 alias("Array.emptyWithCapacity", "Array.mkEmpty", "{α : Type _} : Nat → Array α", verified=False)
 
 
-@builtin("Array.empty", "{α : Type _} : Array α", verified=False)
+@builtin("Array.empty", "{α : Type u} : Array α")
 def array_empty() -> Arr:
     return Arr(())
 
 
-@builtin("Array.range", ": Nat → Array Nat", verified=False)
+@builtin("Array.range", "(n : Nat) : Array Nat")
 def array_range(n: Any) -> Arr:
     check_size(int(n), "Array.range")
     return Arr(nat_range(0, int(n)))
@@ -92,17 +92,17 @@ def array_singleton(v: Any) -> Arr:
 # Access
 
 
-@builtin("Array.size", "{α : Type _} : Array α → Nat", verified=False)
+@builtin("Array.size", "{α : Type u} (a : Array α) : Nat")
 def array_size(a: Arr) -> Nat:
     return nat(len(a))
 
 
-@builtin("Array.isEmpty", "{α : Type _} : Array α → Bool", verified=False)
+@builtin("Array.isEmpty", "{α : Type u} (xs : Array α) : Bool")
 def array_is_empty(a: Arr) -> bool:
     return len(a) == 0
 
 
-@builtin("Array.toList", "{α : Type _} : Array α → List α", verified=False)
+@builtin("Array.toList", "{α : Type u} (self : Array α) : List α")
 def array_to_list(a: Arr) -> tuple:
     return tuple(a)
 
@@ -125,7 +125,7 @@ alias("Array.get!", "Array.getElem!", "{α : Type _} : Array α → Nat → α",
 alias("Array.get?", "Array.getElem?", "{α : Type _} : Array α → Nat → Option α", verified=False)
 
 
-@builtin("Array.getD", "{α : Type _} : Array α → Nat → α → α", verified=False)
+@builtin("Array.getD", "{α : Type u_1} (a : Array α) (i : Nat) (v₀ : α) : α")
 def array_get_d(a: Arr, i: Any, fallback: Any) -> Any:
     i = int(i)
     return a[i] if 0 <= i < len(a) else fallback
@@ -150,7 +150,7 @@ alias("Array.back", "Array.back!", "{α : Type _} : Array α → α", verified=F
 # Updates
 
 
-@builtin("Array.push", "{α : Type _} : Array α → α → Array α", verified=False)
+@builtin("Array.push", "{α : Type u} (a : Array α) (v : α) : Array α")
 def array_push(a: Arr, v: Any) -> Arr:
     check_size(len(a) + 1)
     return Arr((*a, v))
@@ -161,7 +161,7 @@ def array_pop(a: Arr) -> Arr:
     return Arr(a[:-1])
 
 
-@builtin("Array.set!", "{α : Type _} : Array α → Nat → α → Array α", verified=False)
+@builtin("Array.set!", "{α : Type u_1} (xs : Array α) (i : Nat) (v : α) : Array α")
 def array_set_bang(a: Arr, i: Any, v: Any) -> Arr:
     i = int(i)
     if 0 <= i < len(a):
@@ -172,7 +172,7 @@ def array_set_bang(a: Arr, i: Any, v: Any) -> Arr:
 alias("Array.setIfInBounds", "Array.set!", "{α : Type _} : Array α → Nat → α → Array α", verified=False)
 
 
-@builtin("Array.modify", "{α : Type _} : Array α → Nat → (α → α) → Array α", verified=False)
+@builtin("Array.modify", "{α : Type u} (xs : Array α) (i : Nat) (f : α → α) : Array α")
 def array_modify(a: Arr, i: Any, f: Fn) -> Arr:
     i = int(i)
     if 0 <= i < len(a):
@@ -198,7 +198,7 @@ def array_erase_idx_if_in_bounds(a: Arr, i: Any) -> Arr:
     return a
 
 
-@builtin("Array.append", "{α : Type _} : Array α → Array α → Array α", verified=False)
+@builtin("Array.append", "{α : Type u} (as bs : Array α) : Array α")
 def array_append(a: Arr, b: Arr) -> Arr:
     check_size(len(a) + len(b))
     return Arr((*a, *b))
@@ -210,12 +210,12 @@ def array_append_list(a: Arr, xs: tuple) -> Arr:
     return Arr((*a, *xs))
 
 
-@builtin("Array.reverse", "{α : Type _} : Array α → Array α", verified=False)
+@builtin("Array.reverse", "{α : Type u} (as : Array α) : Array α")
 def array_reverse(a: Arr) -> Arr:
     return Arr(reversed(a))
 
 
-@builtin("Array.extract", "{α : Type u_1} (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Array α", verified=False)
+@builtin("Array.extract", "{α : Type u_1} (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Array α")
 def array_extract(a: Arr, start: Any = 0, stop: Any = None) -> Arr:
     return Arr(a[i] for i in _window(a, start, stop))
 
@@ -224,7 +224,7 @@ def array_extract(a: Arr, start: Any = 0, stop: Any = None) -> Arr:
 # Traversals
 
 
-@builtin("Array.foldl", "{α : Type u} {β : Type v} (f : β → α → β) (init : β) (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : β", verified=False)
+@builtin("Array.foldl", "{α : Type u} {β : Type v} (f : β → α → β) (init : β) (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : β")
 def array_foldl(f: Fn, init: Any, a: Arr, start: Any = 0, stop: Any = None) -> Any:
     acc = init
     for i in _window(a, start, stop):
@@ -232,7 +232,7 @@ def array_foldl(f: Fn, init: Any, a: Arr, start: Any = 0, stop: Any = None) -> A
     return acc
 
 
-@builtin("Array.foldr", "{α : Type u} {β : Type v} (f : α → β → β) (init : β) (as : Array α) (start : Nat := as.size) (stop : Nat := 0) : β", verified=False)
+@builtin("Array.foldr", "{α : Type u} {β : Type v} (f : α → β → β) (init : β) (as : Array α) (start : Nat := as.size) (stop : Nat := 0) : β")
 def array_foldr(f: Fn, init: Any, a: Arr, start: Any = None, stop: Any = 0) -> Any:
     size = len(a)
     start_i = size if start is None else int(start)
@@ -249,7 +249,7 @@ def array_foldr(f: Fn, init: Any, a: Arr, start: Any = None, stop: Any = 0) -> A
     return acc
 
 
-@builtin("Array.map", "{α : Type _} {β : Type _} : (α → β) → Array α → Array β", verified=False)
+@builtin("Array.map", "{α : Type u} {β : Type v} (f : α → β) (as : Array α) : Array β")
 def array_map(f: Fn, a: Arr) -> Arr:
     return Arr(f(x) for x in a)
 
@@ -264,17 +264,17 @@ def array_zip_idx(a: Arr, start: Any = 0) -> Arr:
     return Arr(Pair(x, Nat(int(start) + i)) for i, x in enumerate(a))
 
 
-@builtin("Array.zip", "{α : Type _} {β : Type _} : Array α → Array β → Array (α × β)", verified=False)
+@builtin("Array.zip", "{α : Type u} {β : Type u_1} (as : Array α) (bs : Array β) : Array (α × β)")
 def array_zip(a: Arr, b: Arr) -> Arr:
     return Arr(Pair(x, y) for x, y in zip(a, b))
 
 
-@builtin("Array.filter", "{α : Type u} (p : α → Bool) (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Array α", verified=False)
+@builtin("Array.filter", "{α : Type u} (p : α → Bool) (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Array α")
 def array_filter(p: Fn, a: Arr, start: Any = 0, stop: Any = None) -> Arr:
     return Arr(a[i] for i in _window(a, start, stop) if p(a[i]))
 
 
-@builtin("Array.filterMap", "{α : Type u} {β : Type u_1} (f : α → Option β) (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Array β", verified=False)
+@builtin("Array.filterMap", "{α : Type u} {β : Type u_1} (f : α → Option β) (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Array β")
 def array_filter_map(f: Fn, a: Arr, start: Any = 0, stop: Any = None) -> Arr:
     out = []
     for i in _window(a, start, stop):
@@ -284,17 +284,17 @@ def array_filter_map(f: Fn, a: Arr, start: Any = 0, stop: Any = None) -> Arr:
     return Arr(out)
 
 
-@builtin("Array.any", "{α : Type u} (as : Array α) (p : α → Bool) (start : Nat := 0) (stop : Nat := as.size) : Bool", verified=False)
+@builtin("Array.any", "{α : Type u} (as : Array α) (p : α → Bool) (start : Nat := 0) (stop : Nat := as.size) : Bool")
 def array_any(a: Arr, p: Fn, start: Any = 0, stop: Any = None) -> bool:
     return any(p(a[i]) for i in _window(a, start, stop))
 
 
-@builtin("Array.all", "{α : Type u} (as : Array α) (p : α → Bool) (start : Nat := 0) (stop : Nat := as.size) : Bool", verified=False)
+@builtin("Array.all", "{α : Type u} (as : Array α) (p : α → Bool) (start : Nat := 0) (stop : Nat := as.size) : Bool")
 def array_all(a: Arr, p: Fn, start: Any = 0, stop: Any = None) -> bool:
     return all(p(a[i]) for i in _window(a, start, stop))
 
 
-@builtin("Array.contains", "{α : Type _} : Array α → α → Bool", verified=False)
+@builtin("Array.contains", "{α : Type u} [BEq α] (as : Array α) (a : α) : Bool")
 def array_contains(a: Arr, v: Any) -> bool:
     """``as.any (· == a)``."""
     return beq_member(v, a)
@@ -312,7 +312,7 @@ def array_count_p(p: Fn, a: Arr) -> Nat:
     return nat(sum(1 for x in a if p(x)))
 
 
-@builtin("Array.find?", "{α : Type _} : (α → Bool) → Array α → Option α", verified=False)
+@builtin("Array.find?", "{α : Type u} (p : α → Bool) (as : Array α) : Option α")
 def array_find_opt(p: Fn, a: Arr) -> Any:
     for x in a:
         if p(x):
@@ -328,7 +328,7 @@ def array_find_idx_opt(p: Fn, a: Arr) -> Any:
     return NONE
 
 
-@builtin("Array.insertionSort", "{α : Type u_1} (xs : Array α) (lt : α → α → Bool := by exact (· < ·)) : Array α", verified=False)
+@builtin("Array.insertionSort", "{α : Type u_1} (xs : Array α) (lt : α → α → Bool := by exact (· < ·)) : Array α")
 def array_insertion_sort(a: Arr, lt: Fn | None = None) -> Arr:
     relation = lt if lt is not None else compare_lt
     items = list(a)
@@ -340,13 +340,13 @@ def array_insertion_sort(a: Arr, lt: Fn | None = None) -> Arr:
     return Arr(items)
 
 
-@builtin("Array.take", "{α : Type _} : Array α → Nat → Array α", verified=False)
+@builtin("Array.take", "{α : Type u} (xs : Array α) (i : Nat) : Array α")
 def array_take(a: Arr, n: Any) -> Arr:
     """``a.take n = a.extract 0 n``."""
     return Arr(a[: int(n)])
 
 
-@builtin("Array.drop", "{α : Type _} : Array α → Nat → Array α", verified=False)
+@builtin("Array.drop", "{α : Type u} (xs : Array α) (i : Nat) : Array α")
 def array_drop(a: Arr, n: Any) -> Arr:
     """``a.drop n = a.extract n a.size``."""
     return Arr(a[int(n) :])
@@ -361,7 +361,7 @@ def array_flatten(a: Arr) -> Arr:
     return Arr(out)
 
 
-@builtin("Array.zipWith", "{α : Type _} {β : Type _} {γ : Type _} : (α → β → γ) → Array α → Array β → Array γ", verified=False)
+@builtin("Array.zipWith", "{α : Type u} {β : Type u_1} {γ : Type u_2} (f : α → β → γ) (as : Array α) (bs : Array β) : Array γ")
 def array_zip_with(f: Fn, a: Arr, b: Arr) -> Arr:
     return Arr(f(x, y) for x, y in zip(a, b))
 
@@ -376,7 +376,7 @@ def array_to_list_rev(a: Arr) -> tuple:
     return tuple(reversed(a))
 
 
-@builtin("Array.partition", "{α : Type _} : (α → Bool) → Array α → Array α × Array α", verified=False)
+@builtin("Array.partition", "{α : Type u} (p : α → Bool) (as : Array α) : Array α × Array α")
 def array_partition(p: Fn, a: Arr) -> Pair:
     yes = [x for x in a if p(x)]
     no = [x for x in a if not p(x)]
@@ -387,7 +387,7 @@ def array_partition(p: Fn, a: Arr) -> Pair:
 # Swaps, erasure, construction from a function
 
 
-@builtin("Array.swap", "{α : Type u} (xs : Array α) (i j : Nat) (hi : i < xs.size := by get_elem_tactic) (hj : j < xs.size := by get_elem_tactic) : Array α", verified=False)
+@builtin("Array.swap", "{α : Type u} (xs : Array α) (i j : Nat) (hi : i < xs.size := by get_elem_tactic) (hj : j < xs.size := by get_elem_tactic) : Array α")
 def array_swap(xs: Arr, i: Any, j: Any, hi: Any = None, hj: Any = None) -> Arr:
     """``swap (xs) (i j : Nat) (hi : i < xs.size := by get_elem_tactic) (hj : j < xs.size := ...)``."""
     i, j = int(i), int(j)

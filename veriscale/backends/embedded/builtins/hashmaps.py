@@ -349,7 +349,7 @@ def _capacity(capacity: Any) -> int:
 # Std.HashMap
 
 
-@builtin("Std.HashMap.empty", "{α : Type u} {β : Type v} [BEq α] [Hashable α] (capacity : Nat := 8) : Std.HashMap α β", verified=False)
+@builtin("Std.HashMap.empty", "{α : Type u} {β : Type v} [BEq α] [Hashable α] (capacity : Nat := 8) : Std.HashMap α β")
 def hashmap_empty(capacity: Any = DEFAULT_CAPACITY) -> LeanHashMap:
     return LeanHashMap.with_capacity(_capacity(capacity))
 
@@ -357,17 +357,17 @@ def hashmap_empty(capacity: Any = DEFAULT_CAPACITY) -> LeanHashMap:
 alias("Std.HashMap.emptyWithCapacity", "Std.HashMap.empty", "{α : Type u} {β : Type v} [BEq α] [Hashable α] (capacity : Nat := 8) : Std.HashMap α β", verified=False)
 
 
-@builtin("Std.HashMap.insert", "{α : Type _} {β : Type _} : Std.HashMap α β → α → β → Std.HashMap α β", verified=False)
+@builtin("Std.HashMap.insert", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) (a : α) (b : β) : Std.HashMap α β")
 def hashmap_insert(m: LeanHashMap, key: Any, value: Any) -> LeanHashMap:
     return m.with_entry(key, value)
 
 
-@builtin("Std.HashMap.insertIfNew", "{α : Type _} {β : Type _} : Std.HashMap α β → α → β → Std.HashMap α β", verified=False)
+@builtin("Std.HashMap.insertIfNew", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) (a : α) (b : β) : Std.HashMap α β")
 def hashmap_insert_if_new(m: LeanHashMap, key: Any, value: Any) -> LeanHashMap:
     return m.with_entry(key, value, replace=False)
 
 
-@builtin("Std.HashMap.contains", "{α : Type _} {β : Type _} : Std.HashMap α β → α → Bool", verified=False)
+@builtin("Std.HashMap.contains", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) (a : α) : Bool")
 def hashmap_contains(m: LeanHashMap, key: Any) -> bool:
     return key in m
 
@@ -403,12 +403,12 @@ def hashmap_erase(m: LeanHashMap, key: Any) -> LeanHashMap:
     return m.without(key)
 
 
-@builtin("Std.HashMap.size", "{α : Type _} {β : Type _} : Std.HashMap α β → Nat", verified=False)
+@builtin("Std.HashMap.size", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) : Nat")
 def hashmap_size(m: LeanHashMap) -> Nat:
     return nat(len(m))
 
 
-@builtin("Std.HashMap.isEmpty", "{α : Type _} {β : Type _} : Std.HashMap α β → Bool", verified=False)
+@builtin("Std.HashMap.isEmpty", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) : Bool")
 def hashmap_is_empty(m: LeanHashMap) -> bool:
     return len(m) == 0
 
@@ -431,17 +431,17 @@ def hashmap_alter(m: LeanHashMap, key: Any, f: Fn) -> LeanHashMap:
     return m.without(key)
 
 
-@builtin("Std.HashMap.toList", "{α : Type _} {β : Type _} : Std.HashMap α β → List (α × β)", verified=False)
+@builtin("Std.HashMap.toList", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) : List (α × β)")
 def hashmap_to_list(m: LeanHashMap) -> tuple:
     return tuple(Pair(k, v) for k, v in m.ordered_items())
 
 
-@builtin("Std.HashMap.toArray", "{α : Type _} {β : Type _} : Std.HashMap α β → Array (α × β)", verified=False)
+@builtin("Std.HashMap.toArray", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) : Array (α × β)")
 def hashmap_to_array(m: LeanHashMap) -> Arr:
     return Arr(hashmap_to_list(m))
 
 
-@builtin("Std.HashMap.keys", "{α : Type _} {β : Type _} : Std.HashMap α β → List α", verified=False)
+@builtin("Std.HashMap.keys", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) : List α")
 def hashmap_keys(m: LeanHashMap) -> tuple:
     return tuple(m.ordered_keys())
 
@@ -451,7 +451,7 @@ def hashmap_keys_array(m: LeanHashMap) -> Arr:
     return Arr(m.ordered_keys())
 
 
-@builtin("Std.HashMap.values", "{α : Type _} {β : Type _} : Std.HashMap α β → List β", verified=False)
+@builtin("Std.HashMap.values", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) : List β")
 def hashmap_values(m: LeanHashMap) -> tuple:
     return tuple(v for _, v in m.ordered_items())
 
@@ -470,7 +470,7 @@ def hashmap_fold(f: Fn, init: Any, m: LeanHashMap) -> Any:
     return acc
 
 
-@builtin("Std.HashMap.ofList", "{α : Type _} {β : Type _} : List (α × β) → Std.HashMap α β", verified=False)
+@builtin("Std.HashMap.ofList", "{α : Type u} {β : Type v} [BEq α] [Hashable α] (l : List (α × β)) : Std.HashMap α β")
 def hashmap_of_list(pairs: tuple) -> LeanHashMap:
     """``insertMany ∅``: a later pair with an equal key replaces the value."""
     return hashmap_insert_many(LeanHashMap(), pairs)
@@ -487,7 +487,7 @@ def hashmap_insert_many(m: LeanHashMap, pairs: Any) -> LeanHashMap:
 # Std.HashSet
 
 
-@builtin("Std.HashSet.empty", "{α : Type u} [BEq α] [Hashable α] (capacity : Nat := 8) : Std.HashSet α", verified=False)
+@builtin("Std.HashSet.empty", "{α : Type u} [BEq α] [Hashable α] (capacity : Nat := 8) : Std.HashSet α")
 def hashset_empty(capacity: Any = DEFAULT_CAPACITY) -> LeanHashSet:
     return LeanHashSet.with_capacity(_capacity(capacity))  # type: ignore[return-value]
 
@@ -495,13 +495,13 @@ def hashset_empty(capacity: Any = DEFAULT_CAPACITY) -> LeanHashSet:
 alias("Std.HashSet.emptyWithCapacity", "Std.HashSet.empty", "{α : Type u} [BEq α] [Hashable α] (capacity : Nat := 8) : Std.HashSet α", verified=False)
 
 
-@builtin("Std.HashSet.insert", "{α : Type _} : Std.HashSet α → α → Std.HashSet α", verified=False)
+@builtin("Std.HashSet.insert", "{α : Type u} {_ : BEq α} {_ : Hashable α} (m : Std.HashSet α) (a : α) : Std.HashSet α")
 def hashset_insert(s: LeanHashSet, key: Any) -> LeanHashSet:
     # `HashSet.insert` is `insertIfNew`: the set is unchanged when the element is present
     return s.with_entry(key, UNIT, replace=False)  # type: ignore[return-value]
 
 
-@builtin("Std.HashSet.contains", "{α : Type _} : Std.HashSet α → α → Bool", verified=False)
+@builtin("Std.HashSet.contains", "{α : Type u} {_ : BEq α} {_ : Hashable α} (m : Std.HashSet α) (a : α) : Bool")
 def hashset_contains(s: LeanHashSet, key: Any) -> bool:
     return key in s
 
@@ -511,27 +511,27 @@ def hashset_erase(s: LeanHashSet, key: Any) -> LeanHashSet:
     return s.without(key)  # type: ignore[return-value]
 
 
-@builtin("Std.HashSet.size", "{α : Type _} : Std.HashSet α → Nat", verified=False)
+@builtin("Std.HashSet.size", "{α : Type u} {_ : BEq α} {_ : Hashable α} (m : Std.HashSet α) : Nat")
 def hashset_size(s: LeanHashSet) -> Nat:
     return nat(len(s))
 
 
-@builtin("Std.HashSet.isEmpty", "{α : Type _} : Std.HashSet α → Bool", verified=False)
+@builtin("Std.HashSet.isEmpty", "{α : Type u} {_ : BEq α} {_ : Hashable α} (m : Std.HashSet α) : Bool")
 def hashset_is_empty(s: LeanHashSet) -> bool:
     return len(s) == 0
 
 
-@builtin("Std.HashSet.toList", "{α : Type _} : Std.HashSet α → List α", verified=False)
+@builtin("Std.HashSet.toList", "{α : Type u} {_ : BEq α} {_ : Hashable α} (m : Std.HashSet α) : List α")
 def hashset_to_list(s: LeanHashSet) -> tuple:
     return tuple(s.ordered_keys())
 
 
-@builtin("Std.HashSet.toArray", "{α : Type _} : Std.HashSet α → Array α", verified=False)
+@builtin("Std.HashSet.toArray", "{α : Type u} {_ : BEq α} {_ : Hashable α} (m : Std.HashSet α) : Array α")
 def hashset_to_array(s: LeanHashSet) -> Arr:
     return Arr(s.ordered_keys())
 
 
-@builtin("Std.HashSet.fold", "{α : Type u} {_ : BEq α} {_ : Hashable α} {γ : Type v} (f : γ → α → γ) (init : γ) (m : Std.HashSet α) : γ", verified=False)
+@builtin("Std.HashSet.fold", "{α : Type u} {_ : BEq α} {_ : Hashable α} {β : Type v} (f : β → α → β) (init : β) (m : Std.HashSet α) : β")
 def hashset_fold(f: Fn, init: Any, s: LeanHashSet) -> Any:
     """``fold (f : γ → α → γ) (init : γ) (s : HashSet α)``, buckets in order."""
     acc = init
@@ -540,7 +540,7 @@ def hashset_fold(f: Fn, init: Any, s: LeanHashSet) -> Any:
     return acc
 
 
-@builtin("Std.HashSet.ofList", "{α : Type _} : List α → Std.HashSet α", verified=False)
+@builtin("Std.HashSet.ofList", "{α : Type u} [BEq α] [Hashable α] (l : List α) : Std.HashSet α")
 def hashset_of_list(items: tuple) -> LeanHashSet:
     """``insertManyIfNewUnit ∅``: the first occurrence of an element wins."""
     return hashset_insert_many(LeanHashSet(), items)

@@ -94,7 +94,7 @@ def list_concat(xs: tuple, a: Any) -> tuple:
     return (*xs, a)
 
 
-@builtin("List.append", "{α : Type _} : List α → List α → List α", verified=False)
+@builtin("List.append", "{α : Type u} (xs ys : List α) : List α")
 def list_append(xs: tuple, ys: tuple) -> tuple:
     check_size(len(xs) + len(ys))
     return tuple(xs) + tuple(ys)
@@ -104,7 +104,7 @@ def list_append(xs: tuple, ys: tuple) -> tuple:
 # Basic queries
 
 
-@builtin("List.length", "{α : Type _} : List α → Nat", verified=False)
+@builtin("List.length", "{α : Type u_1} : List α → Nat")
 def list_length(xs: tuple) -> Nat:
     return nat(len(xs))
 
@@ -124,7 +124,7 @@ def list_head_d(xs: tuple, fallback: Any) -> Any:
     return xs[0] if xs else fallback
 
 
-@builtin("List.head!", "{α : Type _} : List α → α", typed=True, verified=False)
+@builtin("List.head!", "{α : Type u_1} [Inhabited α] : List α → α", typed=True)
 def list_head_bang(xs: tuple, *, result_type: Any = None) -> Any:
     if xs:
         return xs[0]
@@ -146,7 +146,7 @@ def list_tail_d(xs: tuple, fallback: tuple) -> tuple:
     return tuple(xs[1:]) if xs else fallback
 
 
-@builtin("List.tail!", "{α : Type _} : List α → List α", verified=False)
+@builtin("List.tail!", "{α : Type u_1} : List α → List α")
 def list_tail_bang(xs: tuple) -> tuple:
     # panics on [] and returns `default : List α`, which is [] as well
     return tuple(xs[1:])
@@ -223,7 +223,7 @@ def list_foldr(f: Fn, init: Any, xs: tuple) -> Any:
     return acc
 
 
-@builtin("List.map", "{α : Type _} {β : Type _} : (α → β) → List α → List β", verified=False)
+@builtin("List.map", "{α : Type u} {β : Type v} (f : α → β) (l : List α) : List β")
 def list_map(f: Fn, xs: tuple) -> tuple:
     return tuple(map(f, xs))
 
@@ -465,7 +465,7 @@ def list_is_suffix_of(l1: tuple, l2: tuple) -> bool:
     return list_is_prefix_of(tuple(reversed(l1)), tuple(reversed(l2)))
 
 
-@builtin("List.sublists", "{α : Type _} : List α → List (List α)", verified=False)
+@builtin("List.sublists", "{α : Type u_1} (l : List α) : List (List α)")
 def list_sublists(xs: tuple) -> tuple:
     """Mathlib: ``foldr (fun a acc => acc.flatMap fun x => [x, a :: x]) [[]]``."""
     check_size(1 << min(len(xs), 63), "List.sublists")

@@ -210,12 +210,12 @@ def arith(op: str, a: Any, b: Any) -> Any:
 # Nat library
 
 
-@builtin("Nat.succ", ": Nat → Nat", verified=False)
+@builtin("Nat.succ", "(n : Nat) : Nat")
 def nat_succ(n: int) -> Nat:
     return nat(int(n) + 1)
 
 
-@builtin("Nat.pred", ": Nat → Nat", verified=False)
+@builtin("Nat.pred", ": Nat → Nat")
 def nat_pred(n: int) -> Nat:
     return nat(max(int(n) - 1, 0))
 
@@ -235,39 +235,39 @@ def nat_mul(a: int, b: int) -> Nat:
     return ARITH[("*", "Nat")](a, b)
 
 
-@builtin("Nat.div", ": Nat → Nat → Nat", verified=False)
+@builtin("Nat.div", "(x y : Nat) : Nat")
 def nat_div(a: int, b: int) -> Nat:
     return ARITH[("/", "Nat")](a, b)
 
 
-@builtin("Nat.mod", ": Nat → Nat → Nat", verified=False)
+@builtin("Nat.mod", ": Nat → Nat → Nat")
 def nat_mod(a: int, b: int) -> Nat:
     return ARITH[("%", "Nat")](a, b)
 
 
-@builtin("Nat.pow", ": Nat → Nat → Nat", verified=False)
+@builtin("Nat.pow", "(m : Nat) : Nat → Nat")
 def nat_pow(a: int, b: int) -> Nat:
     return ARITH[("^", "Nat")](a, b)
 
 
-@builtin("Nat.max", ": Nat → Nat → Nat", verified=False)
+@builtin("Nat.max", "(n m : Nat) : Nat")
 def nat_max(a: int, b: int) -> Nat:
     # `Nat.max n m = if n ≤ m then m else n`
     return nat(b if a <= b else a)
 
 
-@builtin("Nat.min", ": Nat → Nat → Nat", verified=False)
+@builtin("Nat.min", "(n m : Nat) : Nat")
 def nat_min(a: int, b: int) -> Nat:
     # `Nat.min n m = if n ≤ m then n else m`
     return nat(a if a <= b else b)
 
 
-@builtin("Nat.gcd", ": Nat → Nat → Nat", verified=False)
+@builtin("Nat.gcd", "(m n : Nat) : Nat")
 def nat_gcd(a: int, b: int) -> Nat:
     return nat(math.gcd(int(a), int(b)))
 
 
-@builtin("Nat.lcm", ": Nat → Nat → Nat", verified=False)
+@builtin("Nat.lcm", "(m n : Nat) : Nat")
 def nat_lcm(a: int, b: int) -> Nat:
     # `Nat.lcm m n = m * n / gcd m n`, which is 0 when either is 0
     a, b = int(a), int(b)
@@ -280,7 +280,7 @@ def nat_sqrt(n: int) -> Nat:
     return nat(math.isqrt(int(n)))
 
 
-@builtin("Nat.log2", ": Nat → Nat", verified=False)
+@builtin("Nat.log2", "(n : Nat) : Nat")
 def nat_log2(n: int) -> Nat:
     """``Nat.log2 n`` = ⌊log₂ n⌋, with ``Nat.log2 0 = 0``."""
     return nat(max(int(n).bit_length() - 1, 0))
@@ -338,7 +338,7 @@ def nat_repr(n: int) -> str:
     return str(int(n))
 
 
-@builtin("Nat.toDigits", ": Nat → Nat → List Char", verified=False)
+@builtin("Nat.toDigits", "(base n : Nat) : List Char")
 def nat_to_digits(base: int, n: int) -> tuple:
     """``Nat.toDigits base n``: the digits of ``n`` in ``base`` as characters, most significant first.
 
@@ -446,7 +446,7 @@ def nat_all(n: Any, f: Callable[..., Any]) -> bool:
 # Int library
 
 
-@builtin("Int.ofNat", ": Nat → Int", verified=False)
+@builtin("Int.ofNat", ": Nat → Int")
 def int_of_nat(n: int) -> int:
     return int(n)
 
@@ -456,23 +456,23 @@ def int_neg_succ(n: int) -> int:
     return -int(n) - 1
 
 
-@builtin("Int.toNat", ": Int → Nat", verified=False)
+@builtin("Int.toNat", ": Int → Nat")
 def int_to_nat(a: int) -> Nat:
     """``Int.toNat``: negative integers map to 0."""
     return nat(max(int(a), 0))
 
 
-@builtin("Int.natAbs", ": Int → Nat", verified=False)
+@builtin("Int.natAbs", "(m : Int) : Nat")
 def int_nat_abs(a: int) -> Nat:
     return nat(abs(int(a)))
 
 
-@builtin("Int.neg", ": Int → Int", verified=False)
+@builtin("Int.neg", "(n : Int) : Int")
 def int_neg(a: int) -> int:
     return -int(a)
 
 
-@builtin("Int.sign", ": Int → Int", verified=False)
+@builtin("Int.sign", ": Int → Int")
 def int_sign(a: int) -> int:
     a = int(a)
     return (a > 0) - (a < 0)
@@ -498,13 +498,13 @@ def int_mul(a: int, b: int) -> int:
     return int(a) * int(b)
 
 
-@builtin("Int.pow", ": Int → Nat → Int", verified=False)
+@builtin("Int.pow", "(m : Int) : Nat → Int")
 def int_pow(a: int, b: int) -> int:
     return _pow(int(a), int(b))
 
 
-builtin("Int.ediv", ": Int → Int → Int", verified=False)(lambda a, b: int_ediv(int(a), int(b)))
-builtin("Int.emod", ": Int → Int → Int", verified=False)(lambda a, b: int_emod(int(a), int(b)))
+builtin("Int.ediv", ": Int → Int → Int")(lambda a, b: int_ediv(int(a), int(b)))
+builtin("Int.emod", ": Int → Int → Int")(lambda a, b: int_emod(int(a), int(b)))
 builtin("Int.tdiv", ": Int → Int → Int", verified=False)(lambda a, b: int_tdiv(int(a), int(b)))
 builtin("Int.tmod", ": Int → Int → Int", verified=False)(lambda a, b: int_tmod(int(a), int(b)))
 builtin("Int.fdiv", ": Int → Int → Int", verified=False)(lambda a, b: int_fdiv(int(a), int(b)))
@@ -519,12 +519,12 @@ def int_bmod(x: int, m: int) -> int:
     return r if r < (m + 1) // 2 else r - m
 
 
-@builtin("Int.gcd", ": Int → Int → Nat", verified=False)
+@builtin("Int.gcd", "(m n : Int) : Nat")
 def int_gcd(a: int, b: int) -> Nat:
     return nat(math.gcd(int(a), int(b)))
 
 
-@builtin("Int.lcm", ": Int → Int → Nat", verified=False)
+@builtin("Int.lcm", "(m n : Int) : Nat")
 def int_lcm(a: int, b: int) -> Nat:
     return nat_lcm(abs(int(a)), abs(int(b)))
 

@@ -20,54 +20,54 @@ from veriscale.runtime import NONE, Nat, Pair, Some
 Fn = Callable[..., Any]
 
 
-@builtin("Option.get!", "{α : Type _} : Option α → α", typed=True, verified=False)
+@builtin("Option.get!", "{α : Type u} [Inhabited α] : Option α → α", typed=True)
 def option_get_bang(o: Any, *, result_type: Any = None) -> Any:
     if isinstance(o, Some):
         return o.value
     return default_of_type(result_type, construct="Option.get!")
 
 
-@builtin("Option.getD", "{α : Type _} : Option α → α → α", verified=False)
+@builtin("Option.getD", "{α : Type u_1} (opt : Option α) (dflt : α) : α")
 def option_get_d(o: Any, fallback: Any) -> Any:
     return o.value if isinstance(o, Some) else fallback
 
 
-@builtin("Option.isSome", "{α : Type _} : Option α → Bool", verified=False)
+@builtin("Option.isSome", "{α : Type u_1} : Option α → Bool")
 def option_is_some(o: Any) -> bool:
     return isinstance(o, Some)
 
 
-@builtin("Option.isNone", "{α : Type _} : Option α → Bool", verified=False)
+@builtin("Option.isNone", "{α : Type u_1} : Option α → Bool")
 def option_is_none(o: Any) -> bool:
     return o is NONE
 
 
-@builtin("Option.map", "{α : Type _} {β : Type _} : (α → β) → Option α → Option β", verified=False)
+@builtin("Option.map", "{α : Type u_1} {β : Type u_2} (f : α → β) : Option α → Option β")
 def option_map(f: Fn, o: Any) -> Any:
     return Some(f(o.value)) if isinstance(o, Some) else NONE
 
 
-@builtin("Option.bind", "{α : Type _} {β : Type _} : Option α → (α → Option β) → Option β", verified=False)
+@builtin("Option.bind", "{α : Type u_1} {β : Type u_2} : Option α → (α → Option β) → Option β")
 def option_bind(o: Any, f: Fn) -> Any:
     return f(o.value) if isinstance(o, Some) else NONE
 
 
-@builtin("Option.toList", "{α : Type _} : Option α → List α", verified=False)
+@builtin("Option.toList", "{α : Type u_1} : Option α → List α")
 def option_to_list(o: Any) -> tuple:
     return (o.value,) if isinstance(o, Some) else ()
 
 
-@builtin("Option.filter", "{α : Type _} : (α → Bool) → Option α → Option α", verified=False)
+@builtin("Option.filter", "{α : Type u_1} (p : α → Bool) : Option α → Option α")
 def option_filter(p: Fn, o: Any) -> Any:
     return o if isinstance(o, Some) and p(o.value) else NONE
 
 
-@builtin("Prod.fst", "{α : Type _} {β : Type _} : α × β → α", verified=False)
+@builtin("Prod.fst", "{α : Type u} {β : Type v} (self : α × β) : α")
 def prod_fst(p: Pair) -> Any:
     return p.fst
 
 
-@builtin("Prod.snd", "{α : Type _} {β : Type _} : α × β → β", verified=False)
+@builtin("Prod.snd", "{α : Type u} {β : Type v} (self : α × β) : β")
 def prod_snd(p: Pair) -> Any:
     return p.snd
 
@@ -77,17 +77,17 @@ def prod_mk(a: Any, b: Any) -> Pair:
     return Pair(a, b)
 
 
-@builtin("Prod.map", "{α : Type _} {β : Type _} {γ : Type _} {δ : Type _} : (α → γ) → (β → δ) → α × β → γ × δ", verified=False)
+@builtin("Prod.map", "{α₁ : Type u₁} {α₂ : Type u₂} {β₁ : Type v₁} {β₂ : Type v₂} (f : α₁ → α₂) (g : β₁ → β₂) : α₁ × β₁ → α₂ × β₂")
 def prod_map(f: Fn, g: Fn, p: Pair) -> Pair:
     return Pair(f(p.fst), g(p.snd))
 
 
-@builtin("Prod.swap", "{α : Type _} {β : Type _} : α × β → β × α", verified=False)
+@builtin("Prod.swap", "{α : Type u_1} {β : Type u_2} : α × β → β × α")
 def prod_swap(p: Pair) -> Pair:
     return Pair(p.snd, p.fst)
 
 
-@builtin("id", "{α : Type _} : α → α", verified=False)
+@builtin("id", "{α : Sort u} (a : α) : α")
 def identity(x: Any) -> Any:
     return x
 
@@ -112,7 +112,7 @@ builtin("Bool.xor", ": Bool → Bool → Bool", verified=False)(lambda a, b: boo
 builtin("Bool.toNat", ": Bool → Nat", verified=False)(lambda b: Nat(1 if b else 0))
 
 
-@builtin("Option.orElse", "{α : Type _} : Option α → (Unit → Option α) → Option α", verified=False)
+@builtin("Option.orElse", "{α : Type u_1} : Option α → (Unit → Option α) → Option α")
 def option_or_else(o: Any, f: Fn) -> Any:
     """``o.orElse f``: ``f ()`` is only evaluated for ``none``."""
     from veriscale.runtime import UNIT
@@ -120,12 +120,12 @@ def option_or_else(o: Any, f: Fn) -> Any:
     return o if isinstance(o, Some) else f(UNIT)
 
 
-@builtin("Option.all", "{α : Type _} : (α → Bool) → Option α → Bool", verified=False)
+@builtin("Option.all", "{α : Type u_1} (p : α → Bool) : Option α → Bool")
 def option_all(p: Fn, o: Any) -> bool:
     return bool(p(o.value)) if isinstance(o, Some) else True
 
 
-@builtin("Option.any", "{α : Type _} : (α → Bool) → Option α → Bool", verified=False)
+@builtin("Option.any", "{α : Type u_1} (p : α → Bool) : Option α → Bool")
 def option_any(p: Fn, o: Any) -> bool:
     return bool(p(o.value)) if isinstance(o, Some) else False
 

@@ -67,20 +67,20 @@ def char_to_upper(c: str) -> Char:
     return Char(chr(ord(c) - 32)) if _is_lower(c) else Char(c)
 
 
-builtin("Char.isUpper", ": Char → Bool", verified=False)(_is_upper)
-builtin("Char.isLower", ": Char → Bool", verified=False)(_is_lower)
-builtin("Char.isDigit", ": Char → Bool", verified=False)(_is_digit)
-builtin("Char.isAlpha", ": Char → Bool", verified=False)(lambda c: _is_upper(c) or _is_lower(c))
-builtin("Char.isAlphanum", ": Char → Bool", verified=False)(lambda c: _is_upper(c) or _is_lower(c) or _is_digit(c))
-builtin("Char.isWhitespace", ": Char → Bool", verified=False)(lambda c: c in WHITESPACE)
-builtin("Char.toLower", ": Char → Char", verified=False)(char_to_lower)
-builtin("Char.toUpper", ": Char → Char", verified=False)(char_to_upper)
-builtin("Char.toNat", ": Char → Nat", verified=False)(lambda c: nat(ord(c)))
+builtin("Char.isUpper", "(c : Char) : Bool")(_is_upper)
+builtin("Char.isLower", "(c : Char) : Bool")(_is_lower)
+builtin("Char.isDigit", "(c : Char) : Bool")(_is_digit)
+builtin("Char.isAlpha", "(c : Char) : Bool")(lambda c: _is_upper(c) or _is_lower(c))
+builtin("Char.isAlphanum", "(c : Char) : Bool")(lambda c: _is_upper(c) or _is_lower(c) or _is_digit(c))
+builtin("Char.isWhitespace", "(c : Char) : Bool")(lambda c: c in WHITESPACE)
+builtin("Char.toLower", "(c : Char) : Char")(char_to_lower)
+builtin("Char.toUpper", "(c : Char) : Char")(char_to_upper)
+builtin("Char.toNat", "(c : Char) : Nat")(lambda c: nat(ord(c)))
 builtin("Char.toString", ": Char → String", verified=False)(lambda c: str.__str__(c))
 builtin("Char.toUInt8", ": Char → UInt8", verified=False)(lambda c: UInt8(ord(c)))
 
 
-@builtin("Char.ofNat", ": Nat → Char", verified=False)
+@builtin("Char.ofNat", "(n : Nat) : Char")
 def char_of_nat(n: Any) -> Char:
     n = int(n)
     if n < 0xD800 or 0xDFFF < n < 0x110000:
@@ -92,7 +92,7 @@ def char_of_nat(n: Any) -> Char:
 # Construction and conversion
 
 
-@builtin("String.mk", ": List Char → String", verified=False)
+@builtin("String.mk", "(data : List Char) : String")
 def string_mk(chars: tuple) -> str:
     return "".join(str.__str__(c) for c in chars)
 
@@ -102,7 +102,7 @@ def string_singleton(c: str) -> str:
     return str.__str__(c)
 
 
-@builtin("String.toList", ": String → List Char", verified=False)
+@builtin("String.toList", "(s : String) : List Char")
 def string_to_list(s: str) -> tuple:
     return _chars(s)
 
@@ -113,17 +113,17 @@ alias("String.data", "String.toList", ": String → List Char", verified=False)
 builtin("Char.val", ": Char → UInt32", verified=False)(lambda c: UInt32(ord(c)))
 
 
-@builtin("String.length", ": String → Nat", verified=False)
+@builtin("String.length", ": String → Nat")
 def string_length(s: str) -> Nat:
     return nat(len(s))
 
 
-@builtin("String.isEmpty", ": String → Bool", verified=False)
+@builtin("String.isEmpty", "(s : String) : Bool")
 def string_is_empty(s: str) -> bool:
     return s == ""
 
 
-@builtin("String.append", ": String → String → String", verified=False)
+@builtin("String.append", ": String → String → String")
 def string_append(s: str, t: str) -> str:
     check_size(len(s) + len(t), "String")
     return s + t
@@ -140,12 +140,12 @@ def string_pushn(s: str, c: str, n: Any) -> str:
     return s + c * int(n)
 
 
-@builtin("String.join", ": List String → String", verified=False)
+@builtin("String.join", "(l : List String) : String")
 def string_join(parts: tuple) -> str:
     return "".join(parts)
 
 
-@builtin("String.intercalate", ": String → List String → String", verified=False)
+@builtin("String.intercalate", "(s : String) : List String → String")
 def string_intercalate(sep: str, parts: tuple) -> str:
     return sep.join(parts)
 
@@ -164,12 +164,12 @@ def string_back(s: str) -> Char:
     return Char(s[-1]) if s else DEFAULT_CHAR
 
 
-@builtin("String.take", ": String → Nat → String", verified=False)
+@builtin("String.take", "(s : String) (n : Nat) : String")
 def string_take(s: str, n: Any) -> str:
     return s[: int(n)]
 
 
-@builtin("String.drop", ": String → Nat → String", verified=False)
+@builtin("String.drop", "(s : String) (n : Nat) : String")
 def string_drop(s: str, n: Any) -> str:
     return s[int(n) :]
 
@@ -218,7 +218,7 @@ def string_drop_right_while(s: str, p: Fn) -> str:
     return s[:i]
 
 
-@builtin("String.trim", ": String → String", verified=False)
+@builtin("String.trim", "(s : String) : String")
 def string_trim(s: str) -> str:
     return s.strip(WHITESPACE)
 
@@ -237,12 +237,12 @@ def string_trim_right(s: str) -> str:
 # Predicates and searches
 
 
-@builtin("String.startsWith", ": String → String → Bool", verified=False)
+@builtin("String.startsWith", "(s pre : String) : Bool")
 def string_starts_with(s: str, prefix: str) -> bool:
     return s.startswith(prefix)
 
 
-@builtin("String.endsWith", ": String → String → Bool", verified=False)
+@builtin("String.endsWith", "(s post : String) : Bool")
 def string_ends_with(s: str, suffix: str) -> bool:
     return s.endswith(suffix)
 
@@ -252,7 +252,7 @@ def string_is_prefix_of(p: str, s: str) -> bool:
     return s.startswith(p)
 
 
-@builtin("String.contains", ": String → Char → Bool", verified=False)
+@builtin("String.contains", "(s : String) (c : Char) : Bool")
 def string_contains(s: str, c: str) -> bool:
     return c in s
 
@@ -351,7 +351,7 @@ def string_split(s: str, p: Fn) -> tuple:
     return tuple(pieces)
 
 
-@builtin("String.replace", ": String → String → String → String", verified=False)
+@builtin("String.replace", "(s : String) (pattern : String) (replacement : String) : String")
 def string_replace(s: str, pattern: str, replacement: str) -> str:
     if pattern == "":
         return s
@@ -375,7 +375,7 @@ def string_is_nat(s: str) -> bool:
     return _digits_only(s, "String.isNat")
 
 
-@builtin("String.toNat?", ": String → Option Nat", verified=False)
+@builtin("String.toNat?", "(s : String) : Option Nat")
 def string_to_nat_opt(s: str) -> Any:
     return Some(nat(int(s))) if _digits_only(s, "String.toNat?") else NONE
 
@@ -392,7 +392,7 @@ def string_is_int(s: str) -> bool:
     return _digits_only(digits, "String.isInt")
 
 
-@builtin("String.toInt?", ": String → Option Int", verified=False)
+@builtin("String.toInt?", "(s : String) : Option Int")
 def string_to_int_opt(s: str) -> Any:
     sign, digits = _int_parts(s, "String.toInt?")
     return Some(sign * int(digits)) if _digits_only(digits, "String.toInt?") else NONE
