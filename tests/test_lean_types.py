@@ -228,3 +228,20 @@ def test_parse_structures_none_and_errors() -> None:
     with pytest.raises(LeanTypeError) as info:
         parse_structures("structure Bad where\n  xs : List (Int\n")
     assert "structure Bad" in info.value.reason
+
+
+def test_parse_signature_type_extensions() -> None:
+    """Declarations' signatures: universe levels, dependent arrows and `∀` (binder names dropped),
+    propositions kept as opaque text; the plain `parse_type` still rejects them."""
+    from veriscale.lean_types import PropType, SortType, parse_signature_type
+
+    assert parse_signature_type("Type u") == SortType("Type", "u")
+    assert parse_signature_type("Type") == NamedType("Type")
+    assert parse_signature_type("(i : Nat) → i < n → Bool") == FunType(NAT, FunType(PropType("i < n"), BOOL))
+    assert parse_signature_type("∀ (xs : List α), xs ≠ [] → α") == FunType(
+        list_of(NamedType("α")), FunType(PropType("xs ≠ []"), NamedType("α"))
+    )
+    assert parse_signature_type("List (α × β) → Option β") == parse_type("List (α × β) → Option β")
+    for text in ("i < n", "(i : Nat) → Nat", "∀ (x : Nat), Nat"):
+        with pytest.raises(LeanTypeError):
+            parse_type(text)

@@ -18,6 +18,12 @@ UInt16 UInt32 UInt64 USize`` (no arguments), ``List Array Option Fin Std.HashSet
 parameters such as ``K`` -- are accepted with any number of arguments; the value codec decides
 what it can represent.
 
+Declarations' signatures need a little more (:func:`parse_signature_type`): universe levels
+(``Type u``, :class:`SortType`), dependent arrows (``(i : Nat) → i < n → α``, read as the plain arrow
+``Nat → (i < n) → α``: binder names are dropped, the dependency stays inside the proposition),
+``∀ (x : T), P`` and propositions (``i < xs.size``, ``as ≠ []``), kept as opaque text
+(:class:`PropType`) because the engine never computes with a proof.
+
 Structures declared in a task's ``task_aux`` section are read by :func:`parse_structures`;
 :meth:`StructDef.fields_for` gives a field's type for a concrete instance (``Map Int Int``).
 """
@@ -43,12 +49,15 @@ __all__ = [
     "NamedType",
     "NatLitType",
     "ProdType",
+    "PropType",
+    "SortType",
     "StructDef",
     "StructField",
     "array_of",
     "fun_of",
     "list_of",
     "option_of",
+    "parse_signature_type",
     "parse_structures",
     "parse_type",
     "prod_of",
@@ -154,6 +163,39 @@ class NatLitType(LeanType):
         return f"NatLitType({self.value})"
 
 
+@dataclass(frozen=True, slots=True)
+class SortType(LeanType):
+    """A universe with its level: ``Type u``, ``Sort v``, ``Type (u+1)``. (Bare ``Type`` and ``Prop``
+    are the names ``NamedType("Type")`` / ``NamedType("Prop")``, as task signatures always had them.)"""
+
+    kind: str
+    """``Type`` or ``Sort``."""
+    level: str
+    """The level as written: ``u``, ``u_1``, ``(max u v)``."""
+
+    def _render(self, prec: int) -> str:
+        return _paren(f"{self.kind} {self.level}", prec >= _PREC_ARG)
+
+    def __repr__(self) -> str:
+        return f"SortType({str(self)!r})"
+
+
+@dataclass(frozen=True, slots=True)
+class PropType(LeanType):
+    """A proposition, kept as its (whitespace-normalised) source text: ``i < xs.size``.
+
+    It is the type of a proof binder (``(h : i < xs.size)``); the engine never inspects proofs,
+    so the proposition is not parsed further."""
+
+    text: str
+
+    def _render(self, prec: int) -> str:
+        return _paren(self.text, prec > _PREC_TOP)
+
+    def __repr__(self) -> str:
+        return f"PropType({self.text!r})"
+
+
 NAT = NamedType("Nat")
 INT = NamedType("Int")
 BOOL = NamedType("Bool")
@@ -244,6 +286,26 @@ _TOKEN = re.compile(
 )
 
 
+# Signature types also meet binders, `∀`, universe levels and the operators of propositions.
+_SIGNATURE_TOKEN = re.compile(
+    r"""
+    (?P<ws>\s+)
+  | (?P<arrow>->|→)
+  | (?P<times>×)
+  | (?P<lparen>\()
+  | (?P<rparen>\))
+  | (?P<forall>∀)
+  | (?P<colon>:(?!=))
+  | (?P<comma>,)
+  | (?P<num>[0-9]+)
+  | (?P<name>[^\W\d][\w'!?]*(?:\.[^\W\d][\w'!?]*)*)
+  | (?P<op><=|>=|==|!=|[<>≤≥≠=∣∈∉∧∨¬↔+\-*/%\[\]])
+    """,
+    re.VERBOSE,
+)
+_RELATIONS = frozenset({"<", ">", "<=", ">=", "≤", "≥", "≠", "=", "==", "!=", "∣", "∈", "∉", "∧", "∨", "¬", "↔"})
+
+
 @dataclass(frozen=True, slots=True)
 class _Tok:
     kind: str
@@ -251,11 +313,11 @@ class _Tok:
     pos: int
 
 
-def _tokenize(text: str) -> list[_Tok]:
+def _tokenize(text: str, pattern: re.Pattern[str] = _TOKEN) -> list[_Tok]:
     tokens: list[_Tok] = []
     pos = 0
     while pos < len(text):
-        m = _TOKEN.match(text, pos)
+        m = pattern.match(text, pos)
         if m is None:
             raise LeanTypeError(text, pos, f"unexpected character {text[pos]!r}")
         kind = m.lastgroup or ""
@@ -269,9 +331,10 @@ def _tokenize(text: str) -> list[_Tok]:
 class _TypeParser:
     """Recursive descent: fun := prod ('→' fun)? ; prod := app ('×' prod)? ; app := atom atom*."""
 
-    def __init__(self, text: str) -> None:
+    def __init__(self, text: str, signature: bool = False) -> None:
         self.text = text
-        self.tokens = _tokenize(text)
+        self.signature = signature
+        self.tokens = _tokenize(text, _SIGNATURE_TOKEN if signature else _TOKEN)
         self.i = 0
 
     def peek(self) -> _Tok:
@@ -294,11 +357,113 @@ class _TypeParser:
         return ty
 
     def parse_fun(self) -> LeanType:
+        if self.signature:
+            return self.parse_signature_fun()
         domain = self.parse_prod()
         if self.peek().kind == "arrow":
             self.advance()
             return FunType(domain, self.parse_fun())
         return domain
+
+    # -- signature types only ----------------------------------------------------------------
+    def parse_signature_fun(self) -> LeanType:
+        """``(x y : T) → U``, ``∀ (x : T), U``, a proposition, or ``prod (→ fun)?``."""
+        tok = self.peek()
+        if tok.kind == "forall":
+            return self.parse_forall()
+        binder = self.dependent_binder()
+        if binder is not None:
+            names, domain = binder
+            body = self.parse_fun()
+            for _ in names:
+                body = FunType(domain, body)
+            return body
+        domain = self.parse_proposition() or self.parse_prod()
+        if self.peek().kind == "arrow":
+            self.advance()
+            return FunType(domain, self.parse_fun())
+        return domain
+
+    def dependent_binder(self) -> tuple[list[str], LeanType] | None:
+        """``(x y : T) →``: the names and ``T`` (the position is restored when it is not one)."""
+        start = self.i
+        if self.peek().kind != "lparen":
+            return None
+        self.advance()
+        names: list[str] = []
+        while self.peek().kind == "name":
+            names.append(self.advance().text)
+        if not names or self.peek().kind != "colon":
+            self.i = start
+            return None
+        self.advance()
+        domain = self.parse_fun()
+        close = self.advance()
+        if close.kind != "rparen":
+            raise self.error(close, f"expected ')' but found {close.text or 'end of text'!r}")
+        arrow = self.advance()
+        if arrow.kind != "arrow":
+            raise self.error(arrow, "expected '→' after a binder")
+        return names, domain
+
+    def parse_forall(self) -> LeanType:
+        """``∀ (x : T) (y : U), body`` (or ``∀ x y : T, body``), read as ``T → U → body``."""
+        self.advance()
+        domains: list[LeanType] = []
+        while self.peek().kind == "lparen":
+            self.advance()
+            count = 0
+            while self.peek().kind == "name":
+                self.advance()
+                count += 1
+            colon = self.advance()
+            if count == 0 or colon.kind != "colon":
+                raise self.error(colon, "expected a binder '(x : T)' after '∀'")
+            domain = self.parse_fun()
+            close = self.advance()
+            if close.kind != "rparen":
+                raise self.error(close, f"expected ')' but found {close.text or 'end of text'!r}")
+            domains.extend([domain] * count)
+        if not domains:
+            count = 0
+            while self.peek().kind == "name":
+                self.advance()
+                count += 1
+            colon = self.advance()
+            if count == 0 or colon.kind != "colon":
+                raise self.error(colon, "expected binders after '∀'")
+            domains.extend([self.parse_prod()] * count)
+        comma = self.advance()
+        if comma.kind != "comma":
+            raise self.error(comma, "expected ',' after the binders of '∀'")
+        body = self.parse_fun()
+        for domain in reversed(domains):
+            body = FunType(domain, body)
+        return body
+
+    def parse_proposition(self) -> PropType | None:
+        """The tokens up to the next arrow at this depth, as a :class:`PropType`, when they contain
+        a relation (``i < n``, ``as ≠ []``, ``¬ p``); ``None`` (nothing consumed) otherwise."""
+        depth = 0
+        j = self.i
+        relation = False
+        while True:
+            tok = self.tokens[j]
+            if tok.kind == "end" or (depth == 0 and tok.kind in ("arrow", "rparen", "comma", "colon")):
+                break
+            if tok.kind == "lparen":
+                depth += 1
+            elif tok.kind == "rparen":
+                depth -= 1
+            elif tok.kind == "op" and depth == 0 and tok.text in _RELATIONS:
+                relation = True
+            j += 1
+        if not relation:
+            return None
+        start = self.tokens[self.i].pos
+        end = self.tokens[j].pos if self.tokens[j].kind != "end" else len(self.text)
+        self.i = j
+        return PropType(" ".join(self.text[start:end].split()))
 
     def parse_prod(self) -> LeanType:
         left = self.parse_app()
@@ -333,6 +498,8 @@ class _TypeParser:
 
     def parse_atom(self) -> LeanType:
         tok = self.advance()
+        if tok.kind == "name" and self.signature and tok.text in ("Type", "Sort") and self.peek().kind in ("name", "num", "lparen"):
+            return SortType(tok.text, self.parse_level())
         if tok.kind == "name":
             return NamedType(tok.text)
         if tok.kind == "num":
@@ -348,6 +515,31 @@ class _TypeParser:
         if tok.kind == "end":
             raise self.error(tok, "unexpected end of type")
         raise self.error(tok, f"unexpected {tok.text!r}")
+
+
+    def parse_level(self) -> str:
+        """A universe level after ``Type``/``Sort``: a name, a numeral or a parenthesised expression."""
+        tok = self.advance()
+        if tok.kind != "lparen":
+            return tok.text
+        depth = 1
+        start = tok.pos
+        while depth:
+            tok = self.advance()
+            if tok.kind == "end":
+                raise self.error(tok, "unclosed universe level")
+            depth += {"lparen": 1, "rparen": -1}.get(tok.kind, 0)
+        return " ".join(self.text[start : tok.pos + 1].split())
+
+
+@lru_cache(maxsize=4096)
+def parse_signature_type(text: str) -> LeanType:
+    """Parse a type from a declaration's signature: what :func:`parse_type` reads, plus universe
+    levels (``Type u``), dependent arrows (``(i : Nat) → i < n → α``), ``∀ (x : T), P`` and
+    propositions (opaque :class:`PropType`). Binder names inside the type are not kept."""
+    if not isinstance(text, str):
+        raise LeanTypeError(repr(text), 0, "type text must be a string")
+    return _TypeParser(text, signature=True).parse()
 
 
 @lru_cache(maxsize=4096)

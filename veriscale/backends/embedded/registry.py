@@ -5,17 +5,27 @@ runtime values (``veriscale.runtime``). The evaluator resolves a name -- ``List.
 qualified call, or ``xs.foldl f 0`` through field notation on a value of type ``List`` -- to a
 :class:`Builtin` and calls it with the *explicit* arguments in Lean's declared order.
 
-Conventions every builtin follows:
+Every builtin is registered once, with its full Lean signature as text
+(:mod:`.signatures`): ``@builtin("List.foldl", "{α : Type u} {β : Type v} (f : α → β → α) :
+(init : α) → List β → α")``. Everything the evaluator needs about parameters is derived from it:
 
-* Implicit and instance arguments are not passed. Explicit ones are, in declaration order
-  (``List.foldl (f : α → β → α) (init : α) (l : List β)`` is called as ``fn(f, init, l)``).
-  Two exceptions are declared in ``builtins/__init__.py``: an implicit parameter listed in
-  ``IMPLICIT_ARGS`` that the call names (``Array.ofFn (n := 3) f``) arrives as a keyword argument,
-  and an explicit proof parameter listed in ``PROOF_PARAMS`` (``Array.swap xs i j hi hj``) receives
-  the proof token instead of the evaluated proof.
-* ``self_index`` is the position of the explicit argument that receives ``x`` in ``x.name ...``
-  (Lean picks the first explicit argument whose type head is the namespace; for ``List.foldl``
-  that is ``l``, index 2).
+* ``arity`` is the number of explicit parameters; they are passed in declaration order
+  (``List.foldl f init l`` is called as ``fn(f, init, l)``); implicit and instance arguments are not
+  passed, except an implicit value parameter (``{n : Nat}`` of ``Array.ofFn``) that the call names
+  (``Array.ofFn (n := 3) f``): it arrives as a keyword argument.
+* Trailing explicit parameters with a default (``(start : Nat := 0)``, ``(h : i < xs.size := by
+  get_elem_tactic)``) may be left out; the Python function has defaults for them.
+* A proof parameter (its type is a proposition) receives the proof token, the proof is not
+  evaluated.
+* ``self_index`` is the position of the explicit argument that receives ``x`` in ``x.name ...``:
+  Lean's rule (``Lean.Elab.App``, ``addLValArg``) takes the first binder whose type's head is the
+  namespace (``List.foldl``'s anonymous ``List β``, index 2). When no explicit binder qualifies,
+  ``field_notation`` is false and ``self_index`` is 0.
+* ``verified`` says whether the signature was checked against Lean's source (v4.24, or Mathlib
+  for Mathlib's declarations); an unverified one keeps what the engine assumed before.
+* ``declared_as`` names the Lean declaration when the builtin is an instance of a more general one
+  (``List.getElem!`` is ``GetElem?.getElem!`` at ``List α``, ``Nat``, ``α``); the signature is
+  then that declaration's, specialised.
 * Function arguments arrive as Python callables; calling one with several arguments applies them
   in order (Lean functions are curried).
 * Builtins that cannot know a type from their values alone (``List.sum []`` is ``0`` of which
@@ -32,8 +42,10 @@ Conventions every builtin follows:
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
+
+from veriscale.backends.embedded.signatures import BuiltinSignature, parse_signature
 
 MAX_COLLECTION = 5_000_000
 """Largest collection a single builtin may build (a ``List.range`` of ten million is a bug)."""
@@ -44,34 +56,49 @@ class Builtin:
     name: str
     """Fully qualified Lean name, e.g. ``List.foldl``."""
     fn: Callable[..., Any]
-    arity: int
-    """Number of explicit arguments."""
-    self_index: int = 0
+    signature: BuiltinSignature
     typed: bool = False
+    verified: bool = True
+    declared_as: str | None = None
+    arity: int = field(init=False)
+    """Number of explicit arguments."""
+    self_index: int = field(init=False)
+    """Receiver position of field notation (0 when ``field_notation`` is false)."""
+    field_notation: bool = field(init=False)
+
+    def __post_init__(self) -> None:
+        receiver = self.signature.receiver_index(namespace_of(self.name)) if "." in self.name else None
+        object.__setattr__(self, "arity", self.signature.arity)
+        object.__setattr__(self, "self_index", receiver if receiver is not None else 0)
+        object.__setattr__(self, "field_notation", receiver is not None)
+
+
+def namespace_of(name: str) -> str:
+    """``List`` for ``List.foldl``, ``Std.HashMap`` for ``Std.HashMap.insert``."""
+    return name.rpartition(".")[0]
 
 
 BUILTINS: dict[str, Builtin] = {}
 
 
-def builtin(name: str, arity: int, *, self_index: int = 0, typed: bool = False) -> Callable[
-    [Callable[..., Any]], Callable[..., Any]
-]:
-    """Register ``fn`` as the implementation of the Lean declaration ``name``."""
+def builtin(name: str, signature: str, *, typed: bool = False, verified: bool = True,
+            declared_as: str | None = None) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """Register ``fn`` as the implementation of the Lean declaration ``name`` whose signature (the
+    text after the name: binders, ``:``, type) is ``signature``."""
+    parsed = parse_signature(signature)
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         if name in BUILTINS:
             raise ValueError(f"builtin {name} registered twice")
-        if not 0 <= self_index < max(arity, 1):
-            raise ValueError(f"builtin {name}: self_index {self_index} out of range for arity {arity}")
-        BUILTINS[name] = Builtin(name=name, fn=fn, arity=arity, self_index=self_index, typed=typed)
+        BUILTINS[name] = Builtin(name, fn, parsed, typed=typed, verified=verified, declared_as=declared_as)
         return fn
 
     return register
 
 
-def alias(new_name: str, existing: str) -> None:
-    """Register another Lean name for an existing builtin (e.g. ``List.elem`` / ``List.contains``)."""
+def alias(new_name: str, existing: str, signature: str, *, verified: bool = True,
+          declared_as: str | None = None) -> None:
+    """Register another Lean declaration implemented by an existing builtin's function
+    (``List.get!`` / ``List.getElem!``); it has its own signature."""
     old = BUILTINS[existing]
-    if new_name in BUILTINS:
-        raise ValueError(f"builtin {new_name} registered twice")
-    BUILTINS[new_name] = Builtin(new_name, old.fn, old.arity, old.self_index, old.typed)
+    builtin(new_name, signature, typed=old.typed, verified=verified, declared_as=declared_as)(old.fn)

@@ -12,8 +12,8 @@ This module supplies what the compiler needs for that:
 * :func:`unify` / :func:`subst` -- first-order unification of signature types with argument
   types, to propagate expected types into arguments (``List.replicate n 0 : List Int`` makes the
   ``0`` an ``Int``);
-* :data:`SIGNATURES` -- Lean signatures (explicit parameters only) of the builtins, written as Lean
-  types and parsed once;
+* :func:`signature` -- the explicit parameter types and result type of a builtin, read from the
+  full Lean signature it is registered with;
 * the coercion relation used by ``binop%`` (``Nat`` to ``Int``, ``Fin n`` to ``Nat``, ``α`` to
   ``Option α``) and the runtime conversion that implements it.
 
@@ -23,10 +23,10 @@ Unknown types are ``None`` at the top level and :data:`UNKNOWN` inside a type.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
-from veriscale.lean_types import FunType, LeanType, NamedType, NatLitType, ProdType, parse_type
+from veriscale.lean_types import FunType, LeanType, NamedType, NatLitType, ProdType, PropType
 from veriscale.runtime import Arr, Nat, Pair, Some, Unsupported, _FixedWidth
 
 
@@ -343,551 +343,9 @@ def value_matches(value: Any, ty: LeanType | None) -> bool:
 
 
 # ---------------------------------------------------------------------------------------------
-# Builtin signatures: explicit parameters, in Lean's order, then the result type.
-
-_SIGNATURE_TEXT = """
-Array.all : Array α → (α → Bool) → Nat → Nat → Bool
-Array.any : Array α → (α → Bool) → Nat → Nat → Bool
-Array.append : Array α → Array α → Array α
-Array.appendList : Array α → List α → Array α
-Array.back : Array α → α
-Array.back! : Array α → α
-Array.back? : Array α → Option α
-Array.contains : Array α → α → Bool
-Array.count : α → Array α → Nat
-Array.countP : (α → Bool) → Array α → Nat
-Array.empty : Array α
-Array.emptyWithCapacity : Nat → Array α
-Array.eraseIdxIfInBounds : Array α → Nat → Array α
-Array.extract : Array α → Nat → Nat → Array α
-Array.filter : (α → Bool) → Array α → Nat → Nat → Array α
-Array.filterMap : (α → Option β) → Array α → Nat → Nat → Array β
-Array.find? : (α → Bool) → Array α → Option α
-Array.findIdx? : (α → Bool) → Array α → Option Nat
-Array.foldl : (β → α → β) → β → Array α → Nat → Nat → β
-Array.foldr : (α → β → β) → β → Array α → Nat → Nat → β
-Array.get! : Array α → Nat → α
-Array.get? : Array α → Nat → Option α
-Array.getD : Array α → Nat → α → α
-Array.getElem! : Array α → Nat → α
-Array.getElem? : Array α → Nat → Option α
-Array.insertionSort : Array α → (α → α → Bool) → Array α
-Array.isEmpty : Array α → Bool
-Array.map : (α → β) → Array α → Array β
-Array.mapIdx : (Nat → α → β) → Array α → Array β
-Array.mk : List α → Array α
-Array.mkArray : Nat → α → Array α
-Array.mkEmpty : Nat → Array α
-Array.modify : Array α → Nat → (α → α) → Array α
-Array.pop : Array α → Array α
-Array.push : Array α → α → Array α
-Array.range : Nat → Array Nat
-Array.replicate : Nat → α → Array α
-Array.reverse : Array α → Array α
-Array.set! : Array α → Nat → α → Array α
-Array.setIfInBounds : Array α → Nat → α → Array α
-Array.singleton : α → Array α
-Array.size : Array α → Nat
-Array.swapIfInBounds : Array α → Nat → Nat → Array α
-Array.toList : Array α → List α
-Array.zip : Array α → Array β → Array (α × β)
-Array.zipIdx : Array α → Nat → Array (α × Nat)
-Array.sum : Array α → α
-Array.max? : Array α → Option α
-Array.min? : Array α → Option α
-Array.sortDedup : Array α → Array α
-Array.qsort : Array α → (α → α → Bool) → Nat → Nat → Array α
-Array.takeWhile : (α → Bool) → Array α → Array α
-Array.take : Array α → Nat → Array α
-Array.drop : Array α → Nat → Array α
-Array.flatten : Array (Array α) → Array α
-Array.flatMap : (α → Array β) → Array α → Array β
-Array.idxOf? : Array α → α → Option Nat
-Array.all₂ : (α → β → Bool) → Array α → Array β → Bool
-Array.zipWith : (α → β → γ) → Array α → Array β → Array γ
-Array.isPrefixOf : Array α → Array α → Bool
-Array.eraseIdx! : Array α → Nat → Array α
-Array.insertIdx! : Array α → Nat → α → Array α
-Array.swap! : Array α → Nat → Nat → Array α
-Array.toListRev : Array α → List α
-Array.partition : (α → Bool) → Array α → Array α × Array α
-Array.elem : α → Array α → Bool
-Array.getIdx? : Array α → α → Option Nat
-Array.ofFn : (Fin ε → α) → Array α
-Array.swap : Array α → Nat → Nat → Array α
-Array.eraseIdx : Array α → Nat → Array α
-Array.toSubarray : Array α → Nat → Nat → Subarray α
-Array.ofSubarray : Subarray α → Array α
-Subarray.toArray : Subarray α → Array α
-Subarray.size : Subarray α → Nat
-Subarray.array : Subarray α → Array α
-Subarray.start : Subarray α → Nat
-Subarray.stop : Subarray α → Nat
-Subarray.foldl : (β → α → β) → β → Subarray α → β
-Subarray.foldr : (α → β → β) → β → Subarray α → β
-Subarray.any : (α → Bool) → Subarray α → Bool
-Subarray.all : (α → Bool) → Subarray α → Bool
-Subarray.popFront : Subarray α → Subarray α
-Std.Slice.toList : Subarray α → List α
-Bool.not : Bool → Bool
-Bool.toNat : Bool → Nat
-Bool.xor : Bool → Bool → Bool
-Bool.and : Bool → Bool → Bool
-Bool.or : Bool → Bool → Bool
-Bool.decEq : Bool → Bool → Bool
-Char.isAlpha : Char → Bool
-Char.isAlphanum : Char → Bool
-Char.isDigit : Char → Bool
-Char.isLower : Char → Bool
-Char.isUpper : Char → Bool
-Char.isWhitespace : Char → Bool
-Char.ofNat : Nat → Char
-Char.toLower : Char → Char
-Char.toUpper : Char → Char
-Char.toNat : Char → Nat
-Char.toString : Char → String
-Char.toUInt8 : Char → UInt8
-Char.val : Char → UInt32
-Even : α → Prop
-Odd : α → Prop
-Float.abs : Float → Float
-Float.add : Float → Float → Float
-Float.beq : Float → Float → Bool
-Float.ceil : Float → Float
-Float.cos : Float → Float
-Float.div : Float → Float → Float
-Float.exp : Float → Float
-Float.floor : Float → Float
-Float.isFinite : Float → Bool
-Float.isInf : Float → Bool
-Float.isNaN : Float → Bool
-Float.le : Float → Float → Prop
-Float.log : Float → Float
-Float.lt : Float → Float → Prop
-Float.mul : Float → Float → Float
-Float.neg : Float → Float
-Float.ofInt : Int → Float
-Float.ofNat : Nat → Float
-Float.ofScientific : Nat → Bool → Nat → Float
-Float.pow : Float → Float → Float
-Float.round : Float → Float
-Float.sin : Float → Float
-Float.sqrt : Float → Float
-Float.sub : Float → Float → Float
-Float.tan : Float → Float
-Float.toString : Float → String
-Float.toUInt16 : Float → UInt16
-Float.toUInt32 : Float → UInt32
-Float.toUInt64 : Float → UInt64
-Float.toUInt8 : Float → UInt8
-Float.max : Float → Float → Float
-Float.min : Float → Float → Float
-Float.decLt : Float → Float → Bool
-Float.decLe : Float → Float → Bool
-Float.toInt64 : Float → Int64
-Float.log2 : Float → Float
-Float.log10 : Float → Float
-Float.exp2 : Float → Float
-Float.atan : Float → Float
-Float.atan2 : Float → Float → Float
-Float.cbrt : Float → Float
-Function.comp : (β → γ) → (α → β) → α → γ
-Id.run : α → α
-Int.add : Int → Int → Int
-Int.bmod : Int → Nat → Int
-Int.ediv : Int → Int → Int
-Int.emod : Int → Int → Int
-Int.fdiv : Int → Int → Int
-Int.fmod : Int → Int → Int
-Int.tdiv : Int → Int → Int
-Int.tmod : Int → Int → Int
-Int.div : Int → Int → Int
-Int.mod : Int → Int → Int
-Int.gcd : Int → Int → Nat
-Int.lcm : Int → Int → Nat
-Int.mul : Int → Int → Int
-Int.natAbs : Int → Nat
-Int.neg : Int → Int
-Int.negSucc : Nat → Int
-Int.ofNat : Nat → Int
-Int.pow : Int → Nat → Int
-Int.repr : Int → String
-Int.sign : Int → Int
-Int.sub : Int → Int → Int
-Int.toNat : Int → Nat
-Int.toNat' : Int → Option Nat
-Int.natMod : Int → Int → Nat
-Int.abs : Int → Int
-Int.max : Int → Int → Int
-Int.min : Int → Int → Int
-Int.toFloat : Int → Float
-Int.cast : Int → α
-Int.toString : Int → String
-Int.emod_emod_of_dvd : Int → Int → Int
-List.Nodup : List α → Prop
-List.Pairwise : (α → α → Prop) → List α → Prop
-List.Perm : List α → List α → Prop
-List.Sorted : (α → α → Prop) → List α → Prop
-List.Sublist : List α → List α → Prop
-List.Chain' : (α → α → Prop) → List α → Prop
-List.all : List α → (α → Bool) → Bool
-List.and : List Bool → Bool
-List.any : List α → (α → Bool) → Bool
-List.append : List α → List α → List α
-List.asString : List Char → String
-List.beq : List α → List α → Bool
-List.concat : List α → α → List α
-List.cons : α → List α → List α
-List.contains : List α → α → Bool
-List.count : α → List α → Nat
-List.countP : (α → Bool) → List α → Nat
-List.drop : Nat → List α → List α
-List.dropLast : List α → List α
-List.dropWhile : (α → Bool) → List α → List α
-List.elem : α → List α → Bool
-List.erase : List α → α → List α
-List.eraseDups : List α → List α
-List.eraseIdx : List α → Nat → List α
-List.eraseReps : List α → List α
-List.extract : List α → Nat → Nat → List α
-List.filter : (α → Bool) → List α → List α
-List.filterMap : (α → Option β) → List α → List β
-List.find? : (α → Bool) → List α → Option α
-List.findIdx : (α → Bool) → List α → Nat
-List.findIdx? : (α → Bool) → List α → Option Nat
-List.findSome? : (α → Option β) → List α → Option β
-List.flatMap : (α → List β) → List α → List β
-List.flatten : List (List α) → List α
-List.join : List (List α) → List α
-List.foldl : (α → β → α) → α → List β → α
-List.foldr : (α → β → β) → β → List α → β
-List.get! : List α → Nat → α
-List.get? : List α → Nat → Option α
-List.getD : List α → Nat → α → α
-List.getElem! : List α → Nat → α
-List.getElem? : List α → Nat → Option α
-List.getLast! : List α → α
-List.getLast? : List α → Option α
-List.getLastD : List α → α → α
-List.head! : List α → α
-List.head? : List α → Option α
-List.headD : List α → α → α
-List.idxOf : α → List α → Nat
-List.idxOf? : α → List α → Option Nat
-List.indexOf : α → List α → Nat
-List.indexOf? : α → List α → Option Nat
-List.insert : α → List α → List α
-List.intercalate : List α → List (List α) → List α
-List.intersperse : α → List α → List α
-List.isEmpty : List α → Bool
-List.isPerm : List α → List α → Bool
-List.isPrefixOf : List α → List α → Bool
-List.isSuffixOf : List α → List α → Bool
-List.isSublist : List α → List α → Bool
-List.length : List α → Nat
-List.lookup : α → List (α × β) → Option β
-List.map : (α → β) → List α → List β
-List.mapIdx : (Nat → α → β) → List α → List β
-List.max? : List α → Option α
-List.maximum? : List α → Option α
-List.min? : List α → Option α
-List.minimum? : List α → Option α
-List.merge : List α → List α → (α → α → Bool) → List α
-List.mergeSort : List α → (α → α → Bool) → List α
-List.or : List Bool → Bool
-List.partition : (α → Bool) → List α → List α × List α
-List.range : Nat → List Nat
-List.range' : Nat → Nat → Nat → List Nat
-List.reduceOption : List (Option α) → List α
-List.removeAll : List α → List α → List α
-List.replace : List α → α → α → List α
-List.replicate : Nat → α → List α
-List.reverse : List α → List α
-List.rotateLeft : List α → Nat → List α
-List.rotateRight : List α → Nat → List α
-List.set : List α → Nat → α → List α
-List.singleton : α → List α
-List.span : (α → Bool) → List α → List α × List α
-List.splitAt : Nat → List α → List α × List α
-List.sublists : List α → List (List α)
-List.sum : List α → α
-List.prod : List α → α
-List.tail : List α → List α
-List.tail! : List α → List α
-List.tail? : List α → Option (List α)
-List.tailD : List α → List α → List α
-List.take : Nat → List α → List α
-List.takeWhile : (α → Bool) → List α → List α
-List.toArray : List α → Array α
-List.toString : List α → String
-List.unzip : List (α × β) → List α × List β
-List.zip : List α → List β → List (α × β)
-List.zipIdx : List α → Nat → List (α × Nat)
-List.enum : List α → List (Nat × α)
-List.zipWith : (α → β → γ) → List α → List β → List γ
-List.insertionSort : (α → α → Bool) → List α → List α
-List.dedup : List α → List α
-List.nil : List α
-List.iota : Nat → List Nat
-List.get : List α → Nat → α
-List.last : List α → α
-List.last! : List α → α
-List.last? : List α → Option α
-List.getLast : List α → α
-List.head : List α → α
-List.minimum : List α → α
-List.maximum : List α → α
-List.bagInter : List α → List α → List α
-List.diff : List α → List α → List α
-List.inter : List α → List α → List α
-List.union : List α → List α → List α
-List.product : List α → List β → List (α × β)
-List.sortBy : List α → (α → α → Bool) → List α
-List.foldlIdx : (Nat → α → β → α) → α → List β → α
-List.permutations : List α → List (List α)
-List.modify : List α → Nat → (α → α) → List α
-List.insertIdx : List α → Nat → α → List α
-List.splitBy : List α → (α → α → Bool) → List (List α)
-List.groupBy : List α → (α → α → Bool) → List (List α)
-List.finRange : Nat → List Nat
-List.sort : List α → List α
-List.map₂ : (α → β → γ) → List α → List β → List γ
-List.toFinset : List α → Finset α
-List.count' : α → List α → Nat
-Max.max : α → α → α
-Min.min : α → α → α
-max : α → α → α
-min : α → α → α
-Nat.Coprime : Nat → Nat → Prop
-Nat.Prime : Nat → Prop
-Nat.add : Nat → Nat → Nat
-Nat.beq : Nat → Nat → Bool
-Nat.ble : Nat → Nat → Bool
-Nat.blt : Nat → Nat → Bool
-Nat.digits : Nat → Nat → List Nat
-Nat.div : Nat → Nat → Nat
-Nat.gcd : Nat → Nat → Nat
-Nat.land : Nat → Nat → Nat
-Nat.lcm : Nat → Nat → Nat
-Nat.log2 : Nat → Nat
-Nat.lor : Nat → Nat → Nat
-Nat.max : Nat → Nat → Nat
-Nat.min : Nat → Nat → Nat
-Nat.mod : Nat → Nat → Nat
-Nat.mul : Nat → Nat → Nat
-Nat.pow : Nat → Nat → Nat
-Nat.pred : Nat → Nat
-Nat.repr : Nat → String
-Nat.shiftLeft : Nat → Nat → Nat
-Nat.shiftRight : Nat → Nat → Nat
-Nat.sqrt : Nat → Nat
-Nat.sub : Nat → Nat → Nat
-Nat.succ : Nat → Nat
-Nat.testBit : Nat → Nat → Bool
-Nat.toDigits : Nat → Nat → List Char
-Nat.toFloat : Nat → Float
-Nat.toUInt16 : Nat → UInt16
-Nat.toUInt32 : Nat → UInt32
-Nat.toUInt64 : Nat → UInt64
-Nat.toUInt8 : Nat → UInt8
-Nat.xor : Nat → Nat → Nat
-Nat.factorial : Nat → Nat
-Nat.fact : Nat → Nat
-Nat.choose : Nat → Nat → Nat
-Nat.fib : Nat → Nat
-Nat.dist : Nat → Nat → Nat
-Nat.cast : Nat → α
-Nat.toString : Nat → String
-Nat.isPowerOfTwo : Nat → Prop
-Nat.divisors : Nat → Finset Nat
-Nat.log : Nat → Nat → Nat
-Nat.decEq : Nat → Nat → Bool
-Nat.toInt : Nat → Int
-Nat.fold : Nat → (Nat → ε → α → α) → α → α
-Nat.foldRev : Nat → (Nat → ε → α → α) → α → α
-Nat.all : Nat → (Nat → ε → Bool) → Bool
-Nat.any : Nat → (Nat → ε → Bool) → Bool
-Nat.repeat : (α → α) → Nat → α → α
-Option.bind : Option α → (α → Option β) → Option β
-Option.filter : (α → Bool) → Option α → Option α
-Option.get! : Option α → α
-Option.getD : Option α → α → α
-Option.isNone : Option α → Bool
-Option.isSome : Option α → Bool
-Option.map : (α → β) → Option α → Option β
-Option.toList : Option α → List α
-Option.some : α → Option α
-Option.none : Option α
-Option.get : Option α → α
-Option.orElse : Option α → (Unit → Option α) → Option α
-Option.all : (α → Bool) → Option α → Bool
-Option.any : (α → Bool) → Option α → Bool
-Prod.fst : α × β → α
-Prod.map : (α → γ) → (β → δ) → α × β → γ × δ
-Prod.mk : α → β → α × β
-Prod.snd : α × β → β
-Prod.swap : α × β → β × α
-Std.HashMap.alter : Std.HashMap α β → α → (Option β → Option β) → Std.HashMap α β
-Std.HashMap.contains : Std.HashMap α β → α → Bool
-Std.HashMap.empty : Nat → Std.HashMap α β
-Std.HashMap.emptyWithCapacity : Nat → Std.HashMap α β
-Std.HashMap.erase : Std.HashMap α β → α → Std.HashMap α β
-Std.HashMap.get! : Std.HashMap α β → α → β
-Std.HashMap.get? : Std.HashMap α β → α → Option β
-Std.HashMap.getD : Std.HashMap α β → α → β → β
-Std.HashMap.getElem! : Std.HashMap α β → α → β
-Std.HashMap.getElem? : Std.HashMap α β → α → Option β
-Std.HashMap.insert : Std.HashMap α β → α → β → Std.HashMap α β
-Std.HashMap.insertIfNew : Std.HashMap α β → α → β → Std.HashMap α β
-Std.HashMap.isEmpty : Std.HashMap α β → Bool
-Std.HashMap.modify : Std.HashMap α β → α → (β → β) → Std.HashMap α β
-Std.HashMap.size : Std.HashMap α β → Nat
-Std.HashMap.ofList : List (α × β) → Std.HashMap α β
-Std.HashMap.toList : Std.HashMap α β → List (α × β)
-Std.HashMap.keys : Std.HashMap α β → List α
-Std.HashMap.values : Std.HashMap α β → List β
-Std.HashMap.fold : Std.HashMap α β → (γ → α → β → γ) → γ → γ
-Std.HashSet.contains : Std.HashSet α → α → Bool
-Std.HashSet.toArray : Std.HashSet α → Array α
-Std.HashSet.fold : Std.HashSet α → (γ → α → γ) → γ → γ
-Std.HashSet.insertMany : Std.HashSet α → List α → Std.HashSet α
-Std.HashMap.toArray : Std.HashMap α β → Array (α × β)
-Std.HashMap.keysArray : Std.HashMap α β → Array α
-Std.HashMap.valuesArray : Std.HashMap α β → Array β
-Std.HashMap.insertMany : Std.HashMap α β → List (α × β) → Std.HashMap α β
-Std.HashSet.empty : Nat → Std.HashSet α
-Std.HashSet.emptyWithCapacity : Nat → Std.HashSet α
-Std.HashSet.erase : Std.HashSet α → α → Std.HashSet α
-Std.HashSet.insert : Std.HashSet α → α → Std.HashSet α
-Std.HashSet.isEmpty : Std.HashSet α → Bool
-Std.HashSet.size : Std.HashSet α → Nat
-Std.HashSet.ofList : List α → Std.HashSet α
-Std.HashSet.toList : Std.HashSet α → List α
-String.Iterator.atEnd : String.Iterator → Bool
-String.Iterator.curr : String.Iterator → Char
-String.Iterator.hasNext : String.Iterator → Bool
-String.Iterator.next : String.Iterator → String.Iterator
-String.Iterator.remainingToString : String.Iterator → String
-String.all : String → (Char → Bool) → Bool
-String.any : String → (Char → Bool) → Bool
-String.append : String → String → String
-String.back : String → Char
-String.capitalize : String → String
-String.contains : String → Char → Bool
-String.data : String → List Char
-String.decapitalize : String → String
-String.drop : String → Nat → String
-String.dropRight : String → Nat → String
-String.dropRightWhile : String → (Char → Bool) → String
-String.dropWhile : String → (Char → Bool) → String
-String.endsWith : String → String → Bool
-String.foldl : (α → Char → α) → α → String → α
-String.foldr : (Char → α → α) → α → String → α
-String.front : String → Char
-String.intercalate : String → List String → String
-String.isEmpty : String → Bool
-String.isInt : String → Bool
-String.isNat : String → Bool
-String.isPrefixOf : String → String → Bool
-String.iter : String → String.Iterator
-String.join : List String → String
-String.length : String → Nat
-String.map : (Char → Char) → String → String
-String.mk : List Char → String
-String.mkIterator : String → String.Iterator
-String.push : String → Char → String
-String.pushn : String → Char → Nat → String
-String.replace : String → String → String → String
-String.singleton : Char → String
-String.split : String → (Char → Bool) → List String
-String.splitOn : String → String → List String
-String.startsWith : String → String → Bool
-String.take : String → Nat → String
-String.takeRight : String → Nat → String
-String.takeRightWhile : String → (Char → Bool) → String
-String.takeWhile : String → (Char → Bool) → String
-String.toInt! : String → Int
-String.toInt? : String → Option Int
-String.toList : String → List Char
-String.toLower : String → String
-String.toNat! : String → Nat
-String.toNat? : String → Option Nat
-String.toUpper : String → String
-String.trim : String → String
-String.trimLeft : String → String
-String.trimRight : String → String
-String.get : String → Nat → Char
-String.get! : String → Nat → Char
-String.reverse : String → String
-String.revPosOf : String → Char → Option Nat
-String.posOf : String → Char → Nat
-String.count : String → Char → Nat
-String.isPalindrome : String → Bool
-String.filter : (Char → Bool) → String → String
-String.ofList : List Char → String
-String.toArray : String → Array Char
-String.words : String → List String
-String.lines : String → List String
-ToString.toString : α → String
-toString : α → String
-repr : α → String
-UInt8.ofNat : Nat → UInt8
-UInt8.toNat : UInt8 → Nat
-UInt16.ofNat : Nat → UInt16
-UInt16.toNat : UInt16 → Nat
-UInt32.ofNat : Nat → UInt32
-UInt32.toNat : UInt32 → Nat
-UInt64.ofNat : Nat → UInt64
-UInt64.toNat : UInt64 → Nat
-UInt64.toFloat : UInt64 → Float
-UInt8.toUInt16 : UInt8 → UInt16
-UInt8.toUInt32 : UInt8 → UInt32
-UInt8.toUInt64 : UInt8 → UInt64
-UInt16.toUInt8 : UInt16 → UInt8
-UInt16.toUInt32 : UInt16 → UInt32
-UInt16.toUInt64 : UInt16 → UInt64
-UInt32.toUInt8 : UInt32 → UInt8
-UInt32.toUInt16 : UInt32 → UInt16
-UInt32.toUInt64 : UInt32 → UInt64
-UInt64.toUInt8 : UInt64 → UInt8
-UInt64.toUInt16 : UInt64 → UInt16
-UInt64.toUInt32 : UInt64 → UInt32
-and : Bool → Bool → Bool
-or : Bool → Bool → Bool
-not : Bool → Bool
-xor : Bool → Bool → Bool
-id : α → α
-Decidable.decide : Prop → Bool
-"""
-
-_UINT_OPS = ("add", "sub", "mul", "div", "mod", "land", "lor", "xor", "shiftLeft", "shiftRight")
-
-
-def _uint_signatures() -> str:
-    lines = []
-    for n in ("UInt8", "UInt16", "UInt32", "UInt64"):
-        for op in _UINT_OPS:
-            lines.append(f"{n}.{op} : {n} → {n} → {n}")
-        lines.append(f"{n}.complement : {n} → {n}")
-        lines.append(f"{n}.toFloat : {n} → Float")
-    return "\n".join(lines)
-
-
-_GREEK = frozenset("αβγδεσ")
-
-
-def _vars(ty: LeanType) -> LeanType:
-    if isinstance(ty, NamedType):
-        if not ty.args and ty.name in _GREEK:
-            return TVar(ty.name)
-        if ty.args:
-            return NamedType(ty.name, tuple(_vars(a) for a in ty.args))
-        return ty
-    if isinstance(ty, ProdType):
-        return ProdType(_vars(ty.fst), _vars(ty.snd))
-    if isinstance(ty, FunType):
-        return FunType(_vars(ty.domain), _vars(ty.codomain))
-    return ty
+# Builtin signatures, as the evaluator uses them: the explicit parameters' types, in Lean's order,
+# then the result type. They are read from the registry, where every builtin carries its full Lean
+# signature (:mod:`.signatures`).
 
 
 @dataclass(frozen=True, slots=True)
@@ -904,32 +362,63 @@ def split_fun(ty: LeanType, n: int) -> Signature:
     return Signature(tuple(params), ty)
 
 
-@lru_cache(maxsize=1)
-def _signature_types() -> dict[str, LeanType]:
-    table: dict[str, LeanType] = {}
-    for line in (_SIGNATURE_TEXT + "\n" + _uint_signatures()).splitlines():
-        line = line.strip()
-        if not line:
-            continue
-        name, _, text = line.partition(" : ")
-        table[name.strip()] = _vars(parse_type(text.strip()))
-    return table
+def _evaluated(ty: LeanType, bound: frozenset[str]) -> LeanType:
+    """A signature type as the evaluator reads it: names bound by the signature's binders (type
+    parameters ``α``, value parameters such as ``n`` in ``Fin n``, and their projections such as
+    ``xs.size``) become type variables; a proposition, which no value of ours inhabits, is unknown;
+    ``Id α`` is ``α`` (``Id`` is the identity on types, and the engine runs ``Id`` code directly)."""
+    if isinstance(ty, NamedType):
+        if not ty.args:
+            if ty.name in bound or ty.name.partition(".")[0] in bound:
+                return TVar(ty.name)
+            return ty
+        if ty.name == "Id" and len(ty.args) == 1:
+            return _evaluated(ty.args[0], bound)
+        return NamedType(ty.name, tuple(_evaluated(a, bound) for a in ty.args))
+    if isinstance(ty, ProdType):
+        return ProdType(_evaluated(ty.fst, bound), _evaluated(ty.snd, bound))
+    if isinstance(ty, FunType):
+        return FunType(_evaluated(ty.domain, bound), _evaluated(ty.codomain, bound))
+    if isinstance(ty, PropType):
+        return UNKNOWN
+    return ty
+
+
+@cache
+def _explicit_view(name: str) -> Signature | None:
+    from veriscale.backends.embedded.builtins import BUILTINS  # registers every builtin
+
+    b = BUILTINS.get(name)
+    if b is None:
+        return None
+    bound: set[str] = set()
+    params: list[LeanType] = []
+    for binder in b.signature.binders:
+        if binder.is_explicit:
+            params.append(_evaluated(binder.type, frozenset(bound)))
+        if binder.name is not None:
+            bound.add(binder.name)
+    return Signature(tuple(params), _evaluated(b.signature.result, frozenset(bound)))
 
 
 def signature(name: str, arity: int) -> Signature | None:
-    """The signature of builtin ``name`` with its first ``arity`` explicit parameters."""
-    ty = _signature_types().get(name)
-    if ty is None:
+    """The signature of builtin ``name`` with its first ``arity`` explicit parameters (the rest, if
+    any, folded into the result type; parameters beyond the declared ones are unknown)."""
+    view = _explicit_view(name)
+    if view is None:
         return None
-    sig = split_fun(ty, arity)
-    if len(sig.params) < arity:
-        # the signature lists fewer parameters than the implementation takes (optional ones)
-        sig = Signature(sig.params + (UNKNOWN,) * (arity - len(sig.params)), sig.result)
-    return sig
+    if arity <= len(view.params):
+        result = view.result
+        for p in reversed(view.params[arity:]):
+            result = FunType(p, result)
+        return Signature(view.params[:arity], result)
+    return Signature(view.params + (UNKNOWN,) * (arity - len(view.params)), view.result)
 
 
 def known_signature_names() -> frozenset[str]:
-    return frozenset(_signature_types())
+    from veriscale.backends.embedded.builtins import BUILTINS
+
+    return frozenset(BUILTINS)
 
 
 def fin_bound(ty: LeanType | None) -> int | None:

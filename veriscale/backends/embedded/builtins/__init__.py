@@ -10,6 +10,9 @@ Public API used by the evaluator:
 * :func:`compare_lt`, :func:`compare_le` (``<``, ``≤``), :func:`lean_beq` (``==``),
   :func:`decidable_eq` (decided ``=``), :func:`lean_max`, :func:`lean_min`.
 * :func:`to_string` (``toString``, also what ``s!"{x}"`` interpolates) and :func:`repr_value`.
+The three tables below are derived from the Lean signature each builtin is registered with
+(:mod:`veriscale.backends.embedded.signatures`):
+
 * :data:`OPTIONAL_ARGS`: builtins whose trailing explicit parameters have defaults in Lean
   (``List.range' s n (step := 1)``); the Python function accepts the shorter call too.
 * :data:`IMPLICIT_ARGS`: implicit parameters a call may name (``Array.ofFn (n := 3) f``); the
@@ -74,52 +77,32 @@ ARITH: dict[tuple[str, str], Callable[[Any, Any], Any]] = {
 
 NEG: dict[str, Callable[[Any], Any]] = {**numbers.NEG, **floats.NEG}
 
+
+def _implicit_args(b: Builtin) -> tuple[str, ...]:
+    """The implicit value parameters (``{n : Nat}``) a call may name and the function takes."""
+    import inspect
+
+    taken = inspect.signature(b.fn).parameters
+    return tuple(name for name in b.signature.value_implicits if name in taken)
+
+
+# Derived from the registered Lean signatures (see :mod:`.registry`); kept as tables because the
+# evaluator reads them by name.
 OPTIONAL_ARGS: dict[str, int] = {
-    "List.range'": 1,
-    "List.zipIdx": 1,
-    "List.mergeSort": 1,
-    "List.merge": 1,
-    "List.extract": 2,
-    "List.rotateLeft": 1,
-    "List.rotateRight": 1,
-    "Array.extract": 2,
-    "Array.foldl": 2,
-    "Array.foldr": 2,
-    "Array.filter": 2,
-    "Array.filterMap": 2,
-    "Array.any": 2,
-    "Array.all": 2,
-    "Array.zipIdx": 1,
-    "Array.insertionSort": 1,
-    "Array.qsort": 3,
-    "Array.swap": 2,
-    "Array.eraseIdx": 1,
-    "Array.toSubarray": 2,
-    "String.splitOn": 1,
-    "Std.HashMap.empty": 1,
-    "Std.HashMap.emptyWithCapacity": 1,
-    "Std.HashSet.empty": 1,
-    "Std.HashSet.emptyWithCapacity": 1,
+    name: b.signature.optional_count for name, b in BUILTINS.items() if b.signature.optional_count
 }
 """Number of trailing explicit parameters with a Lean default value, per builtin."""
 
 IMPLICIT_ARGS: dict[str, tuple[str, ...]] = {
-    # `Array.ofFn {n} (f : Fin n → α)`: `n` is implicit; `(n := k)` names it
-    "Array.ofFn": ("n",),
+    name: names for name, b in BUILTINS.items() if (names := _implicit_args(b))
 }
 """Implicit parameters a call may give as named arguments; they reach the builtin as keywords."""
 
 PROOF_PARAMS: dict[str, frozenset[int]] = {
-    # `swap xs i j (hi : i < xs.size := by get_elem_tactic) (hj : j < xs.size := ...)`
-    "Array.swap": frozenset({3, 4}),
-    # `eraseIdx xs i (h : i < xs.size := by get_elem_tactic)`
-    "Array.eraseIdx": frozenset({2}),
+    name: b.signature.proof_positions for name, b in BUILTINS.items() if b.signature.proof_positions
 }
 """Positions of explicit proof parameters: a proof given there is not evaluated (it is irrelevant
 at run time), the builtin receives the proof token instead, as user definitions skip theirs."""
-
-for _name in (*OPTIONAL_ARGS, *IMPLICIT_ARGS, *PROOF_PARAMS):
-    assert _name in BUILTINS, _name
 
 __all__ = [
     "ARITH",

@@ -50,40 +50,40 @@ def _window(a: Arr, start: Any, stop: Any) -> range:
 # Construction
 
 
-@builtin("Array.mkArray", 2)
+@builtin("Array.mkArray", "{α : Type _} : Nat → α → Array α", verified=False)
 def array_mk_array(n: Any, v: Any) -> Arr:
     check_size(int(n), "Array.mkArray")
     return Arr((v,) * int(n))
 
 
-alias("Array.replicate", "Array.mkArray")
+alias("Array.replicate", "Array.mkArray", "{α : Type _} : Nat → α → Array α", verified=False)
 
 
-@builtin("Array.mkEmpty", 1)
+@builtin("Array.mkEmpty", "{α : Type u} (c : Nat) : Array α")
 def array_mk_empty(capacity: Any) -> Arr:
     return Arr(())
 
 
-alias("Array.emptyWithCapacity", "Array.mkEmpty")
+alias("Array.emptyWithCapacity", "Array.mkEmpty", "{α : Type _} : Nat → Array α", verified=False)
 
 
-@builtin("Array.empty", 0)
+@builtin("Array.empty", "{α : Type u} : Array α")
 def array_empty() -> Arr:
     return Arr(())
 
 
-@builtin("Array.range", 1)
+@builtin("Array.range", "(n : Nat) : Array Nat")
 def array_range(n: Any) -> Arr:
     check_size(int(n), "Array.range")
     return Arr(nat_range(0, int(n)))
 
 
-@builtin("Array.mk", 1)
+@builtin("Array.mk", "{α : Type _} : List α → Array α", verified=False)
 def array_mk(xs: tuple) -> Arr:
     return Arr(xs)
 
 
-@builtin("Array.singleton", 1)
+@builtin("Array.singleton", "{α : Type _} : α → Array α", verified=False)
 def array_singleton(v: Any) -> Arr:
     return Arr((v,))
 
@@ -92,22 +92,22 @@ def array_singleton(v: Any) -> Arr:
 # Access
 
 
-@builtin("Array.size", 1)
+@builtin("Array.size", "{α : Type u} (a : Array α) : Nat")
 def array_size(a: Arr) -> Nat:
     return nat(len(a))
 
 
-@builtin("Array.isEmpty", 1)
+@builtin("Array.isEmpty", "{α : Type u} (xs : Array α) : Bool")
 def array_is_empty(a: Arr) -> bool:
     return len(a) == 0
 
 
-@builtin("Array.toList", 1)
+@builtin("Array.toList", "{α : Type u} (self : Array α) : List α")
 def array_to_list(a: Arr) -> tuple:
     return tuple(a)
 
 
-@builtin("Array.getElem!", 2, typed=True)
+@builtin("Array.getElem!", "{α : Type _} : Array α → Nat → α", typed=True, verified=False)
 def array_get_elem_bang(a: Arr, i: Any, *, result_type: Any = None) -> Any:
     i = int(i)
     if 0 <= i < len(a):
@@ -115,53 +115,53 @@ def array_get_elem_bang(a: Arr, i: Any, *, result_type: Any = None) -> Any:
     return default_of_type(result_type, construct="a[i]!")
 
 
-@builtin("Array.getElem?", 2)
+@builtin("Array.getElem?", "{α : Type _} : Array α → Nat → Option α", verified=False)
 def array_get_elem_opt(a: Arr, i: Any) -> Any:
     i = int(i)
     return Some(a[i]) if 0 <= i < len(a) else NONE
 
 
-alias("Array.get!", "Array.getElem!")
-alias("Array.get?", "Array.getElem?")
+alias("Array.get!", "Array.getElem!", "{α : Type _} : Array α → Nat → α", verified=False)
+alias("Array.get?", "Array.getElem?", "{α : Type _} : Array α → Nat → Option α", verified=False)
 
 
-@builtin("Array.getD", 3)
+@builtin("Array.getD", "{α : Type u_1} (a : Array α) (i : Nat) (v₀ : α) : α")
 def array_get_d(a: Arr, i: Any, fallback: Any) -> Any:
     i = int(i)
     return a[i] if 0 <= i < len(a) else fallback
 
 
-@builtin("Array.back?", 1)
+@builtin("Array.back?", "{α : Type _} : Array α → Option α", verified=False)
 def array_back_opt(a: Arr) -> Any:
     return Some(a[-1]) if a else NONE
 
 
-@builtin("Array.back!", 1, typed=True)
+@builtin("Array.back!", "{α : Type _} : Array α → α", typed=True, verified=False)
 def array_back_bang(a: Arr, *, result_type: Any = None) -> Any:
     if a:
         return a[-1]
     return default_of_type(result_type, construct="Array.back!")
 
 
-alias("Array.back", "Array.back!")
+alias("Array.back", "Array.back!", "{α : Type _} : Array α → α", verified=False)
 
 
 # ---------------------------------------------------------------------------------------------
 # Updates
 
 
-@builtin("Array.push", 2)
+@builtin("Array.push", "{α : Type u} (a : Array α) (v : α) : Array α")
 def array_push(a: Arr, v: Any) -> Arr:
     check_size(len(a) + 1)
     return Arr((*a, v))
 
 
-@builtin("Array.pop", 1)
+@builtin("Array.pop", "{α : Type _} : Array α → Array α", verified=False)
 def array_pop(a: Arr) -> Arr:
     return Arr(a[:-1])
 
 
-@builtin("Array.set!", 3)
+@builtin("Array.set!", "{α : Type u_1} (xs : Array α) (i : Nat) (v : α) : Array α")
 def array_set_bang(a: Arr, i: Any, v: Any) -> Arr:
     i = int(i)
     if 0 <= i < len(a):
@@ -169,10 +169,10 @@ def array_set_bang(a: Arr, i: Any, v: Any) -> Arr:
     return a
 
 
-alias("Array.setIfInBounds", "Array.set!")
+alias("Array.setIfInBounds", "Array.set!", "{α : Type _} : Array α → Nat → α → Array α", verified=False)
 
 
-@builtin("Array.modify", 3)
+@builtin("Array.modify", "{α : Type u} (xs : Array α) (i : Nat) (f : α → α) : Array α")
 def array_modify(a: Arr, i: Any, f: Fn) -> Arr:
     i = int(i)
     if 0 <= i < len(a):
@@ -180,7 +180,7 @@ def array_modify(a: Arr, i: Any, f: Fn) -> Arr:
     return a
 
 
-@builtin("Array.swapIfInBounds", 3)
+@builtin("Array.swapIfInBounds", "{α : Type _} : Array α → Nat → Nat → Array α", verified=False)
 def array_swap_if_in_bounds(a: Arr, i: Any, j: Any) -> Arr:
     i, j = int(i), int(j)
     if 0 <= i < len(a) and 0 <= j < len(a):
@@ -190,7 +190,7 @@ def array_swap_if_in_bounds(a: Arr, i: Any, j: Any) -> Arr:
     return a
 
 
-@builtin("Array.eraseIdxIfInBounds", 2)
+@builtin("Array.eraseIdxIfInBounds", "{α : Type _} : Array α → Nat → Array α", verified=False)
 def array_erase_idx_if_in_bounds(a: Arr, i: Any) -> Arr:
     i = int(i)
     if 0 <= i < len(a):
@@ -198,24 +198,24 @@ def array_erase_idx_if_in_bounds(a: Arr, i: Any) -> Arr:
     return a
 
 
-@builtin("Array.append", 2)
+@builtin("Array.append", "{α : Type u} (as bs : Array α) : Array α")
 def array_append(a: Arr, b: Arr) -> Arr:
     check_size(len(a) + len(b))
     return Arr((*a, *b))
 
 
-@builtin("Array.appendList", 2)
+@builtin("Array.appendList", "{α : Type _} : Array α → List α → Array α", verified=False)
 def array_append_list(a: Arr, xs: tuple) -> Arr:
     check_size(len(a) + len(xs))
     return Arr((*a, *xs))
 
 
-@builtin("Array.reverse", 1)
+@builtin("Array.reverse", "{α : Type u} (as : Array α) : Array α")
 def array_reverse(a: Arr) -> Arr:
     return Arr(reversed(a))
 
 
-@builtin("Array.extract", 3)
+@builtin("Array.extract", "{α : Type u_1} (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Array α")
 def array_extract(a: Arr, start: Any = 0, stop: Any = None) -> Arr:
     return Arr(a[i] for i in _window(a, start, stop))
 
@@ -224,7 +224,7 @@ def array_extract(a: Arr, start: Any = 0, stop: Any = None) -> Arr:
 # Traversals
 
 
-@builtin("Array.foldl", 5, self_index=2)
+@builtin("Array.foldl", "{α : Type u} {β : Type v} (f : β → α → β) (init : β) (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : β")
 def array_foldl(f: Fn, init: Any, a: Arr, start: Any = 0, stop: Any = None) -> Any:
     acc = init
     for i in _window(a, start, stop):
@@ -232,7 +232,7 @@ def array_foldl(f: Fn, init: Any, a: Arr, start: Any = 0, stop: Any = None) -> A
     return acc
 
 
-@builtin("Array.foldr", 5, self_index=2)
+@builtin("Array.foldr", "{α : Type u} {β : Type v} (f : α → β → β) (init : β) (as : Array α) (start : Nat := as.size) (stop : Nat := 0) : β")
 def array_foldr(f: Fn, init: Any, a: Arr, start: Any = None, stop: Any = 0) -> Any:
     size = len(a)
     start_i = size if start is None else int(start)
@@ -249,32 +249,32 @@ def array_foldr(f: Fn, init: Any, a: Arr, start: Any = None, stop: Any = 0) -> A
     return acc
 
 
-@builtin("Array.map", 2, self_index=1)
+@builtin("Array.map", "{α : Type u} {β : Type v} (f : α → β) (as : Array α) : Array β")
 def array_map(f: Fn, a: Arr) -> Arr:
     return Arr(f(x) for x in a)
 
 
-@builtin("Array.mapIdx", 2, self_index=1)
+@builtin("Array.mapIdx", "{α : Type _} {β : Type _} : (Nat → α → β) → Array α → Array β", verified=False)
 def array_map_idx(f: Fn, a: Arr) -> Arr:
     return Arr(f(Nat(i), x) for i, x in enumerate(a))
 
 
-@builtin("Array.zipIdx", 2)
+@builtin("Array.zipIdx", "{α : Type u} (xs : Array α) (start : Nat := 0) : Array (α × Nat)", verified=False)
 def array_zip_idx(a: Arr, start: Any = 0) -> Arr:
     return Arr(Pair(x, Nat(int(start) + i)) for i, x in enumerate(a))
 
 
-@builtin("Array.zip", 2)
+@builtin("Array.zip", "{α : Type u} {β : Type u_1} (as : Array α) (bs : Array β) : Array (α × β)")
 def array_zip(a: Arr, b: Arr) -> Arr:
     return Arr(Pair(x, y) for x, y in zip(a, b))
 
 
-@builtin("Array.filter", 4, self_index=1)
+@builtin("Array.filter", "{α : Type u} (p : α → Bool) (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Array α")
 def array_filter(p: Fn, a: Arr, start: Any = 0, stop: Any = None) -> Arr:
     return Arr(a[i] for i in _window(a, start, stop) if p(a[i]))
 
 
-@builtin("Array.filterMap", 4, self_index=1)
+@builtin("Array.filterMap", "{α : Type u} {β : Type u_1} (f : α → Option β) (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Array β")
 def array_filter_map(f: Fn, a: Arr, start: Any = 0, stop: Any = None) -> Arr:
     out = []
     for i in _window(a, start, stop):
@@ -284,35 +284,35 @@ def array_filter_map(f: Fn, a: Arr, start: Any = 0, stop: Any = None) -> Arr:
     return Arr(out)
 
 
-@builtin("Array.any", 4)
+@builtin("Array.any", "{α : Type u} (as : Array α) (p : α → Bool) (start : Nat := 0) (stop : Nat := as.size) : Bool")
 def array_any(a: Arr, p: Fn, start: Any = 0, stop: Any = None) -> bool:
     return any(p(a[i]) for i in _window(a, start, stop))
 
 
-@builtin("Array.all", 4)
+@builtin("Array.all", "{α : Type u} (as : Array α) (p : α → Bool) (start : Nat := 0) (stop : Nat := as.size) : Bool")
 def array_all(a: Arr, p: Fn, start: Any = 0, stop: Any = None) -> bool:
     return all(p(a[i]) for i in _window(a, start, stop))
 
 
-@builtin("Array.contains", 2)
+@builtin("Array.contains", "{α : Type u} [BEq α] (as : Array α) (a : α) : Bool")
 def array_contains(a: Arr, v: Any) -> bool:
     """``as.any (· == a)``."""
     return beq_member(v, a)
 
 
-@builtin("Array.count", 2, self_index=1)
+@builtin("Array.count", "{α : Type _} : α → Array α → Nat", verified=False)
 def array_count(v: Any, a: Arr) -> Nat:
     if eq_is_beq(v):
         return nat(a.count(v))  # C speed; exact because `==` is Lean's `==` here
     return nat(sum(1 for x in a if lean_beq(x, v)))
 
 
-@builtin("Array.countP", 2, self_index=1)
+@builtin("Array.countP", "{α : Type _} : (α → Bool) → Array α → Nat", verified=False)
 def array_count_p(p: Fn, a: Arr) -> Nat:
     return nat(sum(1 for x in a if p(x)))
 
 
-@builtin("Array.find?", 2, self_index=1)
+@builtin("Array.find?", "{α : Type u} (p : α → Bool) (as : Array α) : Option α")
 def array_find_opt(p: Fn, a: Arr) -> Any:
     for x in a:
         if p(x):
@@ -320,7 +320,7 @@ def array_find_opt(p: Fn, a: Arr) -> Any:
     return NONE
 
 
-@builtin("Array.findIdx?", 2, self_index=1)
+@builtin("Array.findIdx?", "{α : Type _} : (α → Bool) → Array α → Option Nat", verified=False)
 def array_find_idx_opt(p: Fn, a: Arr) -> Any:
     for i, x in enumerate(a):
         if p(x):
@@ -328,7 +328,7 @@ def array_find_idx_opt(p: Fn, a: Arr) -> Any:
     return NONE
 
 
-@builtin("Array.insertionSort", 2)
+@builtin("Array.insertionSort", "{α : Type u_1} (xs : Array α) (lt : α → α → Bool := by exact (· < ·)) : Array α")
 def array_insertion_sort(a: Arr, lt: Fn | None = None) -> Arr:
     relation = lt if lt is not None else compare_lt
     items = list(a)
@@ -340,19 +340,19 @@ def array_insertion_sort(a: Arr, lt: Fn | None = None) -> Arr:
     return Arr(items)
 
 
-@builtin("Array.take", 2)
+@builtin("Array.take", "{α : Type u} (xs : Array α) (i : Nat) : Array α")
 def array_take(a: Arr, n: Any) -> Arr:
     """``a.take n = a.extract 0 n``."""
     return Arr(a[: int(n)])
 
 
-@builtin("Array.drop", 2)
+@builtin("Array.drop", "{α : Type u} (xs : Array α) (i : Nat) : Array α")
 def array_drop(a: Arr, n: Any) -> Arr:
     """``a.drop n = a.extract n a.size``."""
     return Arr(a[int(n) :])
 
 
-@builtin("Array.flatten", 1)
+@builtin("Array.flatten", "{α : Type _} : Array (Array α) → Array α", verified=False)
 def array_flatten(a: Arr) -> Arr:
     out: list[Any] = []
     for part in a:
@@ -361,22 +361,22 @@ def array_flatten(a: Arr) -> Arr:
     return Arr(out)
 
 
-@builtin("Array.zipWith", 3, self_index=1)
+@builtin("Array.zipWith", "{α : Type u} {β : Type u_1} {γ : Type u_2} (f : α → β → γ) (as : Array α) (bs : Array β) : Array γ")
 def array_zip_with(f: Fn, a: Arr, b: Arr) -> Arr:
     return Arr(f(x, y) for x, y in zip(a, b))
 
 
-@builtin("Array.isPrefixOf", 2)
+@builtin("Array.isPrefixOf", "{α : Type _} : Array α → Array α → Bool", verified=False)
 def array_is_prefix_of(a: Arr, b: Arr) -> bool:
     return len(a) <= len(b) and all(lean_beq(x, y) for x, y in zip(a, b))
 
 
-@builtin("Array.toListRev", 1)
+@builtin("Array.toListRev", "{α : Type _} : Array α → List α", verified=False)
 def array_to_list_rev(a: Arr) -> tuple:
     return tuple(reversed(a))
 
 
-@builtin("Array.partition", 2, self_index=1)
+@builtin("Array.partition", "{α : Type u} (p : α → Bool) (as : Array α) : Array α × Array α")
 def array_partition(p: Fn, a: Arr) -> Pair:
     yes = [x for x in a if p(x)]
     no = [x for x in a if not p(x)]
@@ -387,7 +387,7 @@ def array_partition(p: Fn, a: Arr) -> Pair:
 # Swaps, erasure, construction from a function
 
 
-@builtin("Array.swap", 5)
+@builtin("Array.swap", "{α : Type u} (xs : Array α) (i j : Nat) (hi : i < xs.size := by get_elem_tactic) (hj : j < xs.size := by get_elem_tactic) : Array α")
 def array_swap(xs: Arr, i: Any, j: Any, hi: Any = None, hj: Any = None) -> Arr:
     """``swap (xs) (i j : Nat) (hi : i < xs.size := by get_elem_tactic) (hj : j < xs.size := ...)``."""
     i, j = int(i), int(j)
@@ -399,7 +399,7 @@ def array_swap(xs: Arr, i: Any, j: Any, hi: Any = None, hj: Any = None) -> Arr:
     return Arr(items)
 
 
-@builtin("Array.eraseIdx", 3)
+@builtin("Array.eraseIdx", "{α : Type u} (xs : Array α) (i : Nat) (h : i < xs.size := by get_elem_tactic) : Array α", verified=False)
 def array_erase_idx(xs: Arr, i: Any, h: Any = None) -> Arr:
     """``eraseIdx (xs) (i : Nat) (h : i < xs.size := by get_elem_tactic)``."""
     i = int(i)
@@ -408,7 +408,7 @@ def array_erase_idx(xs: Arr, i: Any, h: Any = None) -> Arr:
     return Arr((*xs[:i], *xs[i + 1 :]))
 
 
-@builtin("Array.eraseIdx!", 2)
+@builtin("Array.eraseIdx!", "{α : Type _} : Array α → Nat → Array α", verified=False)
 def array_erase_idx_bang(xs: Arr, i: Any) -> Arr:
     """``if h : i < xs.size then xs.eraseIdx i h else panic! "invalid index"``; the panic's value is
     ``default : Array α``, i.e. ``#[]``."""
@@ -418,7 +418,7 @@ def array_erase_idx_bang(xs: Arr, i: Any) -> Arr:
     return Arr(())
 
 
-@builtin("Array.ofFn", 1)
+@builtin("Array.ofFn", "{α : Type u} {n : Nat} (f : Fin n → α) : Array α", verified=False)
 def array_of_fn(f: Fn, *, n: Any = None) -> Arr:
     """``ofFn {n} (f : Fin n → α)``: ``go 0 #[]`` pushes ``f ⟨i, _⟩`` for ``i = 0, ..., n-1``."""
     if n is None:
@@ -458,7 +458,7 @@ def _qpartition(items: list[Any], lt: Fn, lo: int, hi: int) -> int:
     return i
 
 
-@builtin("Array.qsort", 4)
+@builtin("Array.qsort", "{α : Type u_1} (as : Array α) (lt : α → α → Bool := by exact (· < ·)) (lo : Nat := 0) (hi : Nat := as.size - 1) : Array α")
 def array_qsort(xs: Arr, lt: Fn | None = None, lo: Any = 0, hi: Any = None) -> Arr:
     """``qsort as (lt := (· < ·)) (lo := 0) (hi := as.size - 1)`` as Lean v4.24 defines it.
 

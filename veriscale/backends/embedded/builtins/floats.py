@@ -157,23 +157,23 @@ def float_of_scientific(mantissa: int, exponent_negative: bool, exponent: int) -
     return float_of_binary_scientific(mantissa * 5**exponent, exponent)
 
 
-@builtin("Float.ofNat", 1)
+@builtin("Float.ofNat", ": Nat → Float", verified=False)
 def float_of_nat(n: int) -> float:
     return float_of_binary_scientific(int(n), 0)
 
 
-@builtin("Float.ofInt", 1)
+@builtin("Float.ofInt", ": Int → Float", verified=False)
 def float_of_int(a: int) -> float:
     a = int(a)
     return float_of_nat(a) if a >= 0 else -float_of_nat(-a)
 
 
-@builtin("Float.ofScientific", 3)
+@builtin("Float.ofScientific", ": Nat → Bool → Nat → Float", verified=False)
 def _float_of_scientific_builtin(m: int, s: bool, e: int) -> float:
     return float_of_scientific(int(m), bool(s), int(e))
 
 
-builtin("Nat.toFloat", 1)(float_of_nat)
+builtin("Nat.toFloat", ": Nat → Float", verified=False)(float_of_nat)
 
 
 def _saturating(bits: int) -> Callable[[float], int]:
@@ -191,10 +191,10 @@ def _saturating(bits: int) -> Callable[[float], int]:
 
 for _name, _cls in FIXED_WIDTH_BY_NAME.items():
     _conv = _saturating(_cls.BITS)
-    builtin(f"Float.to{_name}", 1)((lambda c, f: (lambda x: c(f(float(x)))))(_cls, _conv))
+    builtin(f"Float.to{_name}", f": Float → {_name}", verified=False)((lambda c, f: (lambda x: c(f(float(x)))))(_cls, _conv))
 
 # `@[extern "lean_uint64_to_float"] UInt64.toFloat`: the C conversion, round to nearest
-builtin("UInt64.toFloat", 1)(lambda a: float(int(a)))
+builtin("UInt64.toFloat", ": UInt64 → Float", verified=False)(lambda a: float(int(a)))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -208,29 +208,29 @@ def float_to_string(x: float) -> str:
     return f"{x:f}"
 
 
-builtin("Float.toString", 1)(float_to_string)
-builtin("Float.isNaN", 1)(lambda x: math.isnan(x))
-builtin("Float.isInf", 1)(lambda x: math.isinf(x))
-builtin("Float.isFinite", 1)(lambda x: math.isfinite(x))
-builtin("Float.sqrt", 1)(c_sqrt)
-builtin("Float.floor", 1)(c_floor)
-builtin("Float.ceil", 1)(c_ceil)
-builtin("Float.round", 1)(c_round)
-builtin("Float.abs", 1)(lambda x: math.fabs(x))
-builtin("Float.exp", 1)(c_exp)
-builtin("Float.log", 1)(c_log)
-builtin("Float.pow", 2)(lambda x, y: c_pow(float(x), float(y)))
-builtin("Float.sin", 1)(c_trig(math.sin))
-builtin("Float.cos", 1)(c_trig(math.cos))
-builtin("Float.tan", 1)(c_trig(math.tan))
-builtin("Float.atan", 1)(c_trig(math.atan))
-builtin("Float.atan2", 2)(lambda y, x: math.atan2(float(y), float(x)))
-builtin("Float.neg", 1)(lambda x: -x)
-builtin("Float.add", 2)(ARITH[("+", "Float")])
-builtin("Float.sub", 2)(ARITH[("-", "Float")])
-builtin("Float.mul", 2)(ARITH[("*", "Float")])
-builtin("Float.div", 2)(ARITH[("/", "Float")])
-builtin("Float.beq", 2)(lambda x, y: x == y)
-builtin("Float.lt", 2)(lambda x, y: x < y)
-builtin("Float.le", 2)(lambda x, y: x <= y)
+builtin("Float.toString", ": Float → String", verified=False)(float_to_string)
+builtin("Float.isNaN", ": Float → Bool", verified=False)(lambda x: math.isnan(x))
+builtin("Float.isInf", ": Float → Bool", verified=False)(lambda x: math.isinf(x))
+builtin("Float.isFinite", ": Float → Bool", verified=False)(lambda x: math.isfinite(x))
+builtin("Float.sqrt", ": Float → Float", verified=False)(c_sqrt)
+builtin("Float.floor", ": Float → Float", verified=False)(c_floor)
+builtin("Float.ceil", ": Float → Float", verified=False)(c_ceil)
+builtin("Float.round", ": Float → Float", verified=False)(c_round)
+builtin("Float.abs", ": Float → Float", verified=False)(lambda x: math.fabs(x))
+builtin("Float.exp", ": Float → Float", verified=False)(c_exp)
+builtin("Float.log", ": Float → Float", verified=False)(c_log)
+builtin("Float.pow", ": Float → Float → Float", verified=False)(lambda x, y: c_pow(float(x), float(y)))
+builtin("Float.sin", ": Float → Float", verified=False)(c_trig(math.sin))
+builtin("Float.cos", ": Float → Float", verified=False)(c_trig(math.cos))
+builtin("Float.tan", ": Float → Float", verified=False)(c_trig(math.tan))
+builtin("Float.atan", ": Float → Float", verified=False)(c_trig(math.atan))
+builtin("Float.atan2", ": Float → Float → Float", verified=False)(lambda y, x: math.atan2(float(y), float(x)))
+builtin("Float.neg", ": Float → Float", verified=False)(lambda x: -x)
+builtin("Float.add", ": Float → Float → Float", verified=False)(ARITH[("+", "Float")])
+builtin("Float.sub", ": Float → Float → Float", verified=False)(ARITH[("-", "Float")])
+builtin("Float.mul", ": Float → Float → Float", verified=False)(ARITH[("*", "Float")])
+builtin("Float.div", ": Float → Float → Float", verified=False)(ARITH[("/", "Float")])
+builtin("Float.beq", ": Float → Float → Bool", verified=False)(lambda x, y: x == y)
+builtin("Float.lt", ": Float → Float → Prop", verified=False)(lambda x, y: x < y)
+builtin("Float.le", ": Float → Float → Prop", verified=False)(lambda x, y: x <= y)
 

@@ -349,45 +349,45 @@ def _capacity(capacity: Any) -> int:
 # Std.HashMap
 
 
-@builtin("Std.HashMap.empty", 1)
+@builtin("Std.HashMap.empty", "{α : Type u} {β : Type v} [BEq α] [Hashable α] (capacity : Nat := 8) : Std.HashMap α β")
 def hashmap_empty(capacity: Any = DEFAULT_CAPACITY) -> LeanHashMap:
     return LeanHashMap.with_capacity(_capacity(capacity))
 
 
-alias("Std.HashMap.emptyWithCapacity", "Std.HashMap.empty")
+alias("Std.HashMap.emptyWithCapacity", "Std.HashMap.empty", "{α : Type u} {β : Type v} [BEq α] [Hashable α] (capacity : Nat := 8) : Std.HashMap α β", verified=False)
 
 
-@builtin("Std.HashMap.insert", 3)
+@builtin("Std.HashMap.insert", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) (a : α) (b : β) : Std.HashMap α β")
 def hashmap_insert(m: LeanHashMap, key: Any, value: Any) -> LeanHashMap:
     return m.with_entry(key, value)
 
 
-@builtin("Std.HashMap.insertIfNew", 3)
+@builtin("Std.HashMap.insertIfNew", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) (a : α) (b : β) : Std.HashMap α β")
 def hashmap_insert_if_new(m: LeanHashMap, key: Any, value: Any) -> LeanHashMap:
     return m.with_entry(key, value, replace=False)
 
 
-@builtin("Std.HashMap.contains", 2)
+@builtin("Std.HashMap.contains", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) (a : α) : Bool")
 def hashmap_contains(m: LeanHashMap, key: Any) -> bool:
     return key in m
 
 
-@builtin("Std.HashMap.get?", 2)
+@builtin("Std.HashMap.get?", "{α : Type _} {β : Type _} : Std.HashMap α β → α → Option β", verified=False)
 def hashmap_get_opt(m: LeanHashMap, key: Any) -> Any:
     value = m.get(key)
     return NONE if value is _MISSING else Some(value)
 
 
-alias("Std.HashMap.getElem?", "Std.HashMap.get?")
+alias("Std.HashMap.getElem?", "Std.HashMap.get?", "{α : Type _} {β : Type _} : Std.HashMap α β → α → Option β", verified=False)
 
 
-@builtin("Std.HashMap.getD", 3)
+@builtin("Std.HashMap.getD", "{α : Type _} {β : Type _} : Std.HashMap α β → α → β → β", verified=False)
 def hashmap_get_d(m: LeanHashMap, key: Any, fallback: Any) -> Any:
     value = m.get(key)
     return fallback if value is _MISSING else value
 
 
-@builtin("Std.HashMap.get!", 2, typed=True)
+@builtin("Std.HashMap.get!", "{α : Type _} {β : Type _} : Std.HashMap α β → α → β", typed=True, verified=False)
 def hashmap_get_bang(m: LeanHashMap, key: Any, *, result_type: Any = None) -> Any:
     value = m.get(key)
     if value is _MISSING:
@@ -395,31 +395,31 @@ def hashmap_get_bang(m: LeanHashMap, key: Any, *, result_type: Any = None) -> An
     return value
 
 
-alias("Std.HashMap.getElem!", "Std.HashMap.get!")
+alias("Std.HashMap.getElem!", "Std.HashMap.get!", "{α : Type _} {β : Type _} : Std.HashMap α β → α → β", verified=False)
 
 
-@builtin("Std.HashMap.erase", 2)
+@builtin("Std.HashMap.erase", "{α : Type _} {β : Type _} : Std.HashMap α β → α → Std.HashMap α β", verified=False)
 def hashmap_erase(m: LeanHashMap, key: Any) -> LeanHashMap:
     return m.without(key)
 
 
-@builtin("Std.HashMap.size", 1)
+@builtin("Std.HashMap.size", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) : Nat")
 def hashmap_size(m: LeanHashMap) -> Nat:
     return nat(len(m))
 
 
-@builtin("Std.HashMap.isEmpty", 1)
+@builtin("Std.HashMap.isEmpty", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) : Bool")
 def hashmap_is_empty(m: LeanHashMap) -> bool:
     return len(m) == 0
 
 
-@builtin("Std.HashMap.modify", 3)
+@builtin("Std.HashMap.modify", "{α : Type _} {β : Type _} : Std.HashMap α β → α → (β → β) → Std.HashMap α β", verified=False)
 def hashmap_modify(m: LeanHashMap, key: Any, f: Fn) -> LeanHashMap:
     value = m.get(key)
     return m if value is _MISSING else m.with_value(key, f(value))
 
 
-@builtin("Std.HashMap.alter", 3)
+@builtin("Std.HashMap.alter", "{α : Type _} {β : Type _} : Std.HashMap α β → α → (Option β → Option β) → Std.HashMap α β", verified=False)
 def hashmap_alter(m: LeanHashMap, key: Any, f: Fn) -> LeanHashMap:
     value = m.get(key)
     result = f(NONE if value is _MISSING else Some(value))
@@ -431,37 +431,37 @@ def hashmap_alter(m: LeanHashMap, key: Any, f: Fn) -> LeanHashMap:
     return m.without(key)
 
 
-@builtin("Std.HashMap.toList", 1)
+@builtin("Std.HashMap.toList", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) : List (α × β)")
 def hashmap_to_list(m: LeanHashMap) -> tuple:
     return tuple(Pair(k, v) for k, v in m.ordered_items())
 
 
-@builtin("Std.HashMap.toArray", 1)
+@builtin("Std.HashMap.toArray", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) : Array (α × β)")
 def hashmap_to_array(m: LeanHashMap) -> Arr:
     return Arr(hashmap_to_list(m))
 
 
-@builtin("Std.HashMap.keys", 1)
+@builtin("Std.HashMap.keys", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) : List α")
 def hashmap_keys(m: LeanHashMap) -> tuple:
     return tuple(m.ordered_keys())
 
 
-@builtin("Std.HashMap.keysArray", 1)
+@builtin("Std.HashMap.keysArray", "{α : Type _} {β : Type _} : Std.HashMap α β → Array α", verified=False)
 def hashmap_keys_array(m: LeanHashMap) -> Arr:
     return Arr(m.ordered_keys())
 
 
-@builtin("Std.HashMap.values", 1)
+@builtin("Std.HashMap.values", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} (m : Std.HashMap α β) : List β")
 def hashmap_values(m: LeanHashMap) -> tuple:
     return tuple(v for _, v in m.ordered_items())
 
 
-@builtin("Std.HashMap.valuesArray", 1)
+@builtin("Std.HashMap.valuesArray", "{α : Type _} {β : Type _} : Std.HashMap α β → Array β", verified=False)
 def hashmap_values_array(m: LeanHashMap) -> Arr:
     return Arr(hashmap_values(m))
 
 
-@builtin("Std.HashMap.fold", 3, self_index=2)
+@builtin("Std.HashMap.fold", "{α : Type u} {β : Type v} {_ : BEq α} {_ : Hashable α} {γ : Type w} (f : γ → α → β → γ) (init : γ) (b : Std.HashMap α β) : γ")
 def hashmap_fold(f: Fn, init: Any, m: LeanHashMap) -> Any:
     """``fold (f : γ → α → β → γ) (init : γ) (m : HashMap α β)``, buckets in order."""
     acc = init
@@ -470,13 +470,13 @@ def hashmap_fold(f: Fn, init: Any, m: LeanHashMap) -> Any:
     return acc
 
 
-@builtin("Std.HashMap.ofList", 1)
+@builtin("Std.HashMap.ofList", "{α : Type u} {β : Type v} [BEq α] [Hashable α] (l : List (α × β)) : Std.HashMap α β")
 def hashmap_of_list(pairs: tuple) -> LeanHashMap:
     """``insertMany ∅``: a later pair with an equal key replaces the value."""
     return hashmap_insert_many(LeanHashMap(), pairs)
 
 
-@builtin("Std.HashMap.insertMany", 2)
+@builtin("Std.HashMap.insertMany", "{α : Type _} {β : Type _} : Std.HashMap α β → List (α × β) → Std.HashMap α β", verified=False)
 def hashmap_insert_many(m: LeanHashMap, pairs: Any) -> LeanHashMap:
     for p in pairs:
         m = m.with_entry(p.fst, p.snd)
@@ -487,51 +487,51 @@ def hashmap_insert_many(m: LeanHashMap, pairs: Any) -> LeanHashMap:
 # Std.HashSet
 
 
-@builtin("Std.HashSet.empty", 1)
+@builtin("Std.HashSet.empty", "{α : Type u} [BEq α] [Hashable α] (capacity : Nat := 8) : Std.HashSet α")
 def hashset_empty(capacity: Any = DEFAULT_CAPACITY) -> LeanHashSet:
     return LeanHashSet.with_capacity(_capacity(capacity))  # type: ignore[return-value]
 
 
-alias("Std.HashSet.emptyWithCapacity", "Std.HashSet.empty")
+alias("Std.HashSet.emptyWithCapacity", "Std.HashSet.empty", "{α : Type u} [BEq α] [Hashable α] (capacity : Nat := 8) : Std.HashSet α", verified=False)
 
 
-@builtin("Std.HashSet.insert", 2)
+@builtin("Std.HashSet.insert", "{α : Type u} {_ : BEq α} {_ : Hashable α} (m : Std.HashSet α) (a : α) : Std.HashSet α")
 def hashset_insert(s: LeanHashSet, key: Any) -> LeanHashSet:
     # `HashSet.insert` is `insertIfNew`: the set is unchanged when the element is present
     return s.with_entry(key, UNIT, replace=False)  # type: ignore[return-value]
 
 
-@builtin("Std.HashSet.contains", 2)
+@builtin("Std.HashSet.contains", "{α : Type u} {_ : BEq α} {_ : Hashable α} (m : Std.HashSet α) (a : α) : Bool")
 def hashset_contains(s: LeanHashSet, key: Any) -> bool:
     return key in s
 
 
-@builtin("Std.HashSet.erase", 2)
+@builtin("Std.HashSet.erase", "{α : Type _} : Std.HashSet α → α → Std.HashSet α", verified=False)
 def hashset_erase(s: LeanHashSet, key: Any) -> LeanHashSet:
     return s.without(key)  # type: ignore[return-value]
 
 
-@builtin("Std.HashSet.size", 1)
+@builtin("Std.HashSet.size", "{α : Type u} {_ : BEq α} {_ : Hashable α} (m : Std.HashSet α) : Nat")
 def hashset_size(s: LeanHashSet) -> Nat:
     return nat(len(s))
 
 
-@builtin("Std.HashSet.isEmpty", 1)
+@builtin("Std.HashSet.isEmpty", "{α : Type u} {_ : BEq α} {_ : Hashable α} (m : Std.HashSet α) : Bool")
 def hashset_is_empty(s: LeanHashSet) -> bool:
     return len(s) == 0
 
 
-@builtin("Std.HashSet.toList", 1)
+@builtin("Std.HashSet.toList", "{α : Type u} {_ : BEq α} {_ : Hashable α} (m : Std.HashSet α) : List α")
 def hashset_to_list(s: LeanHashSet) -> tuple:
     return tuple(s.ordered_keys())
 
 
-@builtin("Std.HashSet.toArray", 1)
+@builtin("Std.HashSet.toArray", "{α : Type u} {_ : BEq α} {_ : Hashable α} (m : Std.HashSet α) : Array α")
 def hashset_to_array(s: LeanHashSet) -> Arr:
     return Arr(s.ordered_keys())
 
 
-@builtin("Std.HashSet.fold", 3, self_index=2)
+@builtin("Std.HashSet.fold", "{α : Type u} {_ : BEq α} {_ : Hashable α} {β : Type v} (f : β → α → β) (init : β) (m : Std.HashSet α) : β")
 def hashset_fold(f: Fn, init: Any, s: LeanHashSet) -> Any:
     """``fold (f : γ → α → γ) (init : γ) (s : HashSet α)``, buckets in order."""
     acc = init
@@ -540,13 +540,13 @@ def hashset_fold(f: Fn, init: Any, s: LeanHashSet) -> Any:
     return acc
 
 
-@builtin("Std.HashSet.ofList", 1)
+@builtin("Std.HashSet.ofList", "{α : Type u} [BEq α] [Hashable α] (l : List α) : Std.HashSet α")
 def hashset_of_list(items: tuple) -> LeanHashSet:
     """``insertManyIfNewUnit ∅``: the first occurrence of an element wins."""
     return hashset_insert_many(LeanHashSet(), items)
 
 
-@builtin("Std.HashSet.insertMany", 2)
+@builtin("Std.HashSet.insertMany", "{α : Type _} : Std.HashSet α → List α → Std.HashSet α", verified=False)
 def hashset_insert_many(s: LeanHashSet, items: Any) -> LeanHashSet:
     for x in items:
         s = hashset_insert(s, x)

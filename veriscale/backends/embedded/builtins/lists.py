@@ -60,41 +60,41 @@ def _index(i: Any) -> int:
 # Construction
 
 
-@builtin("List.range", 1)
+@builtin("List.range", "(n : Nat) : List Nat")
 def list_range(n: int) -> tuple:
     check_size(int(n), "List.range")
     return nat_range(0, int(n))
 
 
-@builtin("List.range'", 3)
+@builtin("List.range'", ": (start len : Nat) → (step : Nat := 1) → List Nat")
 def list_range_prime(start: int, length: int, step: int = 1) -> tuple:
     """``List.range' s n step = [s, s+step, ..., s+(n-1)*step]``."""
     check_size(int(length), "List.range'")
     return tuple(Nat(int(start) + k * int(step)) for k in range(int(length)))
 
 
-@builtin("List.replicate", 2)
+@builtin("List.replicate", "{α : Type u} : (n : Nat) → (a : α) → List α")
 def list_replicate(n: int, a: Any) -> tuple:
     check_size(int(n), "List.replicate")
     return (a,) * int(n)
 
 
-@builtin("List.singleton", 1)
+@builtin("List.singleton", "{α : Type u} (a : α) : List α")
 def list_singleton(a: Any) -> tuple:
     return (a,)
 
 
-@builtin("List.cons", 2, self_index=1)
+@builtin("List.cons", "{α : Type _} : α → List α → List α", verified=False)
 def list_cons(a: Any, xs: tuple) -> tuple:
     return (a, *xs)
 
 
-@builtin("List.concat", 2)
+@builtin("List.concat", "{α : Type _} : List α → α → List α", verified=False)
 def list_concat(xs: tuple, a: Any) -> tuple:
     return (*xs, a)
 
 
-@builtin("List.append", 2)
+@builtin("List.append", "{α : Type u} (xs ys : List α) : List α")
 def list_append(xs: tuple, ys: tuple) -> tuple:
     check_size(len(xs) + len(ys))
     return tuple(xs) + tuple(ys)
@@ -104,72 +104,72 @@ def list_append(xs: tuple, ys: tuple) -> tuple:
 # Basic queries
 
 
-@builtin("List.length", 1)
+@builtin("List.length", "{α : Type u_1} : List α → Nat")
 def list_length(xs: tuple) -> Nat:
     return nat(len(xs))
 
 
-@builtin("List.isEmpty", 1)
+@builtin("List.isEmpty", "{α : Type u} : List α → Bool")
 def list_is_empty(xs: tuple) -> bool:
     return len(xs) == 0
 
 
-@builtin("List.head?", 1)
+@builtin("List.head?", "{α : Type u} : List α → Option α")
 def list_head_opt(xs: tuple) -> Any:
     return Some(xs[0]) if xs else NONE
 
 
-@builtin("List.headD", 2)
+@builtin("List.headD", "{α : Type u} : (as : List α) → (fallback : α) → α")
 def list_head_d(xs: tuple, fallback: Any) -> Any:
     return xs[0] if xs else fallback
 
 
-@builtin("List.head!", 1, typed=True)
+@builtin("List.head!", "{α : Type u_1} [Inhabited α] : List α → α", typed=True)
 def list_head_bang(xs: tuple, *, result_type: Any = None) -> Any:
     if xs:
         return xs[0]
     return default_of_type(result_type, construct="List.head!")
 
 
-@builtin("List.tail", 1)
+@builtin("List.tail", "{α : Type u} : List α → List α")
 def list_tail(xs: tuple) -> tuple:
     return tuple(xs[1:])
 
 
-@builtin("List.tail?", 1)
+@builtin("List.tail?", "{α : Type u} : List α → Option (List α)")
 def list_tail_opt(xs: tuple) -> Any:
     return Some(tuple(xs[1:])) if xs else NONE
 
 
-@builtin("List.tailD", 2)
+@builtin("List.tailD", "{α : Type u} (l fallback : List α) : List α")
 def list_tail_d(xs: tuple, fallback: tuple) -> tuple:
     return tuple(xs[1:]) if xs else fallback
 
 
-@builtin("List.tail!", 1)
+@builtin("List.tail!", "{α : Type u_1} : List α → List α")
 def list_tail_bang(xs: tuple) -> tuple:
     # panics on [] and returns `default : List α`, which is [] as well
     return tuple(xs[1:])
 
 
-@builtin("List.getLast?", 1)
+@builtin("List.getLast?", "{α : Type u} : List α → Option α")
 def list_get_last_opt(xs: tuple) -> Any:
     return Some(xs[-1]) if xs else NONE
 
 
-@builtin("List.getLastD", 2)
+@builtin("List.getLastD", "{α : Type u} : (as : List α) → (fallback : α) → α")
 def list_get_last_d(xs: tuple, fallback: Any) -> Any:
     return xs[-1] if xs else fallback
 
 
-@builtin("List.getLast!", 1, typed=True)
+@builtin("List.getLast!", "{α : Type _} : List α → α", typed=True, verified=False)
 def list_get_last_bang(xs: tuple, *, result_type: Any = None) -> Any:
     if xs:
         return xs[-1]
     return default_of_type(result_type, construct="List.getLast!")
 
 
-@builtin("List.getElem!", 2, typed=True)
+@builtin("List.getElem!", "{α : Type _} : List α → Nat → α", typed=True, verified=False)
 def list_get_elem_bang(xs: tuple, i: Any, *, result_type: Any = None) -> Any:
     """``l[i]!``: the element, or ``default`` of the element type when out of range."""
     i = _index(i)
@@ -178,23 +178,23 @@ def list_get_elem_bang(xs: tuple, i: Any, *, result_type: Any = None) -> Any:
     return default_of_type(result_type, construct="xs[i]!")
 
 
-@builtin("List.getElem?", 2)
+@builtin("List.getElem?", "{α : Type _} : List α → Nat → Option α", verified=False)
 def list_get_elem_opt(xs: tuple, i: Any) -> Any:
     i = _index(i)
     return Some(xs[i]) if 0 <= i < len(xs) else NONE
 
 
-alias("List.get!", "List.getElem!")
-alias("List.get?", "List.getElem?")
+alias("List.get!", "List.getElem!", "{α : Type _} : List α → Nat → α", verified=False)
+alias("List.get?", "List.getElem?", "{α : Type _} : List α → Nat → Option α", verified=False)
 
 
-@builtin("List.getD", 3)
+@builtin("List.getD", "{α : Type _} : List α → Nat → α → α", verified=False)
 def list_get_d(xs: tuple, i: Any, fallback: Any) -> Any:
     i = _index(i)
     return xs[i] if 0 <= i < len(xs) else fallback
 
 
-@builtin("List.set", 3)
+@builtin("List.set", "{α : Type _} : List α → Nat → α → List α", verified=False)
 def list_set(xs: tuple, i: Any, a: Any) -> tuple:
     """``l.set i a``: unchanged when ``i`` is out of range."""
     i = _index(i)
@@ -207,7 +207,7 @@ def list_set(xs: tuple, i: Any, a: Any) -> tuple:
 # Folds and maps
 
 
-@builtin("List.foldl", 3, self_index=2)
+@builtin("List.foldl", "{α : Type u} {β : Type v} (f : α → β → α) : (init : α) → List β → α")
 def list_foldl(f: Fn, init: Any, xs: tuple) -> Any:
     acc = init
     for x in xs:
@@ -215,7 +215,7 @@ def list_foldl(f: Fn, init: Any, xs: tuple) -> Any:
     return acc
 
 
-@builtin("List.foldr", 3, self_index=2)
+@builtin("List.foldr", "{α : Type u} {β : Type v} (f : α → β → β) (init : β) : (l : List α) → β")
 def list_foldr(f: Fn, init: Any, xs: tuple) -> Any:
     acc = init
     for x in reversed(xs):
@@ -223,17 +223,17 @@ def list_foldr(f: Fn, init: Any, xs: tuple) -> Any:
     return acc
 
 
-@builtin("List.map", 2, self_index=1)
+@builtin("List.map", "{α : Type u} {β : Type v} (f : α → β) (l : List α) : List β")
 def list_map(f: Fn, xs: tuple) -> tuple:
     return tuple(map(f, xs))
 
 
-@builtin("List.filter", 2, self_index=1)
+@builtin("List.filter", "{α : Type u} (p : α → Bool) : (l : List α) → List α")
 def list_filter(p: Fn, xs: tuple) -> tuple:
     return tuple(filter(p, xs))
 
 
-@builtin("List.filterMap", 2, self_index=1)
+@builtin("List.filterMap", "{α : Type u} {β : Type v} (f : α → Option β) : List α → List β")
 def list_filter_map(f: Fn, xs: tuple) -> tuple:
     out = []
     for x in xs:
@@ -243,7 +243,7 @@ def list_filter_map(f: Fn, xs: tuple) -> tuple:
     return tuple(out)
 
 
-@builtin("List.flatMap", 2, self_index=1)
+@builtin("List.flatMap", "{α : Type _} {β : Type _} : (α → List β) → List α → List β", verified=False)
 def list_flat_map(f: Fn, xs: tuple) -> tuple:
     out: list[Any] = []
     for x in xs:
@@ -252,7 +252,7 @@ def list_flat_map(f: Fn, xs: tuple) -> tuple:
     return tuple(out)
 
 
-@builtin("List.flatten", 1)
+@builtin("List.flatten", "{α : Type _} : List (List α) → List α", verified=False)
 def list_flatten(ls: tuple) -> tuple:
     out: list[Any] = []
     for part in ls:
@@ -261,34 +261,34 @@ def list_flatten(ls: tuple) -> tuple:
     return tuple(out)
 
 
-@builtin("List.reverse", 1)
+@builtin("List.reverse", "{α : Type u} (as : List α) : List α")
 def list_reverse(xs: tuple) -> tuple:
     return tuple(xs[::-1])
 
 
-@builtin("List.zip", 2)
+@builtin("List.zip", "{α : Type u} {β : Type v} : List α → List β → List (α × β)")
 def list_zip(xs: tuple, ys: tuple) -> tuple:
     return tuple(Pair(x, y) for x, y in zip(xs, ys))
 
 
-@builtin("List.zipWith", 3, self_index=1)
+@builtin("List.zipWith", "{α : Type u} {β : Type v} {γ : Type w} (f : α → β → γ) : (xs : List α) → (ys : List β) → List γ")
 def list_zip_with(f: Fn, xs: tuple, ys: tuple) -> tuple:
     return tuple(f(x, y) for x, y in zip(xs, ys))
 
 
-@builtin("List.unzip", 1)
+@builtin("List.unzip", "{α : Type u} {β : Type v} : (l : List (α × β)) → List α × List β")
 def list_unzip(xs: tuple) -> Pair:
     return Pair(tuple(p.fst for p in xs), tuple(p.snd for p in xs))
 
 
-@builtin("List.zipIdx", 2)
+@builtin("List.zipIdx", "{α : Type u} : (l : List α) → (n : Nat := 0) → List (α × Nat)")
 def list_zip_idx(xs: tuple, n: Any = 0) -> tuple:
     """``[a, b].zipIdx = [(a, 0), (b, 1)]``; ``zipIdx l n`` starts counting at ``n``."""
     start = int(n)
     return tuple(Pair(x, Nat(start + i)) for i, x in enumerate(xs))
 
 
-@builtin("List.intersperse", 2, self_index=1)
+@builtin("List.intersperse", "{α : Type u} (sep : α) : (l : List α) → List α")
 def list_intersperse(sep: Any, xs: tuple) -> tuple:
     out: list[Any] = []
     for i, x in enumerate(xs):
@@ -298,7 +298,7 @@ def list_intersperse(sep: Any, xs: tuple) -> tuple:
     return tuple(out)
 
 
-@builtin("List.intercalate", 2)
+@builtin("List.intercalate", "{α : Type u} (sep : List α) (xs : List (List α)) : List α")
 def list_intercalate(sep: tuple, xs: tuple) -> tuple:
     out: list[Any] = []
     for i, part in enumerate(xs):
@@ -309,7 +309,7 @@ def list_intercalate(sep: tuple, xs: tuple) -> tuple:
     return tuple(out)
 
 
-@builtin("List.sum", 1, typed=True)
+@builtin("List.sum", "{α : Type u_1} [Add α] [Zero α] : List α → α", typed=True)
 def list_sum(xs: tuple, *, result_type: Any = None) -> Any:
     """``foldr (· + ·) 0``: ``[a, b, c].sum = a + (b + (c + 0))``."""
     acc = _zero_like(xs, result_type)
@@ -350,7 +350,7 @@ _ZEROS: dict[str, Callable[[], Any]] = {
 }
 
 
-@builtin("List.max?", 1)
+@builtin("List.max?", "{α : Type u} [Max α] : List α → Option α")
 def list_max_opt(xs: tuple) -> Any:
     if not xs:
         return NONE
@@ -360,7 +360,7 @@ def list_max_opt(xs: tuple) -> Any:
     return Some(acc)
 
 
-@builtin("List.min?", 1)
+@builtin("List.min?", "{α : Type u} [Min α] : List α → Option α")
 def list_min_opt(xs: tuple) -> Any:
     if not xs:
         return NONE
@@ -374,17 +374,17 @@ def list_min_opt(xs: tuple) -> Any:
 # Sublists
 
 
-@builtin("List.take", 2, self_index=1)
+@builtin("List.take", "{α : Type u} : (n : Nat) → (xs : List α) → List α")
 def list_take(n: Any, xs: tuple) -> tuple:
     return tuple(xs[: int(n)])
 
 
-@builtin("List.drop", 2, self_index=1)
+@builtin("List.drop", "{α : Type u} : (n : Nat) → (xs : List α) → List α")
 def list_drop(n: Any, xs: tuple) -> tuple:
     return tuple(xs[int(n) :])
 
 
-@builtin("List.takeWhile", 2, self_index=1)
+@builtin("List.takeWhile", "{α : Type u} (p : α → Bool) : (xs : List α) → List α")
 def list_take_while(p: Fn, xs: tuple) -> tuple:
     out = []
     for x in xs:
@@ -394,7 +394,7 @@ def list_take_while(p: Fn, xs: tuple) -> tuple:
     return tuple(out)
 
 
-@builtin("List.dropWhile", 2, self_index=1)
+@builtin("List.dropWhile", "{α : Type u} (p : α → Bool) : List α → List α")
 def list_drop_while(p: Fn, xs: tuple) -> tuple:
     for i, x in enumerate(xs):
         if not p(x):
@@ -402,13 +402,13 @@ def list_drop_while(p: Fn, xs: tuple) -> tuple:
     return ()
 
 
-@builtin("List.splitAt", 2, self_index=1)
+@builtin("List.splitAt", "{α : Type u} (n : Nat) (l : List α) : List α × List α")
 def list_split_at(n: Any, xs: tuple) -> Pair:
     n = int(n)
     return Pair(tuple(xs[:n]), tuple(xs[n:]))
 
 
-@builtin("List.extract", 3)
+@builtin("List.extract", "{α : Type u} (l : List α) (start : Nat := 0) (stop : Nat := l.length) : List α")
 def list_extract(xs: tuple, start: Any = 0, stop: Any = None) -> tuple:
     """``(l.drop start).take (stop - start)`` with Nat subtraction; ``stop`` defaults to the length."""
     start_i = int(start)
@@ -416,12 +416,12 @@ def list_extract(xs: tuple, start: Any = 0, stop: Any = None) -> tuple:
     return tuple(xs[start_i:][: max(stop_i - start_i, 0)])
 
 
-@builtin("List.dropLast", 1)
+@builtin("List.dropLast", "{α : Type u_1} : List α → List α")
 def list_drop_last(xs: tuple) -> tuple:
     return tuple(xs[:-1])
 
 
-@builtin("List.rotateLeft", 2)
+@builtin("List.rotateLeft", "{α : Type u} (xs : List α) (i : Nat := 1) : List α")
 def list_rotate_left(xs: tuple, n: Any = 1) -> tuple:
     length = len(xs)
     if length <= 1:
@@ -430,7 +430,7 @@ def list_rotate_left(xs: tuple, n: Any = 1) -> tuple:
     return tuple(xs[i:]) + tuple(xs[:i])
 
 
-@builtin("List.rotateRight", 2)
+@builtin("List.rotateRight", "{α : Type u} (xs : List α) (i : Nat := 1) : List α")
 def list_rotate_right(xs: tuple, n: Any = 1) -> tuple:
     length = len(xs)
     if length <= 1:
@@ -439,7 +439,7 @@ def list_rotate_right(xs: tuple, n: Any = 1) -> tuple:
     return tuple(xs[i:]) + tuple(xs[:i])
 
 
-@builtin("List.partition", 2, self_index=1)
+@builtin("List.partition", "{α : Type u} (p : α → Bool) (as : List α) : List α × List α")
 def list_partition(p: Fn, xs: tuple) -> Pair:
     yes, no = [], []
     for x in xs:
@@ -447,7 +447,7 @@ def list_partition(p: Fn, xs: tuple) -> Pair:
     return Pair(tuple(yes), tuple(no))
 
 
-@builtin("List.span", 2, self_index=1)
+@builtin("List.span", "{α : Type u} (p : α → Bool) (as : List α) : List α × List α")
 def list_span(p: Fn, xs: tuple) -> Pair:
     for i, x in enumerate(xs):
         if not p(x):
@@ -455,17 +455,17 @@ def list_span(p: Fn, xs: tuple) -> Pair:
     return Pair(tuple(xs), ())
 
 
-@builtin("List.isPrefixOf", 2)
+@builtin("List.isPrefixOf", "{α : Type u} [BEq α] : List α → List α → Bool")
 def list_is_prefix_of(l1: tuple, l2: tuple) -> bool:
     return len(l1) <= len(l2) and all(lean_beq(a, b) for a, b in zip(l1, l2))
 
 
-@builtin("List.isSuffixOf", 2)
+@builtin("List.isSuffixOf", "{α : Type u} [BEq α] (l₁ l₂ : List α) : Bool")
 def list_is_suffix_of(l1: tuple, l2: tuple) -> bool:
     return list_is_prefix_of(tuple(reversed(l1)), tuple(reversed(l2)))
 
 
-@builtin("List.sublists", 1)
+@builtin("List.sublists", "{α : Type u_1} (l : List α) : List (List α)")
 def list_sublists(xs: tuple) -> tuple:
     """Mathlib: ``foldr (fun a acc => acc.flatMap fun x => [x, a :: x]) [[]]``."""
     check_size(1 << min(len(xs), 63), "List.sublists")
@@ -483,17 +483,17 @@ def list_sublists(xs: tuple) -> tuple:
 # Membership and search (BEq-based)
 
 
-@builtin("List.elem", 2, self_index=1)
+@builtin("List.elem", "{α : Type u} [BEq α] (a : α) : (l : List α) → Bool")
 def list_elem(a: Any, xs: tuple) -> bool:
     return beq_member(a, xs)
 
 
-@builtin("List.contains", 2)
+@builtin("List.contains", "{α : Type u} [BEq α] (as : List α) (a : α) : Bool")
 def list_contains(xs: tuple, a: Any) -> bool:
     return list_elem(a, xs)
 
 
-@builtin("List.count", 2, self_index=1)
+@builtin("List.count", "{α : Type u} [BEq α] (a : α) : List α → Nat")
 def list_count(a: Any, xs: tuple) -> Nat:
     """``count a = countP (· == a)``."""
     if eq_is_beq(a):
@@ -501,12 +501,12 @@ def list_count(a: Any, xs: tuple) -> Nat:
     return nat(sum(1 for x in xs if lean_beq(x, a)))
 
 
-@builtin("List.countP", 2, self_index=1)
+@builtin("List.countP", "{α : Type u} (p : α → Bool) (l : List α) : Nat")
 def list_count_p(p: Fn, xs: tuple) -> Nat:
     return nat(sum(1 for x in xs if p(x)))
 
 
-@builtin("List.find?", 2, self_index=1)
+@builtin("List.find?", "{α : Type u} (p : α → Bool) : List α → Option α")
 def list_find_opt(p: Fn, xs: tuple) -> Any:
     for x in xs:
         if p(x):
@@ -514,7 +514,7 @@ def list_find_opt(p: Fn, xs: tuple) -> Any:
     return NONE
 
 
-@builtin("List.findSome?", 2, self_index=1)
+@builtin("List.findSome?", "{α : Type u} {β : Type v} (f : α → Option β) : List α → Option β")
 def list_find_some_opt(f: Fn, xs: tuple) -> Any:
     for x in xs:
         r = f(x)
@@ -523,7 +523,7 @@ def list_find_some_opt(f: Fn, xs: tuple) -> Any:
     return NONE
 
 
-@builtin("List.findIdx", 2, self_index=1)
+@builtin("List.findIdx", "{α : Type u} (p : α → Bool) (l : List α) : Nat")
 def list_find_idx(p: Fn, xs: tuple) -> Nat:
     for i, x in enumerate(xs):
         if p(x):
@@ -531,7 +531,7 @@ def list_find_idx(p: Fn, xs: tuple) -> Nat:
     return nat(len(xs))
 
 
-@builtin("List.findIdx?", 2, self_index=1)
+@builtin("List.findIdx?", "{α : Type u} (p : α → Bool) (l : List α) : Option Nat")
 def list_find_idx_opt(p: Fn, xs: tuple) -> Any:
     for i, x in enumerate(xs):
         if p(x):
@@ -539,18 +539,18 @@ def list_find_idx_opt(p: Fn, xs: tuple) -> Any:
     return NONE
 
 
-@builtin("List.idxOf", 2, self_index=1)
+@builtin("List.idxOf", "{α : Type u} [BEq α] (a : α) : List α → Nat")
 def list_idx_of(a: Any, xs: tuple) -> Nat:
     """``idxOf a = findIdx (· == a)``: the length when absent."""
     return list_find_idx(lambda x: lean_beq(x, a), xs)
 
 
-@builtin("List.idxOf?", 2, self_index=1)
+@builtin("List.idxOf?", "{α : Type u} [BEq α] (a : α) : List α → Option Nat")
 def list_idx_of_opt(a: Any, xs: tuple) -> Any:
     return list_find_idx_opt(lambda x: lean_beq(x, a), xs)
 
 
-@builtin("List.lookup", 2, self_index=1)
+@builtin("List.lookup", "{α : Type u} {β : Type v} [BEq α] : α → List (α × β) → Option β")
 def list_lookup(a: Any, xs: tuple) -> Any:
     for p in xs:
         if lean_beq(a, p.fst):
@@ -558,27 +558,27 @@ def list_lookup(a: Any, xs: tuple) -> Any:
     return NONE
 
 
-@builtin("List.any", 2)
+@builtin("List.any", "{α : Type u} : (l : List α) → (p : α → Bool) → Bool")
 def list_any(xs: tuple, p: Fn) -> bool:
     return any(p(x) for x in xs)
 
 
-@builtin("List.all", 2)
+@builtin("List.all", "{α : Type u} : List α → (α → Bool) → Bool")
 def list_all(xs: tuple, p: Fn) -> bool:
     return all(p(x) for x in xs)
 
 
-@builtin("List.and", 1)
+@builtin("List.and", "(bs : List Bool) : Bool")
 def list_and(xs: tuple) -> bool:
     return all(xs)
 
 
-@builtin("List.or", 1)
+@builtin("List.or", "(bs : List Bool) : Bool")
 def list_or(xs: tuple) -> bool:
     return any(xs)
 
 
-@builtin("List.beq", 2)
+@builtin("List.beq", "{α : Type u} [BEq α] : List α → List α → Bool")
 def list_beq(l1: tuple, l2: tuple) -> bool:
     return len(l1) == len(l2) and all(lean_beq(a, b) for a, b in zip(l1, l2))
 
@@ -587,7 +587,7 @@ def list_beq(l1: tuple, l2: tuple) -> bool:
 # Modification
 
 
-@builtin("List.erase", 2)
+@builtin("List.erase", "{α : Type u_1} [BEq α] : List α → α → List α")
 def list_erase(xs: tuple, a: Any) -> tuple:
     """Removes the first element ``== a``."""
     for i, x in enumerate(xs):
@@ -596,7 +596,7 @@ def list_erase(xs: tuple, a: Any) -> tuple:
     return tuple(xs)
 
 
-@builtin("List.eraseIdx", 2)
+@builtin("List.eraseIdx", "{α : Type u} : (l : List α) → (i : Nat) → List α")
 def list_erase_idx(xs: tuple, i: Any) -> tuple:
     i = int(i)
     if 0 <= i < len(xs):
@@ -604,7 +604,7 @@ def list_erase_idx(xs: tuple, i: Any) -> tuple:
     return tuple(xs)
 
 
-@builtin("List.eraseDups", 1)
+@builtin("List.eraseDups", "{α : Type u_1} [BEq α] (as : List α) : List α")
 def list_erase_dups(xs: tuple) -> tuple:
     """Keeps the first occurrence (``loop`` checks ``bs.elem a`` on the kept prefix)."""
     kept: list[Any] = []
@@ -614,7 +614,7 @@ def list_erase_dups(xs: tuple) -> tuple:
     return tuple(kept)
 
 
-@builtin("List.eraseReps", 1)
+@builtin("List.eraseReps", "{α : Type u_1} [BEq α] (as : List α) : List α")
 def list_erase_reps(xs: tuple) -> tuple:
     out: list[Any] = []
     for a in xs:
@@ -623,18 +623,18 @@ def list_erase_reps(xs: tuple) -> tuple:
     return tuple(out)
 
 
-@builtin("List.removeAll", 2)
+@builtin("List.removeAll", "{α : Type u} [BEq α] (xs ys : List α) : List α")
 def list_remove_all(xs: tuple, ys: tuple) -> tuple:
     return tuple(x for x in xs if not list_elem(x, ys))
 
 
-@builtin("List.insert", 2, self_index=1)
+@builtin("List.insert", "{α : Type u} [BEq α] (a : α) (l : List α) : List α")
 def list_insert(a: Any, xs: tuple) -> tuple:
     """``if l.contains a then l else a :: l``."""
     return tuple(xs) if list_elem(a, xs) else (a, *xs)
 
 
-@builtin("List.replace", 3)
+@builtin("List.replace", "{α : Type u} [BEq α] : (l : List α) → (a : α) → (b : α) → List α")
 def list_replace(xs: tuple, a: Any, b: Any) -> tuple:
     """Replaces the first element ``x`` with ``a == x`` by ``b``."""
     for i, x in enumerate(xs):
@@ -643,7 +643,7 @@ def list_replace(xs: tuple, a: Any, b: Any) -> tuple:
     return tuple(xs)
 
 
-@builtin("List.isPerm", 2)
+@builtin("List.isPerm", "{α : Type u} [BEq α] : List α → List α → Bool")
 def list_is_perm(l1: tuple, l2: tuple) -> bool:
     """``isPerm [] l₂ = l₂.isEmpty``; ``isPerm (a :: l₁) l₂ = l₂.contains a && l₁.isPerm (l₂.erase a)``."""
     rest = tuple(l2)
@@ -680,14 +680,14 @@ def _merge_sort(xs: list[Any], le: Fn) -> list[Any]:
     return _merge(_merge_sort(xs[:half], le), _merge_sort(xs[half:], le), le)
 
 
-@builtin("List.mergeSort", 2)
+@builtin("List.mergeSort", "{α : Type u_1} : ∀ (xs : List α) (le : α → α → Bool := by exact fun a b => a ≤ b), List α")
 def list_merge_sort(xs: tuple, le: Fn | None = None) -> tuple:
     """``mergeSort xs (le := fun a b => a ≤ b)``: stable merge sort, exactly Lean's split and merge."""
     relation = le if le is not None else compare_le
     return tuple(_merge_sort(list(xs), relation))
 
 
-@builtin("List.merge", 3)
+@builtin("List.merge", "{α : Type u_1} (xs ys : List α) (le : α → α → Bool := by exact fun a b => a ≤ b) : List α")
 def list_merge(xs: tuple, ys: tuple, le: Fn | None = None) -> tuple:
     relation = le if le is not None else compare_le
     return tuple(_merge(list(xs), list(ys), relation))
@@ -697,17 +697,17 @@ def list_merge(xs: tuple, ys: tuple, le: Fn | None = None) -> tuple:
 # Conversions
 
 
-@builtin("List.toArray", 1)
+@builtin("List.toArray", "{α : Type _} : List α → Array α", verified=False)
 def list_to_array(xs: tuple) -> Arr:
     return Arr(xs)
 
 
-@builtin("List.asString", 1)
+@builtin("List.asString", ": List Char → String", verified=False)
 def list_as_string(xs: tuple) -> str:
     return "".join(str.__str__(c) for c in xs)
 
 
-@builtin("List.reduceOption", 1)
+@builtin("List.reduceOption", "{α : Type _} : List (Option α) → List α", verified=False)
 def list_reduce_option(xs: tuple) -> tuple:
     return tuple(o.value for o in xs if isinstance(o, Some))
 
@@ -718,36 +718,36 @@ def _to_string(xs: tuple) -> str:
     return to_string(tuple(xs))
 
 
-builtin("List.toString", 1)(_to_string)
+builtin("List.toString", "{α : Type _} : List α → String", verified=False)(_to_string)
 
 
 # ---------------------------------------------------------------------------------------------
 # Further core, Batteries and Mathlib functions
 
 
-@builtin("List.head", 1)
-def list_head(xs: tuple) -> Any:
-    """``List.head xs (h : xs ≠ [])``: the proof argument is not passed to builtins."""
+@builtin("List.head", "{α : Type u} : (as : List α) → as ≠ [] → α")
+def list_head(xs: tuple, h: Any) -> Any:
+    """``List.head xs (h : xs ≠ [])``: ``h`` is the proof token (proofs are not evaluated)."""
     if not xs:
         raise Unsupported("List.head", "applied to [] (its non-emptiness proof cannot hold)")
     return xs[0]
 
 
-@builtin("List.getLast", 1)
-def list_get_last(xs: tuple) -> Any:
-    """``List.getLast xs (h : xs ≠ [])``: the proof argument is not passed to builtins."""
+@builtin("List.getLast", "{α : Type u} : ∀ (as : List α), as ≠ [] → α")
+def list_get_last(xs: tuple, h: Any) -> Any:
+    """``List.getLast xs (h : xs ≠ [])``: ``h`` is the proof token (proofs are not evaluated)."""
     if not xs:
         raise Unsupported("List.getLast", "applied to [] (its non-emptiness proof cannot hold)")
     return xs[-1]
 
 
-@builtin("List.mapIdx", 2, self_index=1)
+@builtin("List.mapIdx", "{α : Type _} {β : Type _} : (Nat → α → β) → List α → List β", verified=False)
 def list_map_idx(f: Fn, xs: tuple) -> tuple:
     """``mapIdx (f : Nat → α → β)``: the index comes first."""
     return tuple(f(Nat(i), x) for i, x in enumerate(xs))
 
 
-@builtin("List.modify", 3)
+@builtin("List.modify", "{α : Type u} (l : List α) (i : Nat) (f : α → α) : List α")
 def list_modify(xs: tuple, i: Any, f: Fn) -> tuple:
     """``l.modify i f``: applies ``f`` at index ``i``; unchanged when out of range."""
     i = int(i)
@@ -756,7 +756,7 @@ def list_modify(xs: tuple, i: Any, f: Fn) -> tuple:
     return tuple(xs)
 
 
-@builtin("List.isSublist", 2)
+@builtin("List.isSublist", "{α : Type u} [BEq α] : List α → List α → Bool")
 def list_is_sublist(l1: tuple, l2: tuple) -> bool:
     """``isSublist`` (``==``-based): greedy match of ``l1`` as a subsequence of ``l2``."""
     i = 0
@@ -766,7 +766,7 @@ def list_is_sublist(l1: tuple, l2: tuple) -> bool:
     return i == len(l1)
 
 
-@builtin("List.splitBy", 2, self_index=1)
+@builtin("List.splitBy", "{α : Type u} (R : α → α → Bool) : List α → List (List α)")
 def list_split_by(r: Fn, xs: tuple) -> tuple:
     """``splitBy R l``: maximal runs whose adjacent elements are ``R``-related (``R prev next``)."""
     if not xs:
@@ -780,7 +780,7 @@ def list_split_by(r: Fn, xs: tuple) -> tuple:
     return tuple(tuple(g) for g in groups)
 
 
-@builtin("List.union", 2)
+@builtin("List.union", "{α : Type _} : List α → List α → List α", verified=False)
 def list_union(l1: tuple, l2: tuple) -> tuple:
     """``l₁ ∪ l₂ = foldr .insert l₂ l₁``."""
     acc = tuple(l2)
@@ -789,13 +789,13 @@ def list_union(l1: tuple, l2: tuple) -> tuple:
     return acc
 
 
-@builtin("List.inter", 2)
+@builtin("List.inter", "{α : Type _} : List α → List α → List α", verified=False)
 def list_inter(l1: tuple, l2: tuple) -> tuple:
     """``l₁ ∩ l₂ = filter (elem · l₂) l₁``."""
     return tuple(x for x in l1 if list_elem(x, l2))
 
 
-@builtin("List.diff", 2)
+@builtin("List.diff", "{α : Type _} : List α → List α → List α", verified=False)
 def list_diff(l1: tuple, l2: tuple) -> tuple:
     """Batteries: ``l.diff (a :: l₂) = if l.elem a then (l.erase a).diff l₂ else l.diff l₂``."""
     acc = tuple(l1)
@@ -805,7 +805,7 @@ def list_diff(l1: tuple, l2: tuple) -> tuple:
     return acc
 
 
-@builtin("List.insertionSort", 2, self_index=1)
+@builtin("List.insertionSort", "{α : Type _} : (α → α → Bool) → List α → List α", verified=False)
 def list_insertion_sort(r: Fn, xs: tuple) -> tuple:
     """Mathlib: ``insertionSort r = foldr (orderedInsert r) []``, where ``orderedInsert r a``
     puts ``a`` before the first ``b`` with ``r a b``."""
@@ -820,7 +820,7 @@ def list_insertion_sort(r: Fn, xs: tuple) -> tuple:
     return tuple(acc)
 
 
-@builtin("List.dedup", 1)
+@builtin("List.dedup", "{α : Type _} : List α → List α", verified=False)
 def list_dedup(xs: tuple) -> tuple:
     """Mathlib ``dedup = pwFilter (· ≠ ·)``: keeps the *last* occurrence of each element."""
     from veriscale.backends.embedded.builtins.order import decidable_eq

@@ -210,135 +210,135 @@ def arith(op: str, a: Any, b: Any) -> Any:
 # Nat library
 
 
-@builtin("Nat.succ", 1)
+@builtin("Nat.succ", "(n : Nat) : Nat")
 def nat_succ(n: int) -> Nat:
     return nat(int(n) + 1)
 
 
-@builtin("Nat.pred", 1)
+@builtin("Nat.pred", ": Nat → Nat")
 def nat_pred(n: int) -> Nat:
     return nat(max(int(n) - 1, 0))
 
 
-@builtin("Nat.add", 2)
+@builtin("Nat.add", ": Nat → Nat → Nat", verified=False)
 def nat_add(a: int, b: int) -> Nat:
     return ARITH[("+", "Nat")](a, b)
 
 
-@builtin("Nat.sub", 2)
+@builtin("Nat.sub", ": Nat → Nat → Nat", verified=False)
 def nat_sub(a: int, b: int) -> Nat:
     return ARITH[("-", "Nat")](a, b)
 
 
-@builtin("Nat.mul", 2)
+@builtin("Nat.mul", ": Nat → Nat → Nat", verified=False)
 def nat_mul(a: int, b: int) -> Nat:
     return ARITH[("*", "Nat")](a, b)
 
 
-@builtin("Nat.div", 2)
+@builtin("Nat.div", "(x y : Nat) : Nat")
 def nat_div(a: int, b: int) -> Nat:
     return ARITH[("/", "Nat")](a, b)
 
 
-@builtin("Nat.mod", 2)
+@builtin("Nat.mod", ": Nat → Nat → Nat")
 def nat_mod(a: int, b: int) -> Nat:
     return ARITH[("%", "Nat")](a, b)
 
 
-@builtin("Nat.pow", 2)
+@builtin("Nat.pow", "(m : Nat) : Nat → Nat")
 def nat_pow(a: int, b: int) -> Nat:
     return ARITH[("^", "Nat")](a, b)
 
 
-@builtin("Nat.max", 2)
+@builtin("Nat.max", "(n m : Nat) : Nat")
 def nat_max(a: int, b: int) -> Nat:
     # `Nat.max n m = if n ≤ m then m else n`
     return nat(b if a <= b else a)
 
 
-@builtin("Nat.min", 2)
+@builtin("Nat.min", "(n m : Nat) : Nat")
 def nat_min(a: int, b: int) -> Nat:
     # `Nat.min n m = if n ≤ m then n else m`
     return nat(a if a <= b else b)
 
 
-@builtin("Nat.gcd", 2)
+@builtin("Nat.gcd", "(m n : Nat) : Nat")
 def nat_gcd(a: int, b: int) -> Nat:
     return nat(math.gcd(int(a), int(b)))
 
 
-@builtin("Nat.lcm", 2)
+@builtin("Nat.lcm", "(m n : Nat) : Nat")
 def nat_lcm(a: int, b: int) -> Nat:
     # `Nat.lcm m n = m * n / gcd m n`, which is 0 when either is 0
     a, b = int(a), int(b)
     return nat(0 if a == 0 or b == 0 else a * b // math.gcd(a, b))
 
 
-@builtin("Nat.sqrt", 1)
+@builtin("Nat.sqrt", ": Nat → Nat", verified=False)
 def nat_sqrt(n: int) -> Nat:
     """Floor square root."""
     return nat(math.isqrt(int(n)))
 
 
-@builtin("Nat.log2", 1)
+@builtin("Nat.log2", "(n : Nat) : Nat")
 def nat_log2(n: int) -> Nat:
     """``Nat.log2 n`` = ⌊log₂ n⌋, with ``Nat.log2 0 = 0``."""
     return nat(max(int(n).bit_length() - 1, 0))
 
 
-@builtin("Nat.beq", 2)
+@builtin("Nat.beq", ": Nat → Nat → Bool", verified=False)
 def nat_beq(a: int, b: int) -> bool:
     return int(a) == int(b)
 
 
-@builtin("Nat.ble", 2)
+@builtin("Nat.ble", ": Nat → Nat → Bool", verified=False)
 def nat_ble(a: int, b: int) -> bool:
     return int(a) <= int(b)
 
 
-@builtin("Nat.blt", 2)
+@builtin("Nat.blt", ": Nat → Nat → Bool", verified=False)
 def nat_blt(a: int, b: int) -> bool:
     return int(a) < int(b)
 
 
-@builtin("Nat.land", 2)
+@builtin("Nat.land", ": Nat → Nat → Nat", verified=False)
 def nat_land(a: int, b: int) -> Nat:
     return nat(int(a) & int(b))
 
 
-@builtin("Nat.lor", 2)
+@builtin("Nat.lor", ": Nat → Nat → Nat", verified=False)
 def nat_lor(a: int, b: int) -> Nat:
     return nat(int(a) | int(b))
 
 
-@builtin("Nat.xor", 2)
+@builtin("Nat.xor", ": Nat → Nat → Nat", verified=False)
 def nat_xor(a: int, b: int) -> Nat:
     return nat(int(a) ^ int(b))
 
 
-@builtin("Nat.shiftLeft", 2)
+@builtin("Nat.shiftLeft", ": Nat → Nat → Nat", verified=False)
 def nat_shift_left(a: int, b: int) -> Nat:
     if int(b) > MAX_BITS:
         raise BudgetExceeded("shift amount too large")
     return nat(check_bits(int(a) << int(b)))
 
 
-@builtin("Nat.shiftRight", 2)
+@builtin("Nat.shiftRight", ": Nat → Nat → Nat", verified=False)
 def nat_shift_right(a: int, b: int) -> Nat:
     return nat(int(a) >> int(b))
 
 
-@builtin("Nat.testBit", 2)
+@builtin("Nat.testBit", ": Nat → Nat → Bool", verified=False)
 def nat_test_bit(a: int, i: int) -> bool:
     return bool((int(a) >> int(i)) & 1)
 
 
-@builtin("Nat.repr", 1)
+@builtin("Nat.repr", ": Nat → String", verified=False)
 def nat_repr(n: int) -> str:
     return str(int(n))
 
 
-@builtin("Nat.toDigits", 2)
+@builtin("Nat.toDigits", "(base n : Nat) : List Char")
 def nat_to_digits(base: int, n: int) -> tuple:
     """``Nat.toDigits base n``: the digits of ``n`` in ``base`` as characters, most significant first.
 
@@ -369,7 +369,7 @@ def _digit_char(d: int) -> str:
     return "*"
 
 
-@builtin("Nat.digits", 2)
+@builtin("Nat.digits", ": Nat → Nat → List Nat", verified=False)
 def nat_digits(base: int, n: int) -> tuple:
     """Mathlib ``Nat.digits b n``: little-endian digits; ``digits b 0 = []``.
 
@@ -395,7 +395,7 @@ for _bits_name in FIXED_WIDTH_BY_NAME:
     def _make_to_fixed(cls: type[_FixedWidth]) -> Callable[[int], _FixedWidth]:
         return lambda n: cls(int(n))
 
-    builtin(f"Nat.to{_bits_name}", 1)(_make_to_fixed(FIXED_WIDTH_BY_NAME[_bits_name]))
+    builtin(f"Nat.to{_bits_name}", f": Nat → {_bits_name}", verified=False)(_make_to_fixed(FIXED_WIDTH_BY_NAME[_bits_name]))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -410,7 +410,7 @@ def _bound(n: Any, name: str) -> int:
     return int(n)
 
 
-@builtin("Nat.fold", 3)
+@builtin("Nat.fold", "{α : Type u} : (n : Nat) → (f : (i : Nat) → i < n → α → α) → (init : α) → α")
 def nat_fold(n: Any, f: Callable[..., Any], init: Any) -> Any:
     """``Nat.fold n f init = init |> f 0 _ |> f 1 _ |> ... |> f (n-1) _`` (increasing order)."""
     acc = init
@@ -419,7 +419,7 @@ def nat_fold(n: Any, f: Callable[..., Any], init: Any) -> Any:
     return acc
 
 
-@builtin("Nat.foldRev", 3)
+@builtin("Nat.foldRev", "{α : Type u} : (n : Nat) → (f : (i : Nat) → i < n → α → α) → (init : α) → α")
 def nat_fold_rev(n: Any, f: Callable[..., Any], init: Any) -> Any:
     """``Nat.foldRev n f init = f 0 _ (f 1 _ (... (f (n-1) _ init)))``: ``f (n-1)`` is applied first."""
     acc = init
@@ -428,14 +428,14 @@ def nat_fold_rev(n: Any, f: Callable[..., Any], init: Any) -> Any:
     return acc
 
 
-@builtin("Nat.any", 2)
+@builtin("Nat.any", ": (n : Nat) → (f : (i : Nat) → i < n → Bool) → Bool")
 def nat_any(n: Any, f: Callable[..., Any]) -> bool:
     """``Nat.any n f``: some ``i < n`` with ``f i _``; the run-time ``anyTR`` tests ``i = 0, 1, ...``
     and stops at the first ``true``."""
     return any(f(Nat(i), PROOF) for i in range(_bound(n, "Nat.any")))
 
 
-@builtin("Nat.all", 2)
+@builtin("Nat.all", ": (n : Nat) → (f : (i : Nat) → i < n → Bool) → Bool", verified=False)
 def nat_all(n: Any, f: Callable[..., Any]) -> bool:
     """``Nat.all n f``: ``f i _`` for every ``i < n``; ``allTR`` tests ``i = 0, 1, ...`` and stops at the
     first ``false``."""
@@ -446,72 +446,72 @@ def nat_all(n: Any, f: Callable[..., Any]) -> bool:
 # Int library
 
 
-@builtin("Int.ofNat", 1)
+@builtin("Int.ofNat", ": Nat → Int")
 def int_of_nat(n: int) -> int:
     return int(n)
 
 
-@builtin("Int.negSucc", 1)
+@builtin("Int.negSucc", ": Nat → Int", verified=False)
 def int_neg_succ(n: int) -> int:
     return -int(n) - 1
 
 
-@builtin("Int.toNat", 1)
+@builtin("Int.toNat", ": Int → Nat")
 def int_to_nat(a: int) -> Nat:
     """``Int.toNat``: negative integers map to 0."""
     return nat(max(int(a), 0))
 
 
-@builtin("Int.natAbs", 1)
+@builtin("Int.natAbs", "(m : Int) : Nat")
 def int_nat_abs(a: int) -> Nat:
     return nat(abs(int(a)))
 
 
-@builtin("Int.neg", 1)
+@builtin("Int.neg", "(n : Int) : Int")
 def int_neg(a: int) -> int:
     return -int(a)
 
 
-@builtin("Int.sign", 1)
+@builtin("Int.sign", ": Int → Int")
 def int_sign(a: int) -> int:
     a = int(a)
     return (a > 0) - (a < 0)
 
 
-@builtin("Int.repr", 1)
+@builtin("Int.repr", ": Int → String", verified=False)
 def int_repr(a: int) -> str:
     return str(int(a))
 
 
-@builtin("Int.add", 2)
+@builtin("Int.add", ": Int → Int → Int", verified=False)
 def int_add(a: int, b: int) -> int:
     return int(a) + int(b)
 
 
-@builtin("Int.sub", 2)
+@builtin("Int.sub", ": Int → Int → Int", verified=False)
 def int_sub(a: int, b: int) -> int:
     return int(a) - int(b)
 
 
-@builtin("Int.mul", 2)
+@builtin("Int.mul", ": Int → Int → Int", verified=False)
 def int_mul(a: int, b: int) -> int:
     return int(a) * int(b)
 
 
-@builtin("Int.pow", 2)
+@builtin("Int.pow", "(m : Int) : Nat → Int")
 def int_pow(a: int, b: int) -> int:
     return _pow(int(a), int(b))
 
 
-builtin("Int.ediv", 2)(lambda a, b: int_ediv(int(a), int(b)))
-builtin("Int.emod", 2)(lambda a, b: int_emod(int(a), int(b)))
-builtin("Int.tdiv", 2)(lambda a, b: int_tdiv(int(a), int(b)))
-builtin("Int.tmod", 2)(lambda a, b: int_tmod(int(a), int(b)))
-builtin("Int.fdiv", 2)(lambda a, b: int_fdiv(int(a), int(b)))
-builtin("Int.fmod", 2)(lambda a, b: int_fmod(int(a), int(b)))
+builtin("Int.ediv", ": Int → Int → Int")(lambda a, b: int_ediv(int(a), int(b)))
+builtin("Int.emod", ": Int → Int → Int")(lambda a, b: int_emod(int(a), int(b)))
+builtin("Int.tdiv", ": Int → Int → Int", verified=False)(lambda a, b: int_tdiv(int(a), int(b)))
+builtin("Int.tmod", ": Int → Int → Int", verified=False)(lambda a, b: int_tmod(int(a), int(b)))
+builtin("Int.fdiv", ": Int → Int → Int", verified=False)(lambda a, b: int_fdiv(int(a), int(b)))
+builtin("Int.fmod", ": Int → Int → Int", verified=False)(lambda a, b: int_fmod(int(a), int(b)))
 
 
-@builtin("Int.bmod", 2)
+@builtin("Int.bmod", ": Int → Nat → Int", verified=False)
 def int_bmod(x: int, m: int) -> int:
     """``Int.bmod x m`` (m : Nat): ``let r := x % m; if r < (m + 1) / 2 then r else r - m``."""
     x, m = int(x), int(m)
@@ -519,12 +519,12 @@ def int_bmod(x: int, m: int) -> int:
     return r if r < (m + 1) // 2 else r - m
 
 
-@builtin("Int.gcd", 2)
+@builtin("Int.gcd", "(m n : Int) : Nat")
 def int_gcd(a: int, b: int) -> Nat:
     return nat(math.gcd(int(a), int(b)))
 
 
-@builtin("Int.lcm", 2)
+@builtin("Int.lcm", "(m n : Int) : Nat")
 def int_lcm(a: int, b: int) -> Nat:
     return nat_lcm(abs(int(a)), abs(int(b)))
 
@@ -535,20 +535,21 @@ def int_lcm(a: int, b: int) -> Nat:
 
 def _register_fixed(name: str, cls: type[_FixedWidth]) -> None:
     bits = cls.BITS
-    builtin(f"{name}.toNat", 1)(lambda a: nat(int(a)))
-    builtin(f"{name}.ofNat", 1)(lambda n: cls(int(n)))
-    builtin(f"{name}.xor", 2)(lambda a, b: cls(int(a) ^ int(b)))
-    builtin(f"{name}.land", 2)(lambda a, b: cls(int(a) & int(b)))
-    builtin(f"{name}.lor", 2)(lambda a, b: cls(int(a) | int(b)))
+    unary, binary = f": {name} → {name}", f": {name} → {name} → {name}"
+    builtin(f"{name}.toNat", f": {name} → Nat", verified=False)(lambda a: nat(int(a)))
+    builtin(f"{name}.ofNat", f": Nat → {name}", verified=False)(lambda n: cls(int(n)))
+    builtin(f"{name}.xor", binary, verified=False)(lambda a, b: cls(int(a) ^ int(b)))
+    builtin(f"{name}.land", binary, verified=False)(lambda a, b: cls(int(a) & int(b)))
+    builtin(f"{name}.lor", binary, verified=False)(lambda a, b: cls(int(a) | int(b)))
     # `a <<< b = ⟨a.toBitVec <<< (b.toBitVec % N)⟩`
-    builtin(f"{name}.shiftLeft", 2)(lambda a, b: cls(int(a) << (int(b) % bits)))
-    builtin(f"{name}.shiftRight", 2)(lambda a, b: cls(int(a) >> (int(b) % bits)))
-    builtin(f"{name}.complement", 1)(lambda a: cls(~int(a)))
+    builtin(f"{name}.shiftLeft", binary, verified=False)(lambda a, b: cls(int(a) << (int(b) % bits)))
+    builtin(f"{name}.shiftRight", binary, verified=False)(lambda a, b: cls(int(a) >> (int(b) % bits)))
+    builtin(f"{name}.complement", unary, verified=False)(lambda a: cls(~int(a)))
     for op, lean in (("+", "add"), ("-", "sub"), ("*", "mul"), ("/", "div"), ("%", "mod")):
-        builtin(f"{name}.{lean}", 2)(ARITH[(op, name)])
+        builtin(f"{name}.{lean}", binary, verified=False)(ARITH[(op, name)])
     for other, other_cls in FIXED_WIDTH_BY_NAME.items():
         if other != name:
-            builtin(f"{name}.to{other}", 1)((lambda c: (lambda a: c(int(a))))(other_cls))
+            builtin(f"{name}.to{other}", f": {name} → {other}", verified=False)((lambda c: (lambda a: c(int(a))))(other_cls))
 
 
 for _name, _cls in FIXED_WIDTH_BY_NAME.items():

@@ -224,7 +224,7 @@ def lean_min(a: Any, b: Any) -> Any:
     return a if compare_le(a, b) else b
 
 
-builtin("max", 2)(lean_max)
-builtin("min", 2)(lean_min)
-builtin("Max.max", 2)(lean_max)
-builtin("Min.min", 2)(lean_min)
+builtin("max", "{α : Type _} : α → α → α", verified=False)(lean_max)
+builtin("min", "{α : Type _} : α → α → α", verified=False)(lean_min)
+builtin("Max.max", "{α : Type _} : α → α → α", verified=False)(lean_max)
+builtin("Min.min", "{α : Type _} : α → α → α", verified=False)(lean_min)

@@ -23,18 +23,18 @@ from veriscale.runtime import Unsupported
 Fn = Callable[..., Any]
 
 
-@builtin("List.Pairwise", 2, self_index=1)
+@builtin("List.Pairwise", "{α : Type u} (R : α → α → Prop) : List α → Prop")
 def list_pairwise(r: Fn, xs: tuple) -> bool:
     items = list(xs)
     return all(r(items[i], items[j]) for i in range(len(items)) for j in range(i + 1, len(items)))
 
 
-@builtin("List.Sorted", 2, self_index=1)
+@builtin("List.Sorted", "{α : Type _} : (α → α → Prop) → List α → Prop", verified=False)
 def list_sorted(r: Fn, xs: tuple) -> bool:
     return list_pairwise(r, xs)
 
 
-@builtin("List.Nodup", 1)
+@builtin("List.Nodup", "{α : Type u} : List α → Prop")
 def list_nodup(xs: tuple) -> bool:
     items = list(xs)
     return not any(
@@ -42,7 +42,7 @@ def list_nodup(xs: tuple) -> bool:
     )
 
 
-@builtin("List.Perm", 2)
+@builtin("List.Perm", "{α : Type u} : List α → List α → Prop")
 def list_perm(l1: tuple, l2: tuple) -> bool:
     rest = list(l2)
     for a in l1:
@@ -55,7 +55,7 @@ def list_perm(l1: tuple, l2: tuple) -> bool:
     return not rest
 
 
-@builtin("List.Sublist", 2)
+@builtin("List.Sublist", "{α : Type u_1} : List α → List α → Prop")
 def list_sublist(l1: tuple, l2: tuple) -> bool:
     i = 0
     for b in l2:
@@ -93,12 +93,12 @@ def _is_prime(n: int) -> bool:
     return True
 
 
-@builtin("Nat.Prime", 1)
+@builtin("Nat.Prime", ": Nat → Prop", verified=False)
 def nat_prime(n: Any) -> bool:
     return _is_prime(int(n))
 
 
-@builtin("Nat.Coprime", 2)
+@builtin("Nat.Coprime", ": Nat → Nat → Prop", verified=False)
 def nat_coprime(m: Any, n: Any) -> bool:
     return math.gcd(int(m), int(n)) == 1
 
@@ -109,23 +109,23 @@ def _parity_operand(n: Any, construct: str) -> int:
     return int(n)
 
 
-@builtin("Even", 1)
+@builtin("Even", "{α : Type _} : α → Prop", verified=False)
 def even(n: Any) -> bool:
     return _parity_operand(n, "Even") % 2 == 0
 
 
-@builtin("Odd", 1)
+@builtin("Odd", "{α : Type _} : α → Prop", verified=False)
 def odd(n: Any) -> bool:
     return _parity_operand(n, "Odd") % 2 == 1
 
 
-@builtin("List.Chain'", 2, self_index=1)
+@builtin("List.Chain'", "{α : Type _} : (α → α → Prop) → List α → Prop", verified=False)
 def list_chain_prime(r: Fn, xs: tuple) -> bool:
     """Mathlib ``Chain' R l``: every adjacent pair is ``R``-related."""
     return all(r(a, b) for a, b in zip(xs, xs[1:]))
 
 
-@builtin("Nat.factorial", 1)
+@builtin("Nat.factorial", ": Nat → Nat", verified=False)
 def nat_factorial(n: Any) -> Any:
     from veriscale.backends.embedded.builtins._core import check_bits, nat
 
@@ -135,7 +135,7 @@ def nat_factorial(n: Any) -> Any:
     return nat(check_bits(math.factorial(n)))
 
 
-@builtin("Nat.choose", 2)
+@builtin("Nat.choose", ": Nat → Nat → Nat", verified=False)
 def nat_choose(n: Any, k: Any) -> Any:
     from veriscale.backends.embedded.builtins._core import check_bits, nat
 
@@ -145,7 +145,7 @@ def nat_choose(n: Any, k: Any) -> Any:
     return nat(check_bits(math.comb(n, k)))
 
 
-@builtin("Nat.fib", 1)
+@builtin("Nat.fib", ": Nat → Nat", verified=False)
 def nat_fib(n: Any) -> Any:
     """Mathlib ``Nat.fib``: ``fib 0 = 0``, ``fib 1 = 1``."""
     from veriscale.backends.embedded.builtins._core import nat
@@ -159,7 +159,7 @@ def nat_fib(n: Any) -> Any:
     return nat(a)
 
 
-@builtin("Nat.dist", 2)
+@builtin("Nat.dist", ": Nat → Nat → Nat", verified=False)
 def nat_dist(n: Any, m: Any) -> Any:
     """``Nat.dist n m = n - m + (m - n)`` (truncated subtractions)."""
     from veriscale.backends.embedded.builtins._core import nat
@@ -167,7 +167,7 @@ def nat_dist(n: Any, m: Any) -> Any:
     return nat(abs(int(n) - int(m)))
 
 
-@builtin("Nat.log", 2)
+@builtin("Nat.log", ": Nat → Nat → Nat", verified=False)
 def nat_log(b: Any, n: Any) -> Any:
     """Mathlib ``Nat.log b n``: the largest ``k`` with ``b^k ≤ n``; 0 when ``b ≤ 1`` or ``n < b``."""
     from veriscale.backends.embedded.builtins._core import nat

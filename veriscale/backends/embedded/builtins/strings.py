@@ -67,20 +67,20 @@ def char_to_upper(c: str) -> Char:
     return Char(chr(ord(c) - 32)) if _is_lower(c) else Char(c)
 
 
-builtin("Char.isUpper", 1)(_is_upper)
-builtin("Char.isLower", 1)(_is_lower)
-builtin("Char.isDigit", 1)(_is_digit)
-builtin("Char.isAlpha", 1)(lambda c: _is_upper(c) or _is_lower(c))
-builtin("Char.isAlphanum", 1)(lambda c: _is_upper(c) or _is_lower(c) or _is_digit(c))
-builtin("Char.isWhitespace", 1)(lambda c: c in WHITESPACE)
-builtin("Char.toLower", 1)(char_to_lower)
-builtin("Char.toUpper", 1)(char_to_upper)
-builtin("Char.toNat", 1)(lambda c: nat(ord(c)))
-builtin("Char.toString", 1)(lambda c: str.__str__(c))
-builtin("Char.toUInt8", 1)(lambda c: UInt8(ord(c)))
+builtin("Char.isUpper", "(c : Char) : Bool")(_is_upper)
+builtin("Char.isLower", "(c : Char) : Bool")(_is_lower)
+builtin("Char.isDigit", "(c : Char) : Bool")(_is_digit)
+builtin("Char.isAlpha", "(c : Char) : Bool")(lambda c: _is_upper(c) or _is_lower(c))
+builtin("Char.isAlphanum", "(c : Char) : Bool")(lambda c: _is_upper(c) or _is_lower(c) or _is_digit(c))
+builtin("Char.isWhitespace", "(c : Char) : Bool")(lambda c: c in WHITESPACE)
+builtin("Char.toLower", "(c : Char) : Char")(char_to_lower)
+builtin("Char.toUpper", "(c : Char) : Char")(char_to_upper)
+builtin("Char.toNat", "(c : Char) : Nat")(lambda c: nat(ord(c)))
+builtin("Char.toString", ": Char → String", verified=False)(lambda c: str.__str__(c))
+builtin("Char.toUInt8", ": Char → UInt8", verified=False)(lambda c: UInt8(ord(c)))
 
 
-@builtin("Char.ofNat", 1)
+@builtin("Char.ofNat", "(n : Nat) : Char")
 def char_of_nat(n: Any) -> Char:
     n = int(n)
     if n < 0xD800 or 0xDFFF < n < 0x110000:
@@ -92,60 +92,60 @@ def char_of_nat(n: Any) -> Char:
 # Construction and conversion
 
 
-@builtin("String.mk", 1)
+@builtin("String.mk", "(data : List Char) : String")
 def string_mk(chars: tuple) -> str:
     return "".join(str.__str__(c) for c in chars)
 
 
-@builtin("String.singleton", 1)
+@builtin("String.singleton", ": Char → String", verified=False)
 def string_singleton(c: str) -> str:
     return str.__str__(c)
 
 
-@builtin("String.toList", 1)
+@builtin("String.toList", "(s : String) : List Char")
 def string_to_list(s: str) -> tuple:
     return _chars(s)
 
 
-alias("String.data", "String.toList")
+alias("String.data", "String.toList", ": String → List Char", verified=False)
 
 
-builtin("Char.val", 1)(lambda c: UInt32(ord(c)))
+builtin("Char.val", ": Char → UInt32", verified=False)(lambda c: UInt32(ord(c)))
 
 
-@builtin("String.length", 1)
+@builtin("String.length", ": String → Nat")
 def string_length(s: str) -> Nat:
     return nat(len(s))
 
 
-@builtin("String.isEmpty", 1)
+@builtin("String.isEmpty", "(s : String) : Bool")
 def string_is_empty(s: str) -> bool:
     return s == ""
 
 
-@builtin("String.append", 2)
+@builtin("String.append", ": String → String → String")
 def string_append(s: str, t: str) -> str:
     check_size(len(s) + len(t), "String")
     return s + t
 
 
-@builtin("String.push", 2)
+@builtin("String.push", ": String → Char → String", verified=False)
 def string_push(s: str, c: str) -> str:
     return s + c
 
 
-@builtin("String.pushn", 3)
+@builtin("String.pushn", ": String → Char → Nat → String", verified=False)
 def string_pushn(s: str, c: str, n: Any) -> str:
     check_size(len(s) + int(n), "String")
     return s + c * int(n)
 
 
-@builtin("String.join", 1)
+@builtin("String.join", "(l : List String) : String")
 def string_join(parts: tuple) -> str:
     return "".join(parts)
 
 
-@builtin("String.intercalate", 2)
+@builtin("String.intercalate", "(s : String) : List String → String")
 def string_intercalate(sep: str, parts: tuple) -> str:
     return sep.join(parts)
 
@@ -154,39 +154,39 @@ def string_intercalate(sep: str, parts: tuple) -> str:
 # Access and slicing (by characters)
 
 
-@builtin("String.front", 1)
+@builtin("String.front", ": String → Char", verified=False)
 def string_front(s: str) -> Char:
     return Char(s[0]) if s else DEFAULT_CHAR
 
 
-@builtin("String.back", 1)
+@builtin("String.back", ": String → Char", verified=False)
 def string_back(s: str) -> Char:
     return Char(s[-1]) if s else DEFAULT_CHAR
 
 
-@builtin("String.take", 2)
+@builtin("String.take", "(s : String) (n : Nat) : String")
 def string_take(s: str, n: Any) -> str:
     return s[: int(n)]
 
 
-@builtin("String.drop", 2)
+@builtin("String.drop", "(s : String) (n : Nat) : String")
 def string_drop(s: str, n: Any) -> str:
     return s[int(n) :]
 
 
-@builtin("String.takeRight", 2)
+@builtin("String.takeRight", ": String → Nat → String", verified=False)
 def string_take_right(s: str, n: Any) -> str:
     n = int(n)
     return s[len(s) - min(n, len(s)) :]
 
 
-@builtin("String.dropRight", 2)
+@builtin("String.dropRight", ": String → Nat → String", verified=False)
 def string_drop_right(s: str, n: Any) -> str:
     n = int(n)
     return s[: len(s) - min(n, len(s))]
 
 
-@builtin("String.takeWhile", 2)
+@builtin("String.takeWhile", ": String → (Char → Bool) → String", verified=False)
 def string_take_while(s: str, p: Fn) -> str:
     for i, c in enumerate(s):
         if not p(Char(c)):
@@ -194,7 +194,7 @@ def string_take_while(s: str, p: Fn) -> str:
     return s
 
 
-@builtin("String.dropWhile", 2)
+@builtin("String.dropWhile", ": String → (Char → Bool) → String", verified=False)
 def string_drop_while(s: str, p: Fn) -> str:
     for i, c in enumerate(s):
         if not p(Char(c)):
@@ -202,7 +202,7 @@ def string_drop_while(s: str, p: Fn) -> str:
     return ""
 
 
-@builtin("String.takeRightWhile", 2)
+@builtin("String.takeRightWhile", ": String → (Char → Bool) → String", verified=False)
 def string_take_right_while(s: str, p: Fn) -> str:
     i = len(s)
     while i > 0 and p(Char(s[i - 1])):
@@ -210,7 +210,7 @@ def string_take_right_while(s: str, p: Fn) -> str:
     return s[i:]
 
 
-@builtin("String.dropRightWhile", 2)
+@builtin("String.dropRightWhile", ": String → (Char → Bool) → String", verified=False)
 def string_drop_right_while(s: str, p: Fn) -> str:
     i = len(s)
     while i > 0 and p(Char(s[i - 1])):
@@ -218,17 +218,17 @@ def string_drop_right_while(s: str, p: Fn) -> str:
     return s[:i]
 
 
-@builtin("String.trim", 1)
+@builtin("String.trim", "(s : String) : String")
 def string_trim(s: str) -> str:
     return s.strip(WHITESPACE)
 
 
-@builtin("String.trimLeft", 1)
+@builtin("String.trimLeft", ": String → String", verified=False)
 def string_trim_left(s: str) -> str:
     return s.lstrip(WHITESPACE)
 
 
-@builtin("String.trimRight", 1)
+@builtin("String.trimRight", ": String → String", verified=False)
 def string_trim_right(s: str) -> str:
     return s.rstrip(WHITESPACE)
 
@@ -237,32 +237,32 @@ def string_trim_right(s: str) -> str:
 # Predicates and searches
 
 
-@builtin("String.startsWith", 2)
+@builtin("String.startsWith", "(s pre : String) : Bool")
 def string_starts_with(s: str, prefix: str) -> bool:
     return s.startswith(prefix)
 
 
-@builtin("String.endsWith", 2)
+@builtin("String.endsWith", "(s post : String) : Bool")
 def string_ends_with(s: str, suffix: str) -> bool:
     return s.endswith(suffix)
 
 
-@builtin("String.isPrefixOf", 2)
+@builtin("String.isPrefixOf", ": String → String → Bool", verified=False)
 def string_is_prefix_of(p: str, s: str) -> bool:
     return s.startswith(p)
 
 
-@builtin("String.contains", 2)
+@builtin("String.contains", "(s : String) (c : Char) : Bool")
 def string_contains(s: str, c: str) -> bool:
     return c in s
 
 
-@builtin("String.any", 2)
+@builtin("String.any", ": String → (Char → Bool) → Bool", verified=False)
 def string_any(s: str, p: Fn) -> bool:
     return any(p(Char(c)) for c in s)
 
 
-@builtin("String.all", 2)
+@builtin("String.all", ": String → (Char → Bool) → Bool", verified=False)
 def string_all(s: str, p: Fn) -> bool:
     return all(p(Char(c)) for c in s)
 
@@ -271,12 +271,12 @@ def string_all(s: str, p: Fn) -> bool:
 # Maps and folds
 
 
-@builtin("String.map", 2, self_index=1)
+@builtin("String.map", ": (Char → Char) → String → String", verified=False)
 def string_map(f: Fn, s: str) -> str:
     return "".join(str.__str__(f(Char(c))) for c in s)
 
 
-@builtin("String.foldl", 3, self_index=2)
+@builtin("String.foldl", "{α : Type _} : (α → Char → α) → α → String → α", verified=False)
 def string_foldl(f: Fn, init: Any, s: str) -> Any:
     acc = init
     for c in s:
@@ -284,7 +284,7 @@ def string_foldl(f: Fn, init: Any, s: str) -> Any:
     return acc
 
 
-@builtin("String.foldr", 3, self_index=2)
+@builtin("String.foldr", "{α : Type _} : (Char → α → α) → α → String → α", verified=False)
 def string_foldr(f: Fn, init: Any, s: str) -> Any:
     acc = init
     for c in reversed(s):
@@ -292,22 +292,22 @@ def string_foldr(f: Fn, init: Any, s: str) -> Any:
     return acc
 
 
-@builtin("String.toLower", 1)
+@builtin("String.toLower", ": String → String", verified=False)
 def string_to_lower(s: str) -> str:
     return "".join(char_to_lower(c) for c in s)
 
 
-@builtin("String.toUpper", 1)
+@builtin("String.toUpper", ": String → String", verified=False)
 def string_to_upper(s: str) -> str:
     return "".join(char_to_upper(c) for c in s)
 
 
-@builtin("String.capitalize", 1)
+@builtin("String.capitalize", ": String → String", verified=False)
 def string_capitalize(s: str) -> str:
     return char_to_upper(s[0]) + s[1:] if s else s
 
 
-@builtin("String.decapitalize", 1)
+@builtin("String.decapitalize", ": String → String", verified=False)
 def string_decapitalize(s: str) -> str:
     return char_to_lower(s[0]) + s[1:] if s else s
 
@@ -316,7 +316,7 @@ def string_decapitalize(s: str) -> str:
 # Splitting and replacing
 
 
-@builtin("String.splitOn", 2)
+@builtin("String.splitOn", "(s : String) (sep : String := \" \") : List String")
 def string_split_on(s: str, sep: str = " ") -> tuple:
     """``String.splitOn`` following ``splitOnAux`` character by character."""
     if sep == "":
@@ -338,7 +338,7 @@ def string_split_on(s: str, sep: str = " ") -> tuple:
     return tuple(pieces)
 
 
-@builtin("String.split", 2)
+@builtin("String.split", ": String → (Char → Bool) → List String", verified=False)
 def string_split(s: str, p: Fn) -> tuple:
     """``s.split p``: cut at every character satisfying ``p`` (empty pieces are kept)."""
     pieces: list[str] = []
@@ -351,7 +351,7 @@ def string_split(s: str, p: Fn) -> tuple:
     return tuple(pieces)
 
 
-@builtin("String.replace", 3)
+@builtin("String.replace", "(s : String) (pattern : String) (replacement : String) : String")
 def string_replace(s: str, pattern: str, replacement: str) -> str:
     if pattern == "":
         return s
@@ -370,12 +370,12 @@ def _digits_only(s: str, construct: str) -> bool:
     return s != "" and all(_is_digit(c) for c in s)
 
 
-@builtin("String.isNat", 1)
+@builtin("String.isNat", ": String → Bool", verified=False)
 def string_is_nat(s: str) -> bool:
     return _digits_only(s, "String.isNat")
 
 
-@builtin("String.toNat?", 1)
+@builtin("String.toNat?", "(s : String) : Option Nat")
 def string_to_nat_opt(s: str) -> Any:
     return Some(nat(int(s))) if _digits_only(s, "String.toNat?") else NONE
 
@@ -386,26 +386,26 @@ def _int_parts(s: str, construct: str) -> tuple[int, str]:
     return (-1, s[1:]) if s.startswith("-") else (1, s)
 
 
-@builtin("String.isInt", 1)
+@builtin("String.isInt", ": String → Bool", verified=False)
 def string_is_int(s: str) -> bool:
     _, digits = _int_parts(s, "String.isInt")
     return _digits_only(digits, "String.isInt")
 
 
-@builtin("String.toInt?", 1)
+@builtin("String.toInt?", "(s : String) : Option Int")
 def string_to_int_opt(s: str) -> Any:
     sign, digits = _int_parts(s, "String.toInt?")
     return Some(sign * int(digits)) if _digits_only(digits, "String.toInt?") else NONE
 
 
-@builtin("String.toNat!", 1, typed=True)
+@builtin("String.toNat!", ": String → Nat", typed=True, verified=False)
 def string_to_nat_bang(s: str, *, result_type: Any = None) -> Any:
     if _digits_only(s, "String.toNat!"):
         return nat(int(s))
     return default_of_type(result_type, construct="String.toNat!")
 
 
-@builtin("String.toInt!", 1, typed=True)
+@builtin("String.toInt!", ": String → Int", typed=True, verified=False)
 def string_to_int_bang(s: str, *, result_type: Any = None) -> Any:
     sign, digits = _int_parts(s, "String.toInt!")
     if _digits_only(digits, "String.toInt!"):
@@ -455,35 +455,35 @@ def _remaining(it: StringIterator) -> str:
     return it.s.encode("utf-8")[it.pos :].decode("utf-8")
 
 
-@builtin("String.iter", 1)
+@builtin("String.iter", ": String → String.Iterator", verified=False)
 def string_iter(s: str) -> StringIterator:
     return StringIterator(s, 0)
 
 
-alias("String.mkIterator", "String.iter")
+alias("String.mkIterator", "String.iter", ": String → String.Iterator", verified=False)
 
 
-@builtin("String.Iterator.curr", 1)
+@builtin("String.Iterator.curr", ": String.Iterator → Char", verified=False)
 def iterator_curr(it: StringIterator) -> Char:
     return _get_at(it.s, it.pos)
 
 
-@builtin("String.Iterator.next", 1)
+@builtin("String.Iterator.next", ": String.Iterator → String.Iterator", verified=False)
 def iterator_next(it: StringIterator) -> StringIterator:
     c = _get_at(it.s, it.pos)
     return StringIterator(it.s, it.pos + len(str.__str__(c).encode("utf-8")))
 
 
-@builtin("String.Iterator.atEnd", 1)
+@builtin("String.Iterator.atEnd", ": String.Iterator → Bool", verified=False)
 def iterator_at_end(it: StringIterator) -> bool:
     return it.pos >= _byte_layout(it.s)[1]
 
 
-@builtin("String.Iterator.hasNext", 1)
+@builtin("String.Iterator.hasNext", ": String.Iterator → Bool", verified=False)
 def iterator_has_next(it: StringIterator) -> bool:
     return it.pos < _byte_layout(it.s)[1]
 
 
-@builtin("String.Iterator.remainingToString", 1)
+@builtin("String.Iterator.remainingToString", ": String.Iterator → String", verified=False)
 def iterator_remaining_to_string(it: StringIterator) -> str:
     return _remaining(it)

@@ -39,7 +39,7 @@ def _sub(value: Any) -> LeanSubarray:
     return value
 
 
-@builtin("Array.toSubarray", 3)
+@builtin("Array.toSubarray", "{α : Type u} (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Subarray α", verified=False)
 def array_to_subarray(xs: Arr, start: Any = 0, stop: Any = None) -> LeanSubarray:
     size = len(xs)
     stop_i = size if stop is None else min(int(stop), size)
@@ -47,38 +47,38 @@ def array_to_subarray(xs: Arr, start: Any = 0, stop: Any = None) -> LeanSubarray
     return LeanSubarray(xs, start_i, stop_i)
 
 
-@builtin("Array.ofSubarray", 1)
+@builtin("Array.ofSubarray", "{α : Type _} : Subarray α → Array α", verified=False)
 def array_of_subarray(s: LeanSubarray) -> Arr:
     return Arr(_sub(s).items())
 
 
-@builtin("Subarray.toArray", 1)
+@builtin("Subarray.toArray", "{α : Type _} : Subarray α → Array α", verified=False)
 def subarray_to_array(s: LeanSubarray) -> Arr:
     return Arr(_sub(s).items())
 
 
-@builtin("Subarray.size", 1)
+@builtin("Subarray.size", "{α : Type _} : Subarray α → Nat", verified=False)
 def subarray_size(s: LeanSubarray) -> Nat:
     s = _sub(s)
     return nat(s.stop - s.start)
 
 
-@builtin("Subarray.array", 1)
+@builtin("Subarray.array", "{α : Type _} : Subarray α → Array α", verified=False)
 def subarray_array(s: LeanSubarray) -> Arr:
     return _sub(s).array
 
 
-@builtin("Subarray.start", 1)
+@builtin("Subarray.start", "{α : Type _} : Subarray α → Nat", verified=False)
 def subarray_start(s: LeanSubarray) -> Nat:
     return nat(_sub(s).start)
 
 
-@builtin("Subarray.stop", 1)
+@builtin("Subarray.stop", "{α : Type _} : Subarray α → Nat", verified=False)
 def subarray_stop(s: LeanSubarray) -> Nat:
     return nat(_sub(s).stop)
 
 
-@builtin("Subarray.foldl", 3, self_index=2)
+@builtin("Subarray.foldl", "{α : Type _} {β : Type _} : (β → α → β) → β → Subarray α → β", verified=False)
 def subarray_foldl(f: Fn, init: Any, s: LeanSubarray) -> Any:
     acc = init
     for x in _sub(s).items():
@@ -86,7 +86,7 @@ def subarray_foldl(f: Fn, init: Any, s: LeanSubarray) -> Any:
     return acc
 
 
-@builtin("Subarray.foldr", 3, self_index=2)
+@builtin("Subarray.foldr", "{α : Type _} {β : Type _} : (α → β → β) → β → Subarray α → β", verified=False)
 def subarray_foldr(f: Fn, init: Any, s: LeanSubarray) -> Any:
     acc = init
     for x in reversed(_sub(s).items()):
@@ -94,17 +94,17 @@ def subarray_foldr(f: Fn, init: Any, s: LeanSubarray) -> Any:
     return acc
 
 
-@builtin("Subarray.any", 2, self_index=1)
+@builtin("Subarray.any", "{α : Type _} : (α → Bool) → Subarray α → Bool", verified=False)
 def subarray_any(p: Fn, s: LeanSubarray) -> bool:
     return any(p(x) for x in _sub(s).items())
 
 
-@builtin("Subarray.all", 2, self_index=1)
+@builtin("Subarray.all", "{α : Type _} : (α → Bool) → Subarray α → Bool", verified=False)
 def subarray_all(p: Fn, s: LeanSubarray) -> bool:
     return all(p(x) for x in _sub(s).items())
 
 
-@builtin("Subarray.popFront", 1)
+@builtin("Subarray.popFront", "{α : Type _} : Subarray α → Subarray α", verified=False)
 def subarray_pop_front(s: LeanSubarray) -> LeanSubarray:
     s = _sub(s)
     if s.start < s.stop:
@@ -112,6 +112,6 @@ def subarray_pop_front(s: LeanSubarray) -> LeanSubarray:
     return s
 
 
-@builtin("Std.Slice.toList", 1)
+@builtin("Std.Slice.toList", "{α : Type _} : Subarray α → List α", verified=False)
 def slice_to_list(s: LeanSubarray) -> tuple:
     return _sub(s).items()

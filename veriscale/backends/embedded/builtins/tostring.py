@@ -161,6 +161,7 @@ def repr_value(value: Any, prec: int = 0) -> str:
     raise Unsupported("repr", f"no Repr instance handled for {kind}")
 
 
-builtin("toString", 1)(to_string)
-builtin("ToString.toString", 1)(to_string)
-builtin("repr", 1)(repr_value)
+builtin("toString", "{α : Type _} : α → String", verified=False)(to_string)
+builtin("ToString.toString", "{α : Type _} : α → String", verified=False)(to_string)
+# `repr a` is `reprPrec a 0` (the builtin takes Lean's one explicit argument)
+builtin("repr", "{α : Type _} : α → String", verified=False)(lambda value: repr_value(value))
