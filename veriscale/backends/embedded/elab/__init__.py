@@ -327,6 +327,9 @@ def elaborate(program: Program) -> Report:
             elab.elaborate_def(d)
         except RecursionError:
             elab.gap(d.cmd, "the definition is nested too deeply for the elaborator")
+        except Exception as exc:  # noqa: BLE001 - an elaborator defect is a gap, never a pass or a crash
+            elab.gap(d.cmd, f"the elaborator failed on this definition: {type(exc).__name__}: {exc}",
+                     "elaborator-failure")
     report.diagnostics = _dedupe(elab.diagnostics)
     return report
 

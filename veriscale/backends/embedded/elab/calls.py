@@ -113,7 +113,6 @@ _PROP_CONSTANTS = frozenset({"True", "False"})
 
 
 def _core_sig(name: str) -> Sig | None:
-    from veriscale.backends.embedded.statics import _vars
     from veriscale.lean_types import parse_type
 
     text = _CORE_CONSTANTS.get(name)
@@ -125,6 +124,22 @@ def _core_sig(name: str) -> Sig | None:
         params.append(Param(f"x{len(params)}", ty.domain))
         ty = ty.codomain
     return Sig(tuple(params), ty, name)
+
+
+_GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψω")
+
+
+def _vars(ty: LeanType) -> LeanType:
+    """Greek type names of a written signature as type variables."""
+    if isinstance(ty, NamedType):
+        if not ty.args and ty.name in _GREEK:
+            return TVar(ty.name)
+        return NamedType(ty.name, tuple(_vars(a) for a in ty.args)) if ty.args else ty
+    if isinstance(ty, ProdType):
+        return ProdType(_vars(ty.fst), _vars(ty.snd))
+    if isinstance(ty, FunType):
+        return FunType(_vars(ty.domain), _vars(ty.codomain))
+    return ty
 
 
 def builtin_sig(name: str) -> Sig | None:

@@ -38,6 +38,7 @@ class ProofType(LeanType):
 
     prop: A.Node
     text: str
+    is_proof = True
 
     def _render(self, prec: int) -> str:
         return self.text

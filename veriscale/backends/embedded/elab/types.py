@@ -170,6 +170,8 @@ def unify(a: LeanType, b: LeanType) -> bool | None:
         return True
     if isinstance(a, Gap) or isinstance(b, Gap):
         return None
+    if getattr(a, "is_proof", False) and getattr(b, "is_proof", False):
+        return None  # two statements: definitional unfolding of propositions is not modelled
     if isinstance(a, MVar):
         return _assign(a, b)
     if isinstance(b, MVar):
