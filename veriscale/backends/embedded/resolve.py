@@ -107,6 +107,13 @@ class OpenClause:
     names: tuple[str, ...] = ()
     renames: tuple[tuple[str, str], ...] = ()
 
+    @classmethod
+    def of(cls, cmd: A.OpenCmd) -> list[OpenClause]:
+        """The clauses of a parsed ``open`` (``open A B`` opens two namespaces)."""
+        if cmd.kind in ("all", "scoped"):
+            return [cls(ns, cmd.kind) for ns in cmd.names]
+        return [cls(cmd.names[0], cmd.kind, tuple(cmd.idents), tuple(cmd.renames))]
+
 
 @dataclass(frozen=True, slots=True)
 class OpenDecl:
@@ -875,42 +882,39 @@ class _Walker:
         def current() -> ScopeState:
             return replace(scope, open_decls=scope.open_decls + tuple(added))
 
-        if cmd.kind in ("all", "scoped"):
-            for name in cmd.names:
-                nss = self._namespaces(cmd, name, current())
-                if nss is None:
-                    return
-                if cmd.kind == "all":
-                    added.extend(OpenDecl.simple(ns) for ns in nss)
-        elif cmd.kind == "only":
-            nss = self._namespaces(cmd, cmd.names[0], scope)
-            if nss is None:
+        for clause in OpenClause.of(cmd):
+            if not self.open_clause(cmd, clause, current(), added):
                 return
-            for ident in cmd.idents:
+        self.set_opens(scope.open_decls + tuple(added))
+
+    def open_clause(self, cmd: A.OpenCmd, clause: OpenClause, scope: ScopeState, added: list[OpenDecl]) -> bool:
+        """One clause of ``elabOpenDecl``; ``False`` on an error (reported)."""
+        nss = self._namespaces(cmd, clause.namespace, scope)
+        if nss is None:
+            return False
+        if clause.kind == "all":
+            added.extend(OpenDecl.simple(ns) for ns in nss)
+        elif clause.kind == "only":
+            for ident in clause.names:
                 target = self._resolve_in(cmd, nss, ident, scope)
                 if target is None:
-                    return
+                    return False
                 added.append(OpenDecl.explicit(ident, target))
-        else:
-            nss = self._namespaces(cmd, cmd.names[0], scope)
-            if nss is None:
-                return
-            if len(nss) > 1:
-                self.error(cmd, f"ambiguous namespace '{cmd.names[0]}', possible interpretations: '{nss}'")
-                return
+        elif clause.kind in ("hiding", "renaming"):
+            if len(nss) > 1:  # `resolveUniqueNamespace`
+                self.error(cmd, f"ambiguous namespace '{clause.namespace}', possible interpretations: '{nss}'")
+                return False
             ns = nss[0]
-            if cmd.kind == "hiding":
-                for ident in cmd.idents:
-                    if self._resolve_id(cmd, ns, ident, scope) is None:
-                        return
-                added.append(OpenDecl.simple(ns, cmd.idents))
-            else:
-                for src, dst in cmd.renames:
-                    target = self._resolve_id(cmd, ns, src, scope)
-                    if target is None:
-                        return
-                    added.append(OpenDecl.explicit(dst, target))
-        self.set_opens(scope.open_decls + tuple(added))
+            if clause.kind == "hiding":
+                if any(self._resolve_id(cmd, ns, ident, scope) is None for ident in clause.names):
+                    return False
+                added.append(OpenDecl.simple(ns, clause.names))
+            for src, dst in clause.renames:
+                target = self._resolve_id(cmd, ns, src, scope)
+                if target is None:
+                    return False
+                added.append(OpenDecl.explicit(dst, target))
+        return True
 
     def export_cmd(self, cmd: A.ExportCmd) -> None:
         """``elabExport``: ``<current namespace>.x`` becomes an alias of what ``A.x`` is."""
