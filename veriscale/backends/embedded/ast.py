@@ -555,7 +555,25 @@ class DerivingCmd(Node):
 
 @dataclass(slots=True, eq=False)
 class OpenCmd(Node):
+    """``open A B`` (``kind='all'``), ``open A (x y)`` (``'only'``), ``open A hiding x y``
+    (``'hiding'``), ``open A renaming x → y`` (``'renaming'``), ``open scoped A B`` (``'scoped'``).
+    The forms mirror ``Lean.Parser.Command.openDecl``."""
+
     names: list[str]
+    """The namespaces named: all of them for ``'all'``/``'scoped'``, the one for the other kinds."""
+    kind: str = "all"
+    idents: list[str] = field(default_factory=list)
+    """The declarations listed by ``'only'`` and ``'hiding'``."""
+    renames: list[tuple[str, str]] = field(default_factory=list)
+    """``(from, to)`` pairs of ``'renaming'``."""
+
+
+@dataclass(slots=True, eq=False)
+class ExportCmd(Node):
+    """``export A (x y)``: aliases ``<current namespace>.x`` for what ``A.x`` resolves to."""
+
+    namespace: str
+    idents: list[str]
 
 
 @dataclass(slots=True, eq=False)

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.resolve import FileScopes, ScopeState
 from veriscale.lean_types import LeanType
 
 
@@ -22,8 +23,15 @@ class UserDef:
     """Fully qualified name."""
     cmd: A.DefCmd
     namespace: str
-    """Namespace the body is elaborated in (for resolving unqualified names)."""
+    """Where the compiler's own lookup (``find_def``) starts: the namespace of the body for a
+    top-level definition, the parent's full name for a ``where`` helper. Lean's scope is
+    :attr:`scope`."""
     opens: tuple[str, ...] = ()
+    """Namespaces the compiler opens for this definition (every ``open`` before it, plus its
+    ``open … in``); Lean's open declarations in force are ``scope.open_decls``."""
+    scope: ScopeState | None = None
+    """The scope Lean elaborates the body in (:mod:`.resolve`): namespace, open declarations in
+    force, and the position that bounds the visible declarations."""
     reducible: bool = False
     explicit: list[A.Binder] = field(default_factory=list)
     """Explicit binders (one per name), in order."""
@@ -54,6 +62,7 @@ class StructInfo:
     deriving: set[str]
     ctor: str
     cmd: A.StructureCmd
+    scope: ScopeState | None = None
 
     def field_index(self, name: str) -> int:
         for i, (n, _, _) in enumerate(self.fields):
@@ -78,6 +87,7 @@ class IndInfo:
     ctors: list[CtorInfo]
     deriving: set[str]
     cmd: A.InductiveCmd
+    scope: ScopeState | None = None
 
 
 @dataclass(eq=False)
@@ -90,6 +100,7 @@ class InstanceInfo:
     body: A.Node | None
     cmd: A.InstanceCmd
     namespace: str
+    scope: ScopeState | None = None
 
 
 @dataclass(eq=False)
@@ -103,6 +114,8 @@ class Env:
     errors: dict[str, A.CommandError] = field(default_factory=dict)
     """Definitions that failed to parse, by the name they would define."""
     has_mathlib: bool = False
+    scopes: FileScopes | None = None
+    """Lean's scopes and declarations of the file (:func:`.resolve.walk_scopes`)."""
 
     def instance(self, class_name: str, type_name: str | None) -> InstanceInfo | None:
         for inst in self.instances:

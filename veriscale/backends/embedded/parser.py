@@ -1494,15 +1494,22 @@ class Parser:
                 return self.inductive_cmd(mods)
             if v == "open":
                 self.advance()
-                names: list[str] = []
-                while self.tok.kind == IDENT:
-                    names.append(self.advance().value)
+                decl = self.open_decl(t)
                 if self.at_kw("in"):
                     # `open Foo in <command>`: the opened names apply to the next command only
                     self.advance()
                     inner = self.command()
-                    return _OpenIn(t.line, t.col, names, inner)
-                return A.OpenCmd(t.line, t.col, names)
+                    return _OpenIn(t.line, t.col, decl.names, inner, decl)
+                return decl
+            if v == "export":
+                self.advance()
+                ns = self.expect_ident().value
+                self.expect_sym("(")
+                idents = [self.expect_ident().value]
+                while self.tok.kind == IDENT:
+                    idents.append(self.advance().value)
+                self.expect_sym(")")
+                return A.ExportCmd(t.line, t.col, ns, idents)
             if v == "namespace":
                 self.advance()
                 return A.NamespaceCmd(t.line, t.col, self.expect_ident().value)
@@ -1537,6 +1544,45 @@ class Parser:
                 self.advance()
             return A.OtherCmd(t.line, t.col, "#", self.text_from(start))
         raise self.error(f"unexpected {t.describe()} at the start of a command")
+
+    def open_decl(self, t: Token) -> A.OpenCmd:
+        """The clause after ``open`` (``Lean.Parser.Command.openDecl``): ``A B``, ``scoped A B``,
+        ``A (x y)``, ``A hiding x y``, ``A renaming x → y, z → w``."""
+        if self.at_kw("scoped"):
+            self.advance()
+            names = [self.expect_ident().value]
+            while self.tok.kind == IDENT:
+                names.append(self.advance().value)
+            return A.OpenCmd(t.line, t.col, names, "scoped")
+        first = self.expect_ident().value
+        if self.at_sym("("):
+            self.advance()
+            idents = [self.expect_ident().value]
+            while self.tok.kind == IDENT:
+                idents.append(self.advance().value)
+            self.expect_sym(")")
+            return A.OpenCmd(t.line, t.col, [first], "only", idents)
+        if self.tok.kind == IDENT and self.tok.value == "hiding":
+            self.advance()
+            idents = [self.expect_ident().value]
+            while self.tok.kind == IDENT:
+                idents.append(self.advance().value)
+            return A.OpenCmd(t.line, t.col, [first], "hiding", idents)
+        if self.tok.kind == IDENT and self.tok.value == "renaming":
+            self.advance()
+            renames: list[tuple[str, str]] = []
+            while True:
+                src = self.expect_ident().value
+                self.expect_sym("→")
+                renames.append((src, self.expect_ident().value))
+                if not self.at_sym(","):
+                    break
+                self.advance()
+            return A.OpenCmd(t.line, t.col, [first], "renaming", renames=renames)
+        names = [first]
+        while self.tok.kind == IDENT:
+            names.append(self.advance().value)
+        return A.OpenCmd(t.line, t.col, names)
 
     def decl_name(self) -> str:
         return self.expect_ident().value
@@ -1755,6 +1801,8 @@ class Parser:
 class _OpenIn(A.Node):
     names: list[str]
     command: A.Node
+    decl: A.OpenCmd | None = None
+    """The whole ``open`` clause (``names`` are its namespaces)."""
 
 
 OpenIn = _OpenIn
@@ -1833,7 +1881,8 @@ def _only_command_prefix(toks: list[Token]) -> bool:
     j = 0
     while j < len(toks) and toks[j].is_kw("open"):
         k = j + 1
-        while k < len(toks) and toks[k].kind == IDENT:
+        # the clause: identifiers, and the `scoped`, `(x y)`, `renaming x → y, …` forms
+        while k < len(toks) and (toks[k].kind == IDENT or toks[k].is_kw("scoped") or toks[k].is_sym("(", ")", "→", ",")):
             k += 1
         if k == j + 1 or k >= len(toks) or not toks[k].is_kw("in"):
             return False

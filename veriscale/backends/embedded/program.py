@@ -16,6 +16,7 @@ from veriscale.backends.embedded.binders import type_of_text
 from veriscale.backends.embedded.compiler import Compiler
 from veriscale.backends.embedded.env import CtorInfo, Env, IndInfo, InstanceInfo, StructInfo, UserDef
 from veriscale.backends.embedded.parser import OpenIn, parse_file
+from veriscale.backends.embedded.resolve import ScopeState, walk_scopes
 
 if TYPE_CHECKING:
     from veriscale.backends.embedded.elab.context import Report
@@ -54,27 +55,24 @@ class Program:
 
     # -- indexing ---------------------------------------------------------------------------
     def _index(self) -> None:
+        """Index the file's definitions under the names Lean gives them, each with the scope
+        Lean elaborates it in (:func:`.resolve.walk_scopes`)."""
         env = self.env
-        ns_stack: list[str] = []
+        env.has_mathlib = any(
+            isinstance(c, A.OtherCmd) and c.keyword == "import" and "Mathlib" in c.text for c in self.parsed.commands)
+        scopes = walk_scopes(self.parsed.commands, has_mathlib=env.has_mathlib)
+        env.scopes = scopes
         opens: list[str] = []
+        """Every namespace an `open` named so far: the compiler's (pre-resolution) view."""
         for cmd in self.parsed.commands:
-            ns = ".".join(ns_stack)
             scoped: tuple[str, ...] = ()
             if isinstance(cmd, OpenIn):
                 # `open X in <command>`: the opens hold for that one command only
-                scoped, cmd = tuple(cmd.names), cmd.command
-            if isinstance(cmd, A.NamespaceCmd):
-                ns_stack.extend(cmd.name.split("."))
-            elif isinstance(cmd, A.EndCmd):
-                if cmd.name and ns_stack:
-                    for _ in cmd.name.split("."):
-                        if ns_stack:
-                            ns_stack.pop()
-            elif isinstance(cmd, A.OpenCmd):
-                opens.extend(cmd.names)
-            elif isinstance(cmd, A.OtherCmd):
-                if cmd.keyword == "import" and "Mathlib" in cmd.text:
-                    env.has_mathlib = True
+                scoped, cmd = tuple(_legacy_opens(cmd.decl) if cmd.decl else cmd.names), cmd.command
+            scope = scopes.scope_of(cmd)
+            ns = scope.namespace if scope is not None else ""
+            if isinstance(cmd, A.OpenCmd):
+                opens.extend(_legacy_opens(cmd))
             elif isinstance(cmd, A.CommandError):
                 if cmd.name:
                     env.errors[cmd.name] = cmd
@@ -83,15 +81,15 @@ class Program:
             elif isinstance(cmd, A.DefCmd):
                 if cmd.kind in ("theorem", "lemma", "example"):
                     continue
-                self._add_def(cmd, ns, tuple(opens) + scoped)
+                self._add_def(cmd, tuple(opens) + scoped)
             elif isinstance(cmd, A.StructureCmd):
-                name = f"{ns}.{cmd.name}" if ns else cmd.name
+                name = self._full_name(cmd)
                 fields = [(f.name, type_of_text(f.type_text), f.default) for f in cmd.fields]
                 env.structs[name] = StructInfo(
                     name=name, params=[n for b in cmd.params for n in b.names], fields=fields,
-                    deriving=set(cmd.deriving), ctor=cmd.ctor_name, cmd=cmd)
+                    deriving=set(cmd.deriving), ctor=cmd.ctor_name, cmd=cmd, scope=scope)
             elif isinstance(cmd, A.InductiveCmd):
-                name = f"{ns}.{cmd.name}" if ns else cmd.name
+                name = self._full_name(cmd)
                 ctors = []
                 for c in cmd.ctors:
                     arg_names = [n for b in c.binders for n in (b.names or ["_"])]
@@ -107,30 +105,55 @@ class Program:
                     ctors.append(info)
                     env.ctors[info.name] = info
                 env.inductives[name] = IndInfo(name=name, params=[n for b in cmd.params for n in b.names],
-                                               ctors=ctors, deriving=set(cmd.deriving), cmd=cmd)
+                                               ctors=ctors, deriving=set(cmd.deriving), cmd=cmd, scope=scope)
             elif isinstance(cmd, A.InstanceCmd):
                 cls_name, type_name = _instance_head(cmd.type)
                 methods = {}
                 for m in cmd.methods:
                     d = UserDef(name=f"instance.{cls_name}.{type_name}.{m.name}", cmd=m, namespace=ns,
-                                opens=tuple(opens))
+                                opens=tuple(opens), scope=scopes.scope_of(m))
                     methods[m.name] = d
                 env.instances.append(InstanceInfo(class_name=cls_name, type_name=type_name, methods=methods,
-                                                  body=cmd.body, cmd=cmd, namespace=ns))
+                                                  body=cmd.body, cmd=cmd, namespace=ns, scope=scope))
         env.opens = opens
 
-    def _add_def(self, cmd: A.DefCmd, ns: str, opens: tuple[str, ...]) -> None:
+    def _full_name(self, cmd: A.DefCmd | A.StructureCmd | A.InductiveCmd) -> str:
+        """The name Lean declares ``cmd`` under; a declaration Lean rejects (already declared)
+        keeps the name it asked for, so the compiler can still find and report it."""
+        assert self.env.scopes is not None
+        for d in self.env.scopes.declared_by(cmd):
+            if d.kind not in ("ctor", "field", "aux"):
+                return d.name
+        scope = self.env.scopes.scope_of(cmd)
+        base = cmd.name.split(".")[-1] if not cmd.name.startswith("_root_.") else cmd.name[len("_root_."):]
+        return f"{scope.namespace}.{base}" if scope is not None and scope.namespace and \
+            not cmd.name.startswith("_root_.") else base
+
+    def _add_def(self, cmd: A.DefCmd, opens: tuple[str, ...]) -> None:
         env = self.env
-        name = f"{ns}.{cmd.name}" if ns else cmd.name
-        d = UserDef(name=name, cmd=cmd, namespace=ns if not cmd.name.count(".") else
-                    (f"{ns}." if ns else "") + cmd.name.rsplit(".", 1)[0], opens=opens)
+        assert env.scopes is not None
+        name = self._full_name(cmd)
+        scope = env.scopes.scope_of(cmd)
+        if name in env.defs:
+            return  # Lean keeps the first declaration (the second is "already declared")
+        self._register(cmd, name, scope.namespace if scope is not None else "", scope, opens)
+        for helper in cmd.where:
+            # the compiler finds a `where` helper as `<name>.<helper>` from the parent's name
+            self._register(helper, f"{name}.{helper.name}", name, env.scopes.scope_of(helper), opens)
+
+    def _register(self, cmd: A.DefCmd, name: str, namespace: str, scope: ScopeState | None,
+                  opens: tuple[str, ...]) -> None:
+        d = UserDef(name=name, cmd=cmd, namespace=namespace, opens=opens, scope=scope)
         d.reducible = "reducible" in cmd.modifiers.attributes
         d.returns_prop = cmd.type_text.strip() == "Prop" or (
             isinstance(cmd.type, A.Sort) and cmd.type.name == "Prop")
-        env.defs[name] = d
-        for helper in cmd.where:
-            self._add_def(helper, name, opens)
-        # a `where` helper is visible unqualified inside its parent: recorded by namespace above
+        self.env.defs[name] = d
+
+
+def _legacy_opens(cmd: A.OpenCmd) -> list[str]:
+    """The namespaces the compiler's pre-resolution lookup opens for an ``open``: those opened
+    whole (``open A B``, ``open A hiding x``)."""
+    return list(cmd.names) if cmd.kind in ("all", "hiding") else []
 
 
 def _instance_head(ty: A.Node) -> tuple[str, str | None]:
