@@ -148,7 +148,30 @@ def test_a_call_with_unchanged_arguments_cannot_terminate() -> None:
 
 
 def test_non_structural_recursion_is_a_gap_not_a_pass() -> None:
-    assert gaps("def f (n : Nat) : Nat := if n = 0 then 0 else f (n / 2)") == ["termination"]
+    src = ("def f (xs : List Nat) : Nat :=\n  match xs with\n  | [] => 0\n"
+           "  | x :: rest => 1 + f (rest.filter (· > x))")
+    assert gaps(src) == ["termination"]
+
+
+def test_a_parameter_that_decreases_under_the_if_condition_terminates() -> None:
+    """GuessLex tries each parameter; `decreasing_tactic` sees the `if` condition because
+    well-founded preprocessing turns `ite` into `dite`; `omega` knows `/` by a numeral."""
+    assert clean("def f (n : Nat) : Nat := if n = 0 then 0 else f (n / 2)")
+    assert clean("def g (k : Nat) (s : Nat) : Nat := if k = 0 then s else g (k - 1) (s + k)")
+
+
+def test_guesslex_tries_the_gap_of_a_guarding_comparison() -> None:
+    src = "def f (a : Array Int) (i : Nat) : Int := if i < a.size then a[i]! + f a (i + 1) else 0"
+    assert clean(src)
+
+
+def test_termination_by_measure_is_checked_at_every_call() -> None:
+    ok = ("def f (a : Array Int) (i : Nat) : Int :=\n  if h : i < a.size then a[i] + f a (i + 1) else 0\n"
+          "termination_by a.size - i")
+    assert clean(ok)
+    not_decreasing = ("def f (a : Array Int) (i : Nat) : Int :=\n  if h : i < a.size then a[i] + f a (i + 2) else 0\n"
+                      "termination_by a.size - i - 3")
+    assert gaps(not_decreasing) == ["termination"]
 
 
 def test_partial_definitions_need_no_termination_argument() -> None:

@@ -264,7 +264,7 @@ def test_int_enumeration_order_is_zero_then_alternating() -> None:
     # the search stops at the first witness: both 2 and -2 satisfy `k * k == 4`, and the
     # candidates visited before stopping show the order 0, 1, -1, 2.
     seen: list[int] = []
-    src = "def p : Prop := ∃ k : Int, f k\ndef f (k : Int) : Bool := k * k == 4"
+    src = "def f (k : Int) : Bool := k * k == 4\ndef p : Prop := ∃ k : Int, f k"
     original = C.Compiler._witness_search
 
     def recording(self: Any, node: Any, slot: int, whole: Any, is_nat: bool) -> Any:

@@ -273,6 +273,8 @@ class LetDecl(Node):
     alts: list[MatchAlt] | None = None
     termination_hints: tuple[str, ...] = ()
     """For ``let rec``: ``termination_by`` / ``decreasing_by`` given, in order."""
+    termination_measure: Term | None = None
+    decreasing_tactic: str = ""
 
 
 @dataclass(slots=True, eq=False)
@@ -492,6 +494,10 @@ class DefCmd(Node):
     end_line: int = 0
     termination_hints: tuple[str, ...] = ()
     """``termination_by`` / ``decreasing_by`` given after the body, in order."""
+    termination_measure: Term | None = None
+    """The measure of ``termination_by e`` when it has that form."""
+    decreasing_tactic: str = ""
+    """The source text of the ``decreasing_by`` tactic."""
 
 
 @dataclass(slots=True, eq=False)

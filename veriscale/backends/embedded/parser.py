@@ -1052,14 +1052,38 @@ class Parser:
         """Skip ``termination_by``/``decreasing_by`` clauses; return which were given (the
         elaborator's termination check needs to know, not their text)."""
         hints: list[str] = []
+        self.last_measure: A.Node | None = None
+        self.last_decreasing: str = ""
         while self.at_kw("termination_by", "decreasing_by"):
             kw = self.advance()
             hints.append(kw.value)
+            start = self.i
             if kw.value == "decreasing_by":
                 self.skip_tactic_block(kw)
+                self.last_decreasing = self.text_from(start)
             else:
                 self.skip_layout_block(kw.col, kw.line)
+                self.last_measure = self._measure(start, self.i)
         return tuple(hints)
+
+    def _attach_hints(self, node: A.LetDecl | A.DefCmd) -> None:
+        node.termination_hints = self.skip_termination_hints()
+        node.termination_measure = self.last_measure
+        node.decreasing_tactic = self.last_decreasing
+
+    def _measure(self, start: int, end: int) -> A.Node | None:
+        """The measure of ``termination_by e`` (``None`` for other forms: binders, ``structural``)."""
+        toks = self.toks[start:end]
+        if not toks or any(t.kind == SYM and t.value == "=>" for t in toks) or toks[0].kind == IDENT and toks[0].value == "structural":
+            return None
+        last = toks[-1]
+        eof = Token(EOF, "", "", last.line, last.col, last.end, last.end, True, True)
+        sub = Parser(toks + [eof], self.src)
+        try:
+            term = sub.term()
+        except LeanSyntaxError:
+            return None
+        return term if sub.tok.kind == EOF else None
 
     def skip_layout_block(self, col: int, line: int) -> None:
         """Skip tokens up to a line starting at or left of ``col``, a closer or a hint keyword."""
@@ -1129,11 +1153,11 @@ class Parser:
         saved_barrier = self.with_lift_barrier("binder")  # `let rec` is always a binder
         try:
             decls = [self.let_decl(let_tok)[0]]
-            decls[-1].termination_hints = self.skip_termination_hints()
+            self._attach_hints(decls[-1])
             while self.at_sym(","):
                 self.advance()
                 decls.append(self.let_decl(let_tok)[0])
-                decls[-1].termination_hints = self.skip_termination_hints()
+                self._attach_hints(decls[-1])
         finally:
             self.lift_barrier = saved_barrier
         return decls
@@ -1615,6 +1639,7 @@ class Parser:
         else:
             raise self.error(f"expected ':=' or '|' in definition of {name}, found {self.tok.describe()}")
         hints = self.skip_termination_hints()
+        measure, decreasing = self.last_measure, self.last_decreasing
         where: list[A.DefCmd] = []
         if self.at_kw("where"):
             self.advance()
@@ -1624,7 +1649,7 @@ class Parser:
             while self.tok.kind == IDENT or self.at_sym(","):
                 self.advance()
         return A.DefCmd(t.line, t.col, kind, name, binders, ty, text, body, alts, where, mods, self.tok.line,
-                        termination_hints=hints)
+                        termination_hints=hints, termination_measure=measure, decreasing_tactic=decreasing)
 
     def where_decls(self) -> list[A.DefCmd]:
         decls: list[A.DefCmd] = []
@@ -1656,7 +1681,8 @@ class Parser:
                     raise self.error(f"expected ':=' or '|' in where-declaration {nt.value}")
                 hints = self.skip_termination_hints()
                 decls.append(A.DefCmd(nt.line, nt.col, "def", nt.value, binders, ty, text, body, alts, [], mods,
-                                      termination_hints=hints))
+                                      termination_hints=hints, termination_measure=self.last_measure,
+                                      decreasing_tactic=self.last_decreasing))
                 if self.at_sym(";"):
                     self.advance()
                 if self.tok.kind == EOF or self.tok.col != col or not (self.tok.kind == IDENT or self.at_sym("@[")):

@@ -96,6 +96,12 @@ class CallsMixin:
                 base = self._method(node, base, t, f, args if last else [], sc, expected if last else None)
                 t = self._field_type(t, f, args if last else [], sc)
             return base
+        if self.resolved_names(name, sc):
+            # a declaration of the file that Lean's resolution picks (`Cheat.False` inside
+            # `namespace Cheat`) comes before the engine's own handling of core names
+            d = self.find_def(name, sc)
+            if d is not None:
+                return self._call_def(node, d, args, sc, expected)
         special = self._special(node, name, args, sc, expected)
         if special is not None:
             return special

@@ -33,6 +33,7 @@ from veriscale.backends.embedded.compiler.support import (
 )
 from veriscale.backends.embedded.env import Env, UserDef
 from veriscale.backends.embedded.registry import Builtin
+from veriscale.backends.embedded.resolve import aux_locals, resolve_name
 from veriscale.backends.embedded.runtime_support import (
     PROOF,
     Budget,
@@ -74,6 +75,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         self._rec_lambdas: dict[int, int] = {}
         self._defs_running: dict[str, Callable[..., Any]] = {}
         self._method_cache: dict[tuple[str, str], Any] = {}
+        self._resolution_cache: dict[tuple[str, str], list[str]] = {}
 
     # -- user definitions -----------------------------------------------------------------
     def def_function(self, d: UserDef) -> Callable[..., Any]:
@@ -226,7 +228,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             elif d.cmd.body is None:
                 raise unsupported(d.cmd, f"definition {d.name} without a body")
             else:
-                body = self.compile(d.cmd.body, sc, ret)
+                body = self.compile(_with_capturing_helpers(d.cmd, [n for n, _ in params]), sc, ret)
             if ret is not None and is_known(ret) and head(ret) in ("Int", "List", "Array", "Option", "Prod") and _needs_int(ret):
                 inner = body
 
@@ -243,7 +245,38 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             self._tail_target = saved_target
 
     # -- name resolution --------------------------------------------------------------------
+    def resolved_names(self, name: str, sc: Scope | None) -> list[str] | None:
+        """What ``name`` denotes where ``sc`` is, by Lean's rules (:mod:`..resolve`): the global
+        declarations it resolves to without field access (several: ambiguous). ``None`` when the
+        definition being compiled has no scope information (then the older lookup applies)."""
+        udef = sc.ctx.udef if sc is not None else None
+        scopes = self.env.scopes
+        if udef is None or udef.scope is None or scopes is None:
+            return None
+        key = (udef.name, name)
+        cached = self._resolution_cache.get(key)
+        if cached is not None:
+            return cached
+        decls = scopes.declarations
+        decl = decls.lookup(udef.name)
+        locals_ = aux_locals(decl, decls) if decl is not None else []
+        out: list[str] = []
+        for cand in resolve_name(name, locals_, udef.scope, decls):
+            if cand.fields:
+                continue
+            full = cand.local.full_name if cand.local is not None else cand.name
+            if full and full not in out:
+                out.append(full)
+        self._resolution_cache[key] = out
+        return out
+
     def find_def(self, name: str, sc: Scope | None) -> UserDef | None:
+        names = self.resolved_names(name, sc)
+        if names is not None:
+            defs = [self.env.defs[n] for n in names if n in self.env.defs]
+            if len(names) > 1 and defs:
+                raise unsupported(None, f"ambiguous name {name}", f"possible interpretations: {', '.join(names)}")
+            return defs[0] if defs else None
         defs = self.env.defs
         if sc is not None:
             ns = sc.ctx.namespace
@@ -270,6 +303,12 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         return [*self.env.opens, *(o for o in udef.opens if o not in self.env.opens)]
 
     def find_builtin(self, name: str, sc: Scope | None = None) -> Builtin | None:
+        names = self.resolved_names(name, sc)
+        if names is not None:
+            found = [BUILTINS[n] for n in names if n in BUILTINS]
+            if len(names) > 1 and found:
+                raise unsupported(None, f"ambiguous name {name}", f"possible interpretations: {', '.join(names)}")
+            return found[0] if found else None
         b = BUILTINS.get(name)
         if b is not None:
             return b
@@ -508,3 +547,32 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             raise unsupported(node, "indexing", f"on {type_name_of(c)}")
 
         return get
+
+
+def _with_capturing_helpers(cmd: A.DefCmd, param_names: list[str]) -> A.Node:
+    """The body of ``cmd``, with its ``where`` helpers that use the definition's own parameters
+    made local ``let rec`` functions (Lean closes a helper over the variables it uses; a local
+    function sees them in the frame)."""
+    assert cmd.body is not None
+    names = set(param_names)
+    capturing = [h for h in cmd.where if names & _mentioned(h)]
+    if not capturing:
+        return cmd.body
+    decls = [A.LetDecl(h.line, h.col, h.name, h.binders, h.type, h.type_text, h.body, alts=h.alts)
+             for h in cmd.where]
+    return A.LetRec(cmd.body.line, cmd.body.col, decls, cmd.body)
+
+
+def _mentioned(node: object) -> set[str]:
+    out: set[str] = set()
+    if isinstance(node, A.Ident):
+        out.add(node.name.split(".")[0])
+    elif isinstance(node, A.Node):
+        for f in getattr(node, "__slots__", ()):
+            v = getattr(node, f, None)
+            if isinstance(v, list):
+                for x in v:
+                    out |= _mentioned(x)
+            elif isinstance(v, A.Node):
+                out |= _mentioned(v)
+    return out

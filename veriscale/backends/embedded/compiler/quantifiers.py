@@ -48,6 +48,12 @@ class QuantifiersMixin:
     # -- quantifiers ------------------------------------------------------------------------
     def c_Quant(self, node: A.Quant, sc: Scope, expected: LeanType | None) -> Closure:
         is_all = node.kind == "forall"
+        if node.bound is None and node.pattern is None and _is_statement(node.type):
+            # `∀ h : P, Q` is `P → Q` and `∃ h : P, Q` is `P ∧ Q` (a proof is irrelevant at run
+            # time; the decision procedures are `forall_prop_decidable` / `exists_prop_decidable`)
+            op = "→" if is_all else "∧"
+            return self.compile(A.BinOp(node.line, node.col, op, A.Paren(node.line, node.col, node.type),
+                                        node.body), sc, expected)
         vty = self.clean_type(type_of_text(node.type_text), set()) if node.type_text else None
         name = node.name
         if node.bound is not None:
@@ -120,6 +126,11 @@ class QuantifiersMixin:
                 b = body
                 while isinstance(b, A.Paren):
                     b = b.term
+                if isinstance(b, A.Quant) and b.kind == node.kind and b.bound is None and _is_statement(b.type):
+                    # `∀ i (h : i < n), P` / `∃ k, ∃ h : k < n, P`: the binder's statement is a hypothesis
+                    hyps.extend(_split_and(b.type))  # type: ignore[arg-type]
+                    body = b.body
+                    continue
                 if isinstance(b, A.Quant) and b.kind == node.kind and b.pattern is None:
                     inner_vars.add(b.name)
                     if b.bound is not None and b.bound[0] in ("<", "≤"):
@@ -819,3 +830,14 @@ def _is_nat_sum_with(e: A.Node, name: str, comp: StaticTypesMixin, sc: Scope, vt
         if _is_var(a, name) and not _mentions(b, name):
             return isinstance(b, A.NumLit) or comp.stype(b, sc) == NAT
     return False
+
+
+_RELATIONS = frozenset({"<", "≤", ">", "≥", "=", "≠", "∧", "∨", "↔", "∈", "∉", "→"})
+
+
+def _is_statement(ty: A.Node | None) -> bool:
+    """A binder type that is a proposition written as a relation (``i < a.size``), so the bound
+    name is a proof, not a value."""
+    while isinstance(ty, A.Paren):
+        ty = ty.term
+    return (isinstance(ty, A.BinOp) and ty.op in _RELATIONS) or (isinstance(ty, A.UnOp) and ty.op == "¬")

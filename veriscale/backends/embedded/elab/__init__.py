@@ -53,6 +53,11 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
         self.env = program.env
         self.has_mathlib = program.env.has_mathlib
         self.current: UserDef | None = None
+        self.aux_root: str | None = None
+        self.parent_of: dict[int, UserDef] = {}
+        for d in self.env.defs.values():
+            for helper in d.cmd.where:
+                self.parent_of[id(helper)] = d
         self.tparams: dict[str, LeanType] = {}
         user_types = {name: len(s.params) for name, s in self.env.structs.items()}
         user_types.update({name: len(i.params) for name, i in self.env.inductives.items()})
@@ -81,6 +86,12 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
 
     def _find_def(self, name: str, qualified: bool = False) -> UserDef | None:
         defs = self.env.defs
+        if not qualified and self.aux_root is not None:
+            # `where` helpers are auxiliary declarations visible by their short names in the
+            # definition and in each other (Lean.Elab.LetRec; their full names are `f.go`)
+            d = defs.get(f"{self.aux_root}.{name}")
+            if d is not None:
+                return d
         if not qualified and self.current is not None:
             ns = self.current.namespace
             while ns:
@@ -161,6 +172,11 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
             for n in b.names or ["_"]:
                 params.append(Param(n, t, kind))  # type: ignore[arg-type]
         result = self.reader.read(cmd.type, tvars) if cmd.type is not None else GAP
+        # `def f : List Nat → Nat | … `: the arrows of the declared type are explicit parameters
+        # too (field notation and applications see the constant's whole type)
+        while isinstance(result, FunType):
+            params.append(Param(f"_{len(params)}", result.domain))
+            result = result.codomain
         return Sig(tuple(params), result, d.name)
 
     def structure_field(self, t: LeanType, field: str) -> LeanType | None:  # type: ignore[override]
@@ -243,11 +259,23 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
     def read_type(self, node: A.Node | None, ctx: Ctx) -> LeanType:  # type: ignore[override]
         return self.reader.read(node, self.tparams)
 
+    def bind_binders(self, cmd: A.DefCmd, ctx: Ctx) -> Ctx:
+        for b in cmd.binders:
+            if b.kind == "inst" or (b.kind in ("implicit", "strict") and (b.type is None or isinstance(b.type, A.Sort))):
+                continue
+            t = self.read_type(b.type, ctx) if b.type is not None else self.fresh()
+            for n in b.names or ["_"]:
+                ctx = ctx.bind(n, t)
+                if isinstance(t, ProofType):
+                    ctx = ctx.assume(t.prop, "binder")
+        return ctx
+
     # -- declarations ---------------------------------------------------------------------------
     def elaborate_def(self, d: UserDef) -> None:
         self.current = d
         self.decl_name = d.name
         self.postponed = []
+        self.resumes = []
         cmd = d.cmd
         self.tparams = {}
         for b in cmd.binders:
@@ -257,6 +285,14 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
         for g in _greek_names(cmd):
             self.tparams.setdefault(g, TParam(g))
         ctx = Ctx()
+        parent = self.parent_of.get(id(cmd))
+        root = d
+        while parent is not None:
+            # a `where` helper sees the parameters of the definition it belongs to
+            ctx = self.bind_binders(parent.cmd, ctx)
+            root = parent
+            parent = self.parent_of.get(id(parent.cmd))
+        self.aux_root = root.name
         for b in cmd.binders:
             if b.kind == "inst":
                 continue
@@ -292,6 +328,7 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
                 self.check(alt.rhs, alt_ctx, r)
             self.exhaustive(cmd, doms, [alt.patterns for alt in cmd.alts])
         self.check_termination(d, ctx)
+        self.run_resumes()
         default_numerals(self.store)
         for check in self.postponed:
             check()

@@ -59,68 +59,118 @@ def atom_key(node: A.Node) -> str:
         return f"len({atom_key(node.term)})"
     return A.sexpr(node)
 
-
-def linear(node: A.Node, nat_atoms: set[str]) -> Linear:
-    """Read a term as a linear form; atoms are recorded in ``nat_atoms`` (assumed ``Nat``)."""
-    if isinstance(node, A.Paren):
-        return linear(node.term, nat_atoms)
-    if isinstance(node, A.NumLit):
-        return {"": Fraction(node.value)}
-    if isinstance(node, A.BinOp) and node.op == "+":
-        return _add(linear(node.lhs, nat_atoms), linear(node.rhs, nat_atoms))
-    if isinstance(node, A.BinOp) and node.op == "*":
-        lhs, rhs = linear(node.lhs, nat_atoms), linear(node.rhs, nat_atoms)
-        if set(lhs) <= {""}:
-            return {k: v * lhs.get("", Fraction(0)) for k, v in rhs.items()}
-        if set(rhs) <= {""}:
-            return {k: v * rhs.get("", Fraction(0)) for k, v in lhs.items()}
-        raise NotLinear(A.sexpr(node))
-    if isinstance(node, A.BinOp) and node.op == "-":
-        # Nat subtraction truncates: only `a - c` with a numeral `c` and a known `a ≥ c` would be
-        # linear; the caller does not know that, so truncating subtraction is not read.
-        raise NotLinear(A.sexpr(node))
-    if isinstance(node, (A.Ident, A.App, A.Proj)):
-        key = atom_key(node)
-        nat_atoms.add(key)
-        return {key: Fraction(1)}
-    raise NotLinear(A.sexpr(node))
-
+Subtraction = tuple[str, Linear, Linear]
+"""A truncating ``a - b`` read as a fresh atom ``t``: ``(t, a, b)``; either ``a ≥ b`` and
+``t = a - b``, or ``a < b`` and ``t = 0`` (how ``omega`` reads ``Nat`` subtraction)."""
 
 Constraint = tuple[Linear, bool]
 """``(form, strict)``: ``form < 0`` when strict, else ``form ≤ 0``."""
 
+Alternatives = list[list[Constraint]]
+"""A disjunction of conjunctions of constraints."""
 
-def constraints_of(prop: A.Node, nat_atoms: set[str]) -> list[list[Constraint]] | None:
-    """The proposition as a conjunction of constraints (a list of alternatives is not needed for
-    the fragment: ``∨`` is not read). ``None`` when it cannot be read."""
-    if isinstance(prop, A.Paren):
-        return constraints_of(prop.term, nat_atoms)
-    if isinstance(prop, A.BinOp) and prop.op == "∧":
-        a, b = constraints_of(prop.lhs, nat_atoms), constraints_of(prop.rhs, nat_atoms)
-        if a is None or b is None:
-            return None
-        return [a[0] + b[0]]
-    if isinstance(prop, A.UnOp) and prop.op == "¬" and isinstance(prop.arg, A.BinOp):
-        flipped = {"<": "≥", "≤": ">", ">": "≤", "≥": "<"}.get(prop.arg.op)
-        if flipped is None:
-            return None
-        return constraints_of(A.BinOp(prop.line, prop.col, flipped, prop.arg.lhs, prop.arg.rhs), nat_atoms)
-    if isinstance(prop, A.BinOp) and prop.op in ("<", "≤", ">", "≥", "=", "<=", ">="):
-        try:
-            lhs, rhs = linear(prop.lhs, nat_atoms), linear(prop.rhs, nat_atoms)
-        except NotLinear:
-            return None
-        op = {"<=": "≤", ">=": "≥"}.get(prop.op, prop.op)
-        if op in (">", "≥"):
-            lhs, rhs = rhs, lhs
-            op = "<" if op == ">" else "≤"
-        diff = _add(lhs, rhs, Fraction(-1))
-        if op == "<":
-            return [[(diff, True)]]
-        if op == "≤":
-            return [[(diff, False)]]
-        return [[(diff, False), ({k: -v for k, v in diff.items()}, False)]]
-    return None
+MAX_ALTERNATIVES = 64
+
+
+class Reader:
+    """Reads terms and propositions into linear arithmetic the way ``omega`` does: atoms for
+    non-arithmetic terms (``Nat``-valued, so ``≥ 0``), truncating subtraction as a case split,
+    ``/`` and ``%`` by a numeral through their defining inequalities, ``≠`` and ``∨`` as
+    disjunctions."""
+
+    def __init__(self, nat_subtraction: bool = True) -> None:
+        self.atoms: set[str] = set()
+        self.subs: list[Subtraction] = []
+        self.side: list[Linear] = []
+        self.nat_subtraction = nat_subtraction
+
+    def term(self, node: A.Node) -> Linear:
+        if isinstance(node, A.Paren):
+            return self.term(node.term)
+        if isinstance(node, A.NumLit):
+            return {"": Fraction(node.value)}
+        if isinstance(node, A.BinOp) and node.op == "+":
+            return _add(self.term(node.lhs), self.term(node.rhs))
+        if isinstance(node, A.BinOp) and node.op == "*":
+            lhs, rhs = self.term(node.lhs), self.term(node.rhs)
+            if set(lhs) <= {""}:
+                return {k: v * lhs.get("", Fraction(0)) for k, v in rhs.items()}
+            if set(rhs) <= {""}:
+                return {k: v * rhs.get("", Fraction(0)) for k, v in lhs.items()}
+            raise NotLinear(A.sexpr(node))
+        if isinstance(node, A.BinOp) and node.op == "-":
+            if not self.nat_subtraction:
+                raise NotLinear(A.sexpr(node))
+            a, b = self.term(node.lhs), self.term(node.rhs)
+            key = f"sub#{A.sexpr(node)}"
+            if all(k != key for k, _, _ in self.subs):
+                self.subs.append((key, a, b))
+            self.atoms.add(key)
+            return {key: Fraction(1)}
+        divisor = _numeral(node.rhs) if isinstance(node, A.BinOp) and node.op in ("/", "%") else None
+        if isinstance(node, A.BinOp) and divisor is not None:
+            c = Fraction(divisor)
+            a = self.term(node.lhs)
+            if c == 0:  # Lean: `a / 0 = 0`, `a % 0 = a`
+                return {"": Fraction(0)} if node.op == "/" else a
+            q = f"div#{A.sexpr(node.lhs)}/{divisor}"
+            self.atoms.add(q)
+            # c*q ≤ a ≤ c*q + c - 1
+            self.side.append(_add({q: c}, a, Fraction(-1)))
+            self.side.append(_add(_add(a, {q: -c}), {"": -(c - 1)}))
+            return {q: Fraction(1)} if node.op == "/" else _add(a, {q: -c})
+        if isinstance(node, (A.Ident, A.App, A.Proj)):
+            key = atom_key(node)
+            self.atoms.add(key)
+            return {key: Fraction(1)}
+        raise NotLinear(A.sexpr(node))
+
+    def prop(self, prop: A.Node) -> Alternatives | None:
+        """The proposition as alternatives; ``None`` when it cannot be read."""
+        if isinstance(prop, A.Paren):
+            return self.prop(prop.term)
+        if isinstance(prop, A.BinOp) and prop.op == "∧":
+            a, b = self.prop(prop.lhs), self.prop(prop.rhs)
+            if a is None or b is None or len(a) * len(b) > MAX_ALTERNATIVES:
+                return None
+            return [x + y for x in a for y in b]
+        if isinstance(prop, A.BinOp) and prop.op == "∨":
+            a, b = self.prop(prop.lhs), self.prop(prop.rhs)
+            return None if a is None or b is None else a + b
+        if isinstance(prop, A.UnOp) and prop.op == "¬":
+            arg = prop.arg
+            while isinstance(arg, A.Paren):
+                arg = arg.term
+            flipped = {"<": "≥", "≤": ">", ">": "≤", "≥": "<", "=": "≠", "≠": "="}.get(
+                arg.op if isinstance(arg, A.BinOp) else "")
+            if flipped is None or not isinstance(arg, A.BinOp):
+                return None
+            return self.prop(A.BinOp(prop.line, prop.col, flipped, arg.lhs, arg.rhs))
+        if isinstance(prop, A.BinOp) and prop.op in ("<", "≤", ">", "≥", "=", "≠", "<=", ">="):
+            try:
+                lhs, rhs = self.term(prop.lhs), self.term(prop.rhs)
+            except NotLinear:
+                return None
+            op = {"<=": "≤", ">=": "≥"}.get(prop.op, prop.op)
+            if op in (">", "≥"):
+                lhs, rhs = rhs, lhs
+                op = "<" if op == ">" else "≤"
+            diff = _add(lhs, rhs, Fraction(-1))
+            neg = {k: -v for k, v in diff.items()}
+            if op == "<":
+                return [[(diff, True)]]
+            if op == "≤":
+                return [[(diff, False)]]
+            if op == "=":
+                return [[(diff, False), (neg, False)]]
+            return [[(diff, True)], [(neg, True)]]  # ≠
+        return None
+
+
+def _numeral(node: A.Node) -> int | None:
+    while isinstance(node, A.Paren):
+        node = node.term
+    return node.value if isinstance(node, A.NumLit) else None
 
 
 def _tighten(c: Constraint) -> Linear:
@@ -164,34 +214,52 @@ class Goal:
     rhs: A.Node
 
 
-def decide_lt(goal: Goal, facts: list[A.Node]) -> Verdict:
-    nat_atoms: set[str] = set()
+def decide_lt(goal: Goal, facts: list[A.Node], *, nat_subtraction: bool = True) -> Verdict:
+    """Decide ``goal`` from ``facts`` (see the module docstring); terms are ``Nat``-valued, so
+    ``-`` truncates (``nat_subtraction``) -- pass ``False`` when that is not known."""
+    reader = Reader(nat_subtraction)
     try:
-        lhs, rhs = linear(goal.lhs, nat_atoms), linear(goal.rhs, nat_atoms)
+        lhs, rhs = reader.term(goal.lhs), reader.term(goal.rhs)
     except NotLinear:
         return "unknown"
-    goal_atoms = set(nat_atoms)
-    readable: list[Linear] = []
+    goal_atoms = set(reader.atoms)
+    alternatives: Alternatives = [[]]
     touched = False
     for fact in facts:
         names = _identifiers(fact)
-        relevant = any(_mentions(a, names) for a in goal_atoms)
-        fact_atoms: set[str] = set()
-        parsed = constraints_of(fact, fact_atoms)
-        if relevant:
+        if any(_mentions(a, names) for a in goal_atoms):
             touched = True
-        if parsed is None:
-            continue
-        nat_atoms |= fact_atoms
-        readable.extend(_tighten(c) for c in parsed[0])
-    # negated goal: lhs ≥ rhs, i.e. rhs - lhs ≤ 0
-    negated = _add(rhs, lhs, Fraction(-1))
-    cons = readable + [negated] + [{a: Fraction(-1)} for a in sorted(nat_atoms)]
-    if unsatisfiable(cons):
+        parsed = reader.prop(fact)
+        if parsed is None or len(alternatives) * len(parsed) > MAX_ALTERNATIVES:
+            continue  # an unread fact is left out: fewer facts can only prove less
+        alternatives = [x + y for x in alternatives for y in parsed]
+    negated = _add(rhs, lhs, Fraction(-1))  # the goal fails: rhs - lhs ≤ 0
+    base = [negated, *reader.side, *({a: Fraction(-1)} for a in sorted(reader.atoms))]
+    if all(_unsat_in_every_case(base + [_tighten(c) for c in alt], reader.subs) for alt in alternatives):
         return "proved"
     if not touched and _false_when_empty(lhs, rhs, goal_atoms):
         return "refuted"
     return "unknown"
+
+
+def _unsat_in_every_case(cons: list[Linear], subs: list[Subtraction], max_splits: int = 6) -> bool:
+    """Unsatisfiable whichever way each truncating subtraction goes (``omega``'s case split)."""
+    if len(subs) > max_splits:
+        return False
+    for mask in range(1 << len(subs)):
+        extra: list[Linear] = []
+        for k, (t, a, b) in enumerate(subs):
+            diff = _add(a, b, Fraction(-1))  # a - b
+            if mask >> k & 1:  # a ≥ b and t = a - b
+                extra.append({key: -v for key, v in diff.items()})  # b - a ≤ 0
+                eq = _add(diff, {t: Fraction(-1)})  # a - b - t = 0
+                extra.extend([eq, {key: -v for key, v in eq.items()}])
+            else:  # a < b and t = 0
+                extra.append(_add(diff, {"": Fraction(1)}))  # a - b + 1 ≤ 0
+                extra.extend([{t: Fraction(1)}, {t: Fraction(-1)}])
+        if not unsatisfiable(cons + extra):
+            return False
+    return True
 
 
 def _false_when_empty(lhs: Linear, rhs: Linear, atoms: set[str]) -> bool:

@@ -100,6 +100,11 @@ _CORE_CONSTANTS: dict[str, str] = {
     "List.cons": "α → List α → List α",
     "Nat.succ": "Nat → Nat",
     "Nat.zero": "Nat",
+    "decide": "Prop → Bool",
+    "panic!": "String → α",
+    "panic": "String → α",
+    "unreachable!": "α",
+    "Decidable.decide": "Prop → Bool",
     "Id.run": "Id α → α",
     "Int.toNat": "Int → Nat",
     "Int.ofNat": "Nat → Int",
@@ -265,12 +270,17 @@ class CallsMixin(ElabCore):
     def method(self, node: A.Node, base_node: A.Node, base: LeanType, field: str, arg_nodes: list[A.Node],
                ctx: Ctx, expected: LeanType | None) -> LeanType:
         t = zonk(base)
-        if isinstance(t, (Gap, MVar)):
+        if isinstance(t, MVar):
+            # Lean postpones field notation on a term whose type is still a metavariable and
+            # resumes it once other parts of the definition have fixed that type
+            result = self.fresh()
+            self.resumes.append(lambda: self._resume_method(node, base_node, base, field, arg_nodes, ctx,
+                                                            expected, result))
+            return result
+        if isinstance(t, Gap):
             for a in arg_nodes:
                 if not isinstance(a, A.NamedArg):
                     self.elab(a, ctx, None)
-            if isinstance(t, MVar):
-                return self.gap(node, f"`.{field}` on a term whose type is not known yet", "postponed")
             return GAP
         if isinstance(t, ProdType) and field in ("1", "2", "fst", "snd"):
             out = t.fst if field in ("1", "fst") else t.snd
@@ -298,6 +308,15 @@ class CallsMixin(ElabCore):
         self.expect(base_node, base, sig.params[index].type)
         remaining = Sig(sig.params[:index] + sig.params[index + 1:], sig.result, sig.name)
         return self.apply_sig(node, remaining, arg_nodes, ctx, expected)
+
+    def _resume_method(self, node: A.Node, base_node: A.Node, base: LeanType, field: str,
+                       arg_nodes: list[A.Node], ctx: Ctx, expected: LeanType | None, result: LeanType) -> bool:
+        """Run a postponed field notation; ``False`` when its receiver's type is still unknown."""
+        if isinstance(zonk(base), MVar):
+            return False
+        out = self.method(node, base_node, base, field, arg_nodes, ctx, expected)
+        unify(out, result)
+        return True
 
     def self_position(self, sig: Sig, h: str) -> int | None:
         """Lean's generalized field notation: the first explicit parameter whose type's head is
@@ -337,12 +356,14 @@ class CallsMixin(ElabCore):
         # Lean elaborates arguments left to right but postpones `fun` whose binder types are
         # still unknown; unify the other arguments first so lambdas see their domains.
         pairs = list(zip(params, positional))
+        # a proof parameter's statement mentions earlier parameters: `(h : foo_precond xs)`
+        bindings = {p.name: a for p, a in pairs}
         for p, a in pairs:
             if not _is_lambda(a):
-                self.check_arg(a, ctx, p.type)
+                self.check_arg(a, ctx, p.type, bindings)
         for p, a in pairs:
             if _is_lambda(a):
-                self.check_arg(a, ctx, p.type)
+                self.check_arg(a, ctx, p.type, bindings)
         rest_params = params[len(positional):]
         extra = positional[len(params):]
         if extra:
@@ -359,11 +380,39 @@ class CallsMixin(ElabCore):
         self.expect(node, out, expected)
         return out
 
-    def check_arg(self, a: A.Node, ctx: Ctx, ptype: LeanType) -> None:
-        if isinstance(zonk(ptype), ProofType):
-            self.elab(a, ctx, ptype)  # a proof argument: its statement is not compared
+    def check_arg(self, a: A.Node, ctx: Ctx, ptype: LeanType, bindings: dict[str, A.Node] | None = None) -> None:
+        z = zonk(ptype)
+        if isinstance(z, ProofType):
+            self.check_proof(a, ctx, z, bindings or {})
             return
         self.check(a, ctx, ptype)
+
+    def check_proof(self, a: A.Node, ctx: Ctx, want: ProofType, bindings: dict[str, A.Node]) -> None:
+        """A proof argument: accepted when it is a hypothesis whose statement is the one wanted
+        (after unfolding reducible definitions, as Lean's defeq check does), or ``trivial`` for
+        ``True``; an error when it is not a proof at all; otherwise a gap (tactics, lemmas)."""
+        wanted = self.normal_statement(substitute_names(want.prop, bindings))  # type: ignore[attr-defined]
+        target = a.term if isinstance(a, A.Paren) else a
+        if isinstance(target, A.Ident):
+            local = ctx.lookup(target.name)
+            if local is not None:
+                given = zonk(local.type)
+                if isinstance(given, ProofType):
+                    if self.normal_statement(given.prop) == wanted:  # type: ignore[attr-defined]
+                        return
+                    self.gap(a, f"cannot tell whether `{target.name}` proves `{A.sexpr(want.prop)}`", "proof")
+                    return
+                if not isinstance(given, (Gap, MVar)) and not self.is_prop(given):
+                    self.error(a, f"type mismatch: `{target.name}` has type {show(given)} but a proof of "
+                                  f"`{A.sexpr(want.prop)}` is expected", "type-mismatch")
+                    return
+            if target.name == "trivial" and wanted == "True":
+                return
+        if isinstance(target, (A.NumLit, A.StrLit, A.CharLit, A.ListLit, A.ArrayLit)):
+            self.error(a, f"type mismatch: `{A.sexpr(a)}` is data, but a proof of `{A.sexpr(want.prop)}` is expected",
+                       "type-mismatch")
+            return
+        self.gap(a, f"the proof `{A.sexpr(a)}` of `{A.sexpr(want.prop)}` is not checked", "proof")
 
     def apply_type(self, node: A.Node, ft: LeanType, arg_nodes: list[A.Node], ctx: Ctx,
                    expected: LeanType | None) -> LeanType:
@@ -387,6 +436,12 @@ class CallsMixin(ElabCore):
             return GAP
         self.expect(node, t, expected)
         return t
+
+
+def substitute_names(node: A.Node, mapping: dict[str, A.Node]) -> A.Node:
+    from veriscale.backends.embedded.elab.getelem import _substitute
+
+    return _substitute(node, mapping) if mapping else node
 
 
 def _is_lambda(a: A.Node) -> bool:

@@ -65,6 +65,8 @@ class ElabCore:
         self.diagnostics: list[Diagnostic] = []
         self.decl_name = ""
         self.postponed: list[Callable[[], None]] = []
+        self.resumes: list[Callable[[], bool]] = []
+        """Postponed elaboration problems: each returns ``False`` while it still cannot run."""
         self._dispatch: dict[type, Callable[[Any, Ctx, LeanType | None], LeanType]] = {}
         for cls_name in dir(A):
             cls = getattr(A, cls_name)
@@ -81,6 +83,22 @@ class ElabCore:
         line, col = (node.line, node.col) if node is not None else (0, 0)
         self.diagnostics.append(Diagnostic("gap", line, col, message, rule, self.decl_name))
         return GAP
+
+    def run_resumes(self) -> None:
+        """Resume postponed problems until none makes progress (Lean's ``synthesizeSyntheticMVars``
+        loop); what is left cannot be decided here."""
+        progress = True
+        while self.resumes and progress:
+            pending, self.resumes = self.resumes, []
+            progress = False
+            for resume in pending:
+                if resume():
+                    progress = True
+                else:
+                    self.resumes.append(resume)
+        for _ in self.resumes:
+            self.gap(None, "a term whose type stays unknown (postponed elaboration)", "postponed")
+        self.resumes = []
 
     def fresh(self, *, numeral: bool = False, hint: str = "") -> MVar:
         return self.store.fresh(numeral=numeral, hint=hint)

@@ -97,6 +97,8 @@ class GetElemMixin(ElabCore):
         size = A.App(node.line, node.col, A.Ident(node.line, node.col,
                                                   "Array.size" if head != "List" else "List.length"), [node.coll])
         facts = [self.unfold_fact(f.prop) for f in ctx.facts]
+        if self.range_membership_bound(node, facts):
+            return
         verdict = decide_lt(Goal(node.index, size), facts)
         if verdict == "proved":
             return
@@ -109,6 +111,18 @@ class GetElemMixin(ElabCore):
             return
         self.gap(node, f"cannot tell whether `get_elem_tactic` proves `{A.sexpr(node.index)} < "
                        f"{A.sexpr(node.coll)}.size` here", "getelem-bound")
+
+    def range_membership_bound(self, node: A.Index, facts: list[A.Node]) -> bool:
+        """``h : i ∈ [a:xs.size]`` in scope proves ``i < xs.size`` (``Membership.get_elem_helper``
+        in ``get_elem_tactic``, which needs the range's stop to be the size itself)."""
+        from veriscale.backends.embedded.elab.arith import atom_key
+
+        want = f"len({atom_key(node.coll)})"
+        for fact in facts:
+            if (isinstance(fact, A.BinOp) and fact.op == "∈" and isinstance(fact.rhs, A.RangeLit)
+                    and A.sexpr(fact.lhs) == A.sexpr(node.index) and atom_key(fact.rhs.stop) == want):
+                return True
+        return False
 
     def _is_free_var(self, name: str, ctx: Ctx) -> bool:
         decl = ctx.lookup(name)
@@ -126,8 +140,36 @@ class GetElemMixin(ElabCore):
         params, value = body
         return _substitute(value, dict(zip(params, arg_nodes)))
 
+    def normal_statement(self, prop: A.Node, depth: int = 0) -> str:
+        """A statement's normal form for comparison: reducible definitions unfolded, parentheses
+        dropped."""
+        while isinstance(prop, A.Paren):
+            prop = prop.term
+        unfolded = self.unfold_fact(prop)
+        if unfolded is not prop and depth < 8:
+            return self.normal_statement(unfolded, depth + 1)
+        return A.sexpr(_strip_parens(prop))
+
     def prop_definition(self, name: str, nargs: int) -> tuple[list[str], A.Node] | None:  # pragma: no cover
         raise NotImplementedError
+
+
+def _strip_parens(node: A.Node) -> A.Node:
+    def walk(n: object) -> object:
+        while isinstance(n, A.Paren):
+            n = n.term
+        if not isinstance(n, A.Node):
+            return n
+        clone = copy.copy(n)
+        for f in getattr(n, "__slots__", ()):
+            v = getattr(n, f, None)
+            if isinstance(v, list):
+                setattr(clone, f, [walk(x) for x in v])
+            elif isinstance(v, A.Node):
+                setattr(clone, f, walk(v))
+        return clone
+
+    return walk(node)  # type: ignore[return-value]
 
 
 def _free_names(node: object) -> set[str]:

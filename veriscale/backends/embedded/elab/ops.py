@@ -169,7 +169,9 @@ class OpsMixin(ElabCore):
                 return self.fresh()
             return self.gap(node, f"operands of types {', '.join(known)} (user instances are not modelled)")
         if max_t is None:
-            result: LeanType = self.fresh(numeral=True)
+            # no leaf type known yet: the leaves share one type (a numeral leaf makes it a
+            # numeral type, defaulting to Nat, through the assignment)
+            result: LeanType = self.fresh()
             for t in types:
                 unify(t, result)
         else:

@@ -9,7 +9,12 @@ proved by ``decreasing_tactic`` or the ``decreasing_by`` tactic. This module dec
 * structural recursion: accepted;
 * a recursive call whose arguments are exactly the parameters: no measure can decrease, so Lean
   reports "fail to show termination" -- an error;
-* anything else (a measure and its proof): not modelled, a gap.
+* a measure (``termination_by e``, or without it a ``Nat`` parameter, as ``GuessLex`` tries) that
+  provably decreases at every call by linear arithmetic over the facts on the call's path (the
+  conditions of enclosing ``if``s -- Lean's well-founded preprocessing turns ``ite`` into ``dite``
+  so ``decreasing_tactic`` sees them -- and the hypotheses in scope), with the default
+  ``decreasing_by`` or ``omega``: accepted;
+* anything else (another tactic, a non-linear measure): not modelled, a gap.
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from __future__ import annotations
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import Ctx
 from veriscale.backends.embedded.elab.core import ElabCore
+from veriscale.backends.embedded.elab.types import head_name
 from veriscale.backends.embedded.env import UserDef
 
 
@@ -30,13 +36,79 @@ class TerminationMixin(ElabCore):
         if "." in d.name:
             names.add(d.name.rpartition(".")[2])
         body = cmd.body
+        self._measure = cmd.termination_measure
+        self._tactic = cmd.decreasing_tactic
+        self._facts = [f.prop for f in ctx.facts]
+        self._param_types = self._binder_heads(cmd.binders, ctx)
         # report at the body: that is where a submitted section puts the definition
         where = body if body is not None else (cmd.alts[0] if cmd.alts else cmd)
         self._termination(where, names, params, body, cmd.alts, cmd.termination_hints)
 
     def note_recursion(self, decl: A.LetDecl, ctx: Ctx) -> None:  # type: ignore[override]
         params = [n for b in decl.binders if b.kind == "explicit" for n in (b.names or ["_"])]
+        self._measure = decl.termination_measure
+        self._tactic = decl.decreasing_tactic
+        self._facts = [f.prop for f in ctx.facts]
+        self._param_types = self._binder_heads(decl.binders, ctx)
         self._termination(decl, {decl.name or ""}, params, decl.value, decl.alts, decl.termination_hints)
+
+    _measure: A.Node | None = None
+    _tactic: str = ""
+    _facts: list[A.Node] = []
+
+    def _decreases(self, names: set[str], params: list[str], roots: list[tuple[A.Node, dict[str, int]]]) -> bool:
+        from veriscale.backends.embedded.elab.arith import Goal, decide_lt
+        from veriscale.backends.embedded.elab.getelem import _substitute
+
+        if not _decreasing_tactic_is_linear(self._tactic):
+            return False
+        sites = [site for root, _ in roots for site in _calls_with_facts(root, names, [])]
+        if not sites:
+            return False
+        facts = [self.unfold_fact(f) for f in self._facts]  # type: ignore[attr-defined]
+        if self._measure is not None:
+            candidates = [self._measure]
+        else:
+            # GuessLex: each parameter, and `b - a` for a condition `a < b` guarding a call
+            candidates = [A.Ident(0, 0, p) for p in params]
+            for _, path in sites:
+                for cond in path:
+                    gap = _difference_of(cond)
+                    if gap is not None and all(A.sexpr(gap) != A.sexpr(c) for c in candidates):
+                        candidates.append(gap)
+        for measure in candidates:
+            ok = True
+            for call, path in sites:
+                if len(call) < len(params):
+                    ok = False
+                    break
+                smaller = _substitute(measure, {p: A.Paren(0, 0, a) for p, a in zip(params, call)})
+                path_facts = facts + [self.unfold_fact(f) for f in path]  # type: ignore[attr-defined]
+                if decide_lt(Goal(smaller, measure), path_facts) != "proved":
+                    ok = False
+                    break
+            if ok and self._measure_is_nat(measure, params):
+                return True
+        return False
+
+    def _measure_is_nat(self, measure: A.Node, params: list[str]) -> bool:
+        """``Nat`` subtraction truncates; the prover reads ``-`` that way, so only a measure over
+        ``Nat`` values is accepted (parameters of other types make the check a gap)."""
+        names = _identifier_roots(measure)
+        decl_types = self._param_types
+        return all(decl_types.get(n) == "Nat" or n not in params for n in names)
+
+    _param_types: dict[str, str] = {}
+
+    def _binder_heads(self, binders: list[A.Binder], ctx: Ctx) -> dict[str, str]:
+        out: dict[str, str] = {}
+        for b in binders:
+            if b.type is None:
+                continue
+            h = head_name(self.read_type(b.type, ctx))
+            for n in b.names:
+                out[n] = h or "?"
+        return out
 
     def _termination(self, node: A.Node, names: set[str], params: list[str], body: A.Node | None,
                      alts: list[A.MatchAlt] | None, hints: tuple[str, ...]) -> None:
@@ -48,7 +120,7 @@ class TerminationMixin(ElabCore):
         for alt in alts or []:
             sub: dict[str, int] = {}
             for k, p in enumerate(alt.patterns):
-                for v in _strict_vars(p):
+                for v in _strict_vars(p) + _strict_subpatterns(p):
                     sub[v] = len(params) + k
             roots.append((alt.rhs, sub))
         structural_ok: set[int] | None = None
@@ -57,7 +129,7 @@ class TerminationMixin(ElabCore):
             for call, subterms in _recursive_calls(root, names, params, sub):
                 calls.append(call)
                 call_sites.append((call, subterms))
-                ok = {k for k, a in enumerate(call) if isinstance(a, A.Ident) and subterms.get(a.name) == k}
+                ok = {k for k, a in enumerate(call) if _is_strict_subterm(a, k, subterms)}
                 structural_ok = ok if structural_ok is None else structural_ok & ok
         if not calls:
             return
@@ -70,11 +142,49 @@ class TerminationMixin(ElabCore):
                 self.error(node, "fail to show termination: a recursive call passes the parameters unchanged, so "
                                  "no measure decreases", "termination")
                 return
+        if self._decreases(names, params, roots):
+            return
         what = "the `decreasing_by` proof" if "decreasing_by" in hints else (
             "the `termination_by` measure's decrease" if hints else "a termination measure (GuessLex)")
         self.gap(node, f"non-structural recursion: {what} is not modelled", "termination")
 
 
+
+
+_LINEAR_TACTICS = frozenset({"", "omega", "decreasing_tactic", "simp_wf; omega", "simp_wf <;> omega",
+                             "simp_wf\n  omega", "decreasing_trivial", "simp_wf"})
+
+
+def _decreasing_tactic_is_linear(text: str) -> bool:
+    return " ".join(text.split()).replace(" ;", ";") in {" ".join(t.split()) for t in _LINEAR_TACTICS}
+
+
+def _is_strict_subterm(arg: A.Node, k: int, subterms: dict[str, int]) -> bool:
+    while isinstance(arg, A.Paren):
+        arg = arg.term
+    if isinstance(arg, A.Ident):
+        return subterms.get(arg.name) == k
+    return subterms.get("@" + A.sexpr(arg)) == k
+
+
+def _strict_subpatterns(p: A.Node) -> list[str]:
+    """Constructor sub-patterns strictly inside a pattern, as keys (``y :: rest`` inside
+    ``x :: y :: rest``): passing that term again is passing a structural subterm."""
+    while isinstance(p, A.Paren):
+        p = p.term
+    out: list[str] = []
+    children: list[A.Node] = []
+    if isinstance(p, A.BinOp) and p.op == "::":
+        children = [p.lhs, p.rhs]
+    elif isinstance(p, A.App):
+        children = list(p.args)
+    for c in children:
+        while isinstance(c, A.Paren):
+            c = c.term
+        if isinstance(c, (A.BinOp, A.App)):
+            out.append("@" + A.sexpr(c))
+            out.extend(_strict_subpatterns(c))
+    return out
 
 
 def _strict_vars(p: A.Node) -> list[str]:
@@ -121,7 +231,7 @@ def _recursive_calls(root: A.Node, names: set[str], params: list[str],
                 for discr, p in zip(n.discrs, alt.patterns):
                     k = _param_index(discr, params, sub)
                     if k is not None:
-                        for v in _strict_vars(p):
+                        for v in _strict_vars(p) + _strict_subpatterns(p):
                             inner[v] = k
                 walk(alt.rhs, inner)
             for discr in n.discrs:
@@ -203,3 +313,67 @@ def _vars_deep(p: object) -> set[str]:
             elif isinstance(v, A.Node) and f != "fn":
                 out |= _vars_deep(v)
     return out
+
+
+def _identifier_roots(node: object) -> set[str]:
+    out: set[str] = set()
+    if isinstance(node, A.Ident):
+        if "." not in node.name:
+            out.add(node.name)
+    elif isinstance(node, A.Node):
+        for f in getattr(node, "__slots__", ()):
+            v = getattr(node, f, None)
+            if isinstance(v, list):
+                for x in v:
+                    out |= _identifier_roots(x)
+            elif isinstance(v, A.Node):
+                out |= _identifier_roots(v)
+    return out
+
+
+def _calls_with_facts(node: object, names: set[str], path: list[A.Node]) -> list[tuple[list[A.Node], list[A.Node]]]:
+    """Every recursive call with the conditions of the ``if``s on its path."""
+    out: list[tuple[list[A.Node], list[A.Node]]] = []
+    if isinstance(node, A.App) and isinstance(node.fn, A.Ident) and node.fn.name in names:
+        out.append(([a for a in node.args if not isinstance(a, A.NamedArg)], list(path)))
+        for a in node.args:
+            out.extend(_calls_with_facts(a, names, path))
+        return out
+    if isinstance(node, A.If):
+        out.extend(_calls_with_facts(node.cond, names, path))
+        out.extend(_calls_with_facts(node.then, names, path + [node.cond]))
+        out.extend(_calls_with_facts(node.els, names, path + [A.UnOp(node.line, node.col, "¬", node.cond)]))
+        return out
+    if isinstance(node, A.Node):
+        for f in getattr(node, "__slots__", ()):
+            v = getattr(node, f, None)
+            if isinstance(v, list):
+                for x in v:
+                    out.extend(_calls_with_facts(x, names, path))
+            elif isinstance(v, A.Node):
+                out.extend(_calls_with_facts(v, names, path))
+    return out
+
+
+def _difference_of(cond: A.Node) -> A.Node | None:
+    """``b - a`` for a condition ``a < b`` / ``a ≤ b`` (or ``¬ b ≤ a``)."""
+    while isinstance(cond, A.Paren):
+        cond = cond.term
+    if isinstance(cond, A.UnOp) and cond.op == "¬":
+        inner = cond.arg
+        while isinstance(inner, A.Paren):
+            inner = inner.term
+        if isinstance(inner, A.BinOp) and inner.op in ("≤", "<", "≥", ">"):
+            flipped = {"≤": ">", "<": "≥", "≥": "<", ">": "≤"}[inner.op]
+            cond = A.BinOp(cond.line, cond.col, flipped, inner.lhs, inner.rhs)
+        else:
+            return None
+    if not isinstance(cond, A.BinOp):
+        return None
+    if cond.op in ("<", "≤"):
+        lo, hi = cond.lhs, cond.rhs
+    elif cond.op in (">", "≥"):
+        lo, hi = cond.rhs, cond.lhs
+    else:
+        return None
+    return A.BinOp(cond.line, cond.col, "-", A.Paren(0, 0, hi), A.Paren(0, 0, lo))
