@@ -12,7 +12,6 @@ import pytest
 
 from veriscale.backends.base import Answer, Check, CheckKind
 from veriscale.backends.embedded.backend import EmbeddedBackend
-from veriscale.backends.embedded.lexer import EOF, tokenize
 from veriscale.backends.safety import screen_sections
 from veriscale.generate.adversaries import (
     Adversary,
@@ -24,6 +23,7 @@ from veriscale.generate.adversaries import (
 )
 from veriscale.generate.adversaries.mutants import section_mutations, whole_result_mutations
 from veriscale.generate.value_space import is_valid_value
+from veriscale.lean.lexer import EOF, tokenize
 from veriscale.lean_types import parse_type
 from veriscale.runtime import NONE, Arr, Nat, Pair, Some, values_equal
 from veriscale.task import LeanFile, Parameter, Signature, Task, TestCase, load_benchmark, load_task

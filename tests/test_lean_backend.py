@@ -638,6 +638,15 @@ def test_split_imports_blanks_lines_and_keeps_line_numbers() -> None:
     assert "import Mathlib" not in body and len(body.split("\n")) == len(text.split("\n"))
 
 
+def test_split_imports_reads_comments_as_lean_does() -> None:
+    # `/- import X -/` is a comment (the shared lexer's `finishCommentBlock`), a comment may follow
+    # an import across lines, and an import after other code is no header import
+    text = "/- import X -/\nimport A /- c\n -/\nimport B.C\ndef f := 1\nimport D\n"
+    modules, body = split_imports(text)
+    assert modules == ["A", "B.C"]
+    assert body == "/- import X -/\n         /- c\n -/\n          \ndef f := 1\nimport D\n"
+
+
 def test_task_source_adds_plausible_and_replaces_the_proof(int_task: Task) -> None:
     source = task_source(int_task, always_import=("Plausible",))
     assert source.imports == ("Plausible",)

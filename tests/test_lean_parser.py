@@ -11,8 +11,8 @@ from typing import Any
 import pytest
 
 from veriscale.backends.embedded import ast as A
-from veriscale.backends.embedded.lexer import LeanSyntaxError
 from veriscale.backends.embedded.parser import OpenIn, ParsedFile, parse_file, parse_term
+from veriscale.lean.lexer import LeanSyntaxError
 
 
 def shape(node: Any) -> Any:
@@ -1428,10 +1428,11 @@ def test_parsing_resumes_at_the_next_command_after_a_lexical_error() -> None:
 
 
 def test_unterminated_comment_swallows_the_rest_of_the_file() -> None:
-    # an unterminated `/-` runs to the end of the input in Lean too
+    # an unterminated `/-` runs to the end of the input in Lean too, and Lean reports it there
+    # (`finishCommentBlock` fails with `eoi` at the end of the input)
     parsed = parse_file("def a := 1\ndef b := 2 /- no end\ndef c := 3\n")
     assert [type(c).__name__ for c in parsed.commands] == ["DefCmd", "CommandError"]
-    assert (parsed.errors[0].line, parsed.errors[0].col) == (2, 11)
+    assert (parsed.errors[0].line, parsed.errors[0].col) == (4, 0)
 
 
 def test_parse_term_still_raises_lexical_errors() -> None:

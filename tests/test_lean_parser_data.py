@@ -12,8 +12,8 @@ import pytest
 from conftest import SUITES
 
 from veriscale.backends.embedded import ast as A
-from veriscale.backends.embedded.lexer import LeanSyntaxError
 from veriscale.backends.embedded.parser import OpenIn, ParsedFile, parse_file
+from veriscale.lean.lexer import LeanSyntaxError
 
 pytestmark = pytest.mark.data
 

@@ -223,6 +223,19 @@ theorem t : True := trivial
     )
 
 
+def test_parse_structures_reads_comments_as_lean_does() -> None:
+    # comments come from the shared lexer: `--` inside a string is text, block comments nest
+    # (`finishCommentBlock`) and may hide a field, a comment may sit in the header line
+    source = """
+structure P where /- the /- nested -/ header comment -/
+  name : String := "a -- b"
+  /- hidden : Nat
+  -/ -- and a line comment
+  y : Int
+"""
+    assert parse_structures(source)["P"].fields == (StructField("name", STRING), StructField("y", INT))
+
+
 def test_parse_structures_none_and_errors() -> None:
     assert parse_structures("def f (x : Nat) : Nat := x\n") == {}
     with pytest.raises(LeanTypeError) as info:

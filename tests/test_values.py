@@ -91,13 +91,14 @@ def mp(*entries: tuple[int, int]) -> Struct:
         ("'\\\\'", "Char", Char("\\")),
         ("'\\x41'", "Char", Char("A")),
         ("'\\u0041'", "Char", Char("A")),
-        ("'\\u{1F600}'", "Char", Char("😀")),
         ("'\"'", "Char", Char('"')),
         # containers as Lean text
         ("[1, 2, 3]", "List Int", (1, 2, 3)),
         ("[1,2,3]", "List Nat", (Nat(1), Nat(2), Nat(3))),
         ("[]", "List Int", ()),
         ("[ ]", "List Int", ()),
+        ("[1, /- 2, -/ 3]", "List Int", (1, 3)),  # Lean's comments (`whitespace`)
+        ("[1_000, 0x_f]", "List Int", (1000, 15)),  # Lean's numerals (`takeDigitsFn`)
         ("#[1, -2]", "Array Int", Arr((1, -2))),
         ("#[]", "Array Nat", Arr(())),
         ("#[(1 : Int), (2 : Int)]", "Array Int", Arr((1, 2))),
@@ -231,6 +232,10 @@ def test_uint_range_is_checked_unless_wrapping() -> None:
         ("(1, 2, x)", "Int × Int × Int", "found 'x'", 7),
         ("'ab'", "Char", None, None),
         ("'\\q'", "Char", "invalid escape", 1),
+        # Lean's `\u` takes exactly four hex digits (`quotedCharCoreFn`): there is no `\u{...}`
+        ("'\\u{1F600}'", "Char", "invalid hexadecimal numeral", 3),
+        # a comment is a comment (`whitespace`), also in a stored literal: `-- 2]` hides the `]`
+        ("[1, -- 2]", "List Int", "expected an integer but found end of text", 9),
         ('["abc]', "List String", "unterminated string", 1),
         ('["\\uD800"]', "List String", "not a Unicode scalar value", 2),
         ("{ entries := [], x := 1 }", "Map Int Int", "no field 'x'", 17),

@@ -35,6 +35,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 
+from veriscale.lean.lexer import EOF, IDENT, KEYWORD, NUM, SYM, lex
+
 __all__ = [
     "BOOL",
     "CHAR",
@@ -272,37 +274,13 @@ BUILTIN_ARITY: dict[str, int] = {
 # Parsing
 
 
-_TOKEN = re.compile(
-    r"""
-    (?P<ws>\s+)
-  | (?P<arrow>->|→)
-  | (?P<times>×)
-  | (?P<lparen>\()
-  | (?P<rparen>\))
-  | (?P<num>[0-9]+)
-  | (?P<name>[^\W\d][\w'!?]*(?:\.[^\W\d][\w'!?]*)*)
-    """,
-    re.VERBOSE,
-)
+_TYPE_SYMBOLS = {"→": "arrow", "×": "times", "(": "lparen", ")": "rparen"}
 
 
 # Signature types also meet binders, `∀`, universe levels and the operators of propositions.
-_SIGNATURE_TOKEN = re.compile(
-    r"""
-    (?P<ws>\s+)
-  | (?P<arrow>->|→)
-  | (?P<times>×)
-  | (?P<lparen>\()
-  | (?P<rparen>\))
-  | (?P<forall>∀)
-  | (?P<colon>:(?!=))
-  | (?P<comma>,)
-  | (?P<num>[0-9]+)
-  | (?P<name>[^\W\d][\w'!?]*(?:\.[^\W\d][\w'!?]*)*)
-  | (?P<op><=|>=|==|!=|[<>≤≥≠=∣∈∉∧∨¬↔+\-*/%\[\]])
-    """,
-    re.VERBOSE,
-)
+_SIGNATURE_SYMBOLS = {"∀": "forall", ":": "colon", ",": "comma"}
+_SIGNATURE_OPS = frozenset({"<=", ">=", "==", "!=", "<", ">", "≤", "≥", "≠", "=", "∣", "∈", "∉", "∧", "∨", "¬", "↔",
+                            "+", "-", "*", "/", "%", "[", "]"})
 _RELATIONS = frozenset({"<", ">", "<=", ">=", "≤", "≥", "≠", "=", "==", "!=", "∣", "∈", "∉", "∧", "∨", "¬", "↔"})
 
 
@@ -313,18 +291,31 @@ class _Tok:
     pos: int
 
 
-def _tokenize(text: str, pattern: re.Pattern[str] = _TOKEN) -> list[_Tok]:
+def _tokenize(text: str, signature: bool = False) -> list[_Tok]:
+    """The tokens of type text, read by the shared Lean lexer (comments are Lean's, ``->`` is
+    ``→``); only names, numerals, arrows, products and parentheses may appear -- and, in a
+    signature, binders, ``∀`` and the operators of propositions."""
+    lexed = lex(text)
+    if lexed.problems:
+        problem = lexed.problems[0]
+        raise LeanTypeError(text, problem.start if problem.start is not None else 0, problem.message)
     tokens: list[_Tok] = []
-    pos = 0
-    while pos < len(text):
-        m = pattern.match(text, pos)
-        if m is None:
-            raise LeanTypeError(text, pos, f"unexpected character {text[pos]!r}")
-        kind = m.lastgroup or ""
-        if kind != "ws":
-            tokens.append(_Tok(kind, m.group(), pos))
-        pos = m.end()
-    tokens.append(_Tok("end", "", len(text)))
+    for tok in lexed.tokens:
+        if tok.kind == EOF:
+            tokens.append(_Tok("end", "", tok.offset))
+        elif tok.kind in (IDENT, KEYWORD):
+            tokens.append(_Tok("name", str(tok.value), tok.offset))
+        elif tok.kind == NUM:
+            tokens.append(_Tok("num", str(tok.value), tok.offset))
+        elif tok.kind == SYM and tok.value in _TYPE_SYMBOLS:
+            tokens.append(_Tok(_TYPE_SYMBOLS[tok.value], tok.text, tok.offset))
+        elif signature and tok.kind == SYM and tok.value in _SIGNATURE_SYMBOLS:
+            tokens.append(_Tok(_SIGNATURE_SYMBOLS[tok.value], tok.text, tok.offset))
+        elif signature and tok.kind == SYM and tok.value in _SIGNATURE_OPS:
+            tokens.append(_Tok("op", tok.text, tok.offset))
+        else:
+            shown = f"character {tok.text!r}" if len(tok.text) == 1 else repr(tok.text)
+            raise LeanTypeError(text, tok.offset, f"unexpected {shown}")
     return tokens
 
 
@@ -334,7 +325,7 @@ class _TypeParser:
     def __init__(self, text: str, signature: bool = False) -> None:
         self.text = text
         self.signature = signature
-        self.tokens = _tokenize(text, _SIGNATURE_TOKEN if signature else _TOKEN)
+        self.tokens = _tokenize(text, signature)
         self.i = 0
 
     def peek(self) -> _Tok:
@@ -615,9 +606,20 @@ _FIELD = re.compile(r"^(?P<names>[^\W\d][\w']*(?:[ \t]+[^\W\d][\w']*)*)[ \t]*:(?
 _CTOR_LINE = re.compile(r"^[^\W\d][\w']*[ \t]*::[ \t]*$")
 
 
-def _strip_comment(line: str) -> str:
-    cut = line.find("--")
-    return line if cut < 0 else line[:cut]
+def _blank_comments(text: str) -> str:
+    """``text`` with every comment (as the shared Lean lexer reads them: nested block comments,
+    ``--`` outside strings) replaced by spaces; line breaks and offsets are kept."""
+    comments = lex(text).comments
+    if not comments:
+        return text
+    pieces: list[str] = []
+    done = 0
+    for comment in comments:
+        pieces.append(text[done : comment.offset])
+        pieces.append("".join("\n" if ch == "\n" else " " for ch in comment.text))
+        done = comment.end
+    pieces.append(text[done:])
+    return "".join(pieces)
 
 
 def _parse_binders(text: str, decl: str, offset: int) -> tuple[str, ...]:
@@ -647,6 +649,8 @@ def parse_structures(lean_source: str) -> dict[str, StructDef]:
     clause. The field block ends at the first non-indented line.
     """
     result: dict[str, StructDef] = {}
+    original = lean_source
+    lean_source = _blank_comments(lean_source)  # same offsets, comments turned into spaces
     for head in _STRUCT_HEAD.finditer(lean_source):
         name = head.group("name")
         params = _parse_binders(head.group("binders"), head.group(0), head.start("binders") - head.start())
@@ -658,7 +662,7 @@ def parse_structures(lean_source: str) -> dict[str, StructDef]:
             raw_line = lean_source[pos:end]
             line_start = pos
             pos = end + 1
-            line = _strip_comment(raw_line)
+            line = raw_line
             if not line.strip():
                 continue
             if not line[0].isspace():
@@ -669,12 +673,12 @@ def parse_structures(lean_source: str) -> dict[str, StructDef]:
             body = body.split(":=", 1)[0].rstrip()
             m = _FIELD.match(body)
             if m is None:
-                raise LeanTypeError(raw_line, 0, f"cannot read a field of structure {name}")
+                raise LeanTypeError(original[line_start:end], 0, f"cannot read a field of structure {name}")
             try:
                 field_type = parse_type(m.group("type").strip())
             except LeanTypeError as exc:
                 raise LeanTypeError(
-                    lean_source,
+                    original,
                     line_start + raw_line.find(m.group("type")) + exc.position,
                     f"in a field of structure {name}: {exc.reason}",
                 ) from exc

@@ -17,8 +17,9 @@ Stored test data mixes encodings (measured on ``../shared/data``; see the report
 * a function parameter (``Int -> Bool``) -- Lean source text, kept as :class:`LeanSource`.
 
 :func:`parse_value` accepts all of these (and runtime values, so it is idempotent) and returns the
-runtime representation of :mod:`veriscale.runtime`. Lean text is read by a small hand-written
-tokenizer and recursive-descent reader guided by the expected type; nothing is ``eval``-ed.
+runtime representation of :mod:`veriscale.runtime`. Lean text is tokenized by the shared Lean
+lexer (:mod:`veriscale.lean.lexer`: Lean's comments, escapes and numerals) and read by a
+recursive-descent reader guided by the expected type; nothing is ``eval``-ed.
 
 Decisions:
 
@@ -62,6 +63,7 @@ from decimal import Decimal
 from functools import lru_cache
 from typing import Any
 
+from veriscale.lean.lexer import CHAR, EOF, IDENT, KEYWORD, NUM, SCI, STR, SYM, Token, lex
 from veriscale.lean_types import (
     FunType,
     LeanType,
@@ -349,115 +351,78 @@ def _lean_float_of_int(n: int) -> float:
 
 
 # ---------------------------------------------------------------------------------------------
-# Lean literal text: tokens
+# Lean literal text: read with the shared Lean lexer (`veriscale.lean.lexer`)
 
-
-_LIT_TOKEN = re.compile(
-    r"""
-    (?P<ws>\s+)
-  | (?P<num>0[xX][0-9a-fA-F]+|0[bB][01]+|0[oO][0-7]+|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)
-  | (?P<str>"(?:[^"\\]|\\.)*")
-  | (?P<chr>'(?:\\(?:x[0-9a-fA-F]{2}|u\{[0-9a-fA-F]+\}|u[0-9a-fA-F]{4}|.)|[^'\\])')
-  | (?P<punct>\#\[|:=|->|[\[\](),:⟨⟩{}/×→-])
-  | (?P<name>[^\W\d][\w'!?]*(?:\.[^\W\d][\w'!?]*)*)
-  | (?P<bad>.)
-    """,
-    re.VERBOSE | re.DOTALL,
-)
-
-_ESCAPE = re.compile(r"\\(?:x([0-9a-fA-F]{2})|u\{([0-9a-fA-F]{1,6})\}|u([0-9a-fA-F]{4})|(.))", re.DOTALL)
-_SIMPLE_ESCAPES = {"n": "\n", "t": "\t", "r": "\r", "\\": "\\", '"': '"', "'": "'"}
+# Symbols a literal may contain; any other symbol is reported as unexpected.
+_LITERAL_PUNCT = frozenset({"#[", ":=", "→", "[", "]", "(", ")", ",", ":", "⟨", "⟩", "{", "}", "/", "×", "-"})
+_TOKEN_KINDS = {
+    NUM: "num", SCI: "sci", STR: "str", CHAR: "chr", IDENT: "name", KEYWORD: "name", SYM: "punct", EOF: "end"
+}  # fmt: skip
 
 # Fast path for the most common stored shape: a list/array of integer literals.
-_INT_SEQ = re.compile(r"\s*(#?)\[\s*((?:-?\s*[0-9]+\s*,\s*)*-?\s*[0-9]+)?\s*\]\s*")
+_INT_SEQ = re.compile(r"[ \n]*(#?)\[[ \n]*((?:-?[ \n]*[0-9]+[ \n]*,[ \n]*)*-?[ \n]*[0-9]+)?[ \n]*\][ \n]*")
 
 
-def _unescape(body: str, offset: int, raw: Any, ty: LeanType) -> str:
-    """Decode the escapes Lean accepts: ``\\n \\t \\r \\\\ \\" \\' \\xHH \\uHHHH`` (and ``\\u{H..}``)."""
-    if "\\" not in body:
-        return body
+def _literal_tokens(text: str, raw: Any) -> tuple[list[Token], list[str]]:
+    """The tokens of ``text`` (ending with ``EOF`` at ``len(text)``) and the reader's kind of each
+    (``num``, ``sci``, ``str``, ``chr``, ``name``, ``punct``, ``end``).
 
-    def decode(m: re.Match[str]) -> str:
-        hex_digits = m.group(1) or m.group(2) or m.group(3)
-        if hex_digits is not None:
-            code = int(hex_digits, 16)
-            if code > 0x10FFFF or 0xD800 <= code <= 0xDFFF:
-                raise ValueParseError(
-                    f"escape {m.group()} is not a Unicode scalar value",
-                    raw=raw,
-                    type=ty,
-                    position=offset + m.start(),
-                )
-            return chr(code)
-        simple = _SIMPLE_ESCAPES.get(m.group(4))
-        if simple is None:
-            raise ValueParseError(
-                f"invalid escape sequence {m.group()!r}", raw=raw, type=ty, position=offset + m.start()
-            )
-        return simple
-
-    return _ESCAPE.sub(decode, body)
+    Lean's lexical rules decide what is a literal, a comment or an error; the reader accepts only
+    the tokens a value can be written with.
+    """
+    lexed = lex(text)
+    if lexed.problems:
+        problem = lexed.problems[0]
+        raise ValueParseError(problem.message, raw=raw, position=problem.start)
+    if lexed.notes:  # stricter than Lean, which reads such an escape as '\0': a data defect
+        note = lexed.notes[0]
+        escape = text[note.offset : note.offset + 6]
+        raise ValueParseError(f"escape {escape} is not a Unicode scalar value", raw=raw, position=note.offset)
+    tokens = lexed.tokens
+    kinds: list[str] = []
+    for tok in tokens:
+        kind = _TOKEN_KINDS.get(tok.kind)
+        if kind is None or (kind == "punct" and tok.value not in _LITERAL_PUNCT):
+            shown = f"character {tok.text!r}" if len(tok.text) == 1 else repr(tok.text)
+            raise ValueParseError(f"unexpected {shown}", raw=raw, position=tok.offset)
+        kinds.append(kind)
+    return tokens, kinds
 
 
 class _Reader:
     """Recursive-descent reader of one Lean literal, guided by the expected type."""
 
-    __slots__ = ("text", "raw", "structs", "wrap_uint", "kinds", "texts", "starts", "i")
+    __slots__ = ("text", "raw", "structs", "wrap_uint", "toks", "kinds", "i")
 
     def __init__(self, text: str, raw: Any, structs: Mapping[str, StructDef], wrap_uint: bool) -> None:
         self.text = text
         self.raw = raw
         self.structs = structs
         self.wrap_uint = wrap_uint
-        kinds: list[str] = []
-        texts: list[str] = []
-        starts: list[int] = []
-        for m in _LIT_TOKEN.finditer(text):
-            kind = m.lastgroup or ""
-            if kind == "ws":
-                continue
-            if kind == "bad":
-                bad = m.group()
-                reason = (
-                    "unterminated string literal"
-                    if bad == '"'
-                    else "unterminated or invalid character literal"
-                    if bad == "'"
-                    else f"unexpected character {bad!r}"
-                )
-                raise ValueParseError(reason, raw=raw, position=m.start())
-            kinds.append(kind)
-            texts.append(m.group())
-            starts.append(m.start())
-        kinds.append("end")
-        texts.append("")
-        starts.append(len(text))
-        self.kinds = kinds
-        self.texts = texts
-        self.starts = starts
+        self.toks, self.kinds = _literal_tokens(text, raw)
         self.i = 0
 
     # -- helpers ----------------------------------------------------------------------------
 
     def error(self, reason: str, ty: LeanType | None = None, index: int | None = None) -> ValueParseError:
-        pos = self.starts[self.i if index is None else index]
+        pos = self.toks[self.i if index is None else index].offset
         return ValueParseError(reason, raw=self.raw, type=ty, position=pos)
 
     def describe(self, index: int | None = None) -> str:
         i = self.i if index is None else index
         if self.kinds[i] == "end":
             return "end of text"
-        tok = self.texts[i]
+        tok = self.toks[i].text
         return repr(tok if len(tok) <= 40 else tok[:37] + "...")
 
     def expect(self, punct: str, ty: LeanType) -> None:
-        if self.texts[self.i] == punct and self.kinds[self.i] == "punct":
+        if self.toks[self.i].text == punct and self.kinds[self.i] == "punct":
             self.i += 1
             return
         raise self.error(f"expected {punct!r} but found {self.describe()}", ty)
 
     def at(self, punct: str) -> bool:
-        return self.kinds[self.i] == "punct" and self.texts[self.i] == punct
+        return self.kinds[self.i] == "punct" and self.toks[self.i].text == punct
 
     # -- entry --------------------------------------------------------------------------------
 
@@ -478,22 +443,19 @@ class _Reader:
             return self.read_float(ty, arg)
         kind_tok = self.kinds[self.i]
         if kind == "bool":
-            if kind_tok == "name" and self.texts[self.i] in ("true", "false", "Bool.true", "Bool.false"):
+            if kind_tok == "name" and self.toks[self.i].value in ("true", "false", "Bool.true", "Bool.false"):
                 self.i += 1
-                return self.texts[self.i - 1].endswith("true")
+                return self.toks[self.i - 1].value.endswith("true")
             raise self.error(f"expected true or false but found {self.describe()}", ty)
         if kind == "string":
             if kind_tok == "str":
-                tok = self.texts[self.i]
                 self.i += 1
-                return _unescape(tok[1:-1], self.starts[self.i - 1] + 1, self.raw, ty)
+                return self.toks[self.i - 1].value
             raise self.error(f"expected a string literal but found {self.describe()}", ty)
         if kind == "char":
             if kind_tok == "chr":
-                tok = self.texts[self.i]
-                start = self.starts[self.i]
                 self.i += 1
-                return _make_char(_unescape(tok[1:-1], start + 1, self.raw, ty), ty, self.raw, start)
+                return _make_char(self.toks[self.i - 1].value, ty, self.raw, self.toks[self.i - 1].offset)
             raise self.error(f"expected a character literal but found {self.describe()}", ty)
         if kind == "list":
             return self.read_seq(ty, "[")
@@ -535,7 +497,7 @@ class _Reader:
                 self.read_ascription(ty)
             if not self.at(")"):
                 raise self.error(
-                    f"expected ')' (closing the '(' at position {self.starts[open_index]}) "
+                    f"expected ')' (closing the '(' at position {self.toks[open_index].offset}) "
                     f"but found {self.describe()}",
                     ty,
                 )
@@ -549,7 +511,7 @@ class _Reader:
         self.i += 1
         depth = 0
         while True:
-            kind, tok = self.kinds[self.i], self.texts[self.i]
+            kind, tok = self.kinds[self.i], self.toks[self.i].text
             if kind == "end":
                 raise self.error("unterminated type ascription", ty)
             if kind == "punct" and tok == "(":
@@ -559,7 +521,7 @@ class _Reader:
                     break
                 depth -= 1
             self.i += 1
-        type_text = self.text[self.starts[colon] + 1 : self.starts[self.i]]
+        type_text = self.text[self.toks[colon].offset + 1 : self.toks[self.i].offset]
         try:
             ascribed = parse_type(type_text.strip())
         except LeanTypeError as exc:
@@ -609,20 +571,18 @@ class _Reader:
                 try:
                     return _make_int(-int(inner), kind, ty, self.raw, self.wrap_uint)
                 except ValueParseError as exc:
-                    exc.position = self.starts[start]
+                    exc.position = self.toks[start].offset
                     raise
+        if self.kinds[self.i] == "sci":
+            raise self.error(f"expected an integer but found the decimal {self.toks[self.i].text!r}", ty)
         if self.kinds[self.i] != "num":
             raise self.error(f"expected an integer but found {self.describe()}", ty)
-        tok = self.texts[self.i]
-        if "." in tok or (("e" in tok or "E" in tok) and not tok[:2].lower() == "0x"):
-            raise self.error(f"expected an integer but found the decimal {tok!r}", ty)
-        prefix = tok[:2].lower()
-        value = int(tok, 0) if prefix in ("0x", "0b", "0o") else int(tok)
+        value = self.toks[self.i].value
         self.i += 1
         try:
             return _make_int(-value if negative else value, kind, ty, self.raw, self.wrap_uint)
         except ValueParseError as exc:
-            exc.position = self.starts[start]
+            exc.position = self.toks[start].offset
             raise
 
     def read_float_atom(self, ty: LeanType) -> float:
@@ -630,15 +590,15 @@ class _Reader:
         if self.at("-"):
             negative = True
             self.i += 1
-        kind, tok = self.kinds[self.i], self.texts[self.i]
-        if kind == "num":
+        kind, tok = self.kinds[self.i], self.toks[self.i].text
+        if kind in ("num", "sci"):
             try:
-                value = lean_float_of_literal(tok)
+                value = lean_float_of_literal(tok.replace("_", ""))
             except ValueError as exc:
                 raise self.error(str(exc), ty) from exc
-        elif kind == "name" and tok in ("Float.nan", "NaN", "nan"):
+        elif kind == "name" and self.toks[self.i].value in ("Float.nan", "NaN", "nan"):
             value = math.nan
-        elif kind == "name" and tok in ("Float.inf", "inf", "Float.infinity"):
+        elif kind == "name" and self.toks[self.i].value in ("Float.inf", "inf", "Float.infinity"):
             value = math.inf
         elif self.at("("):
             value = self.read_paren(ty)
@@ -679,7 +639,7 @@ class _Reader:
             raise self.error(f"expected ',' or ']' in a {ty} but found {self.describe()}", ty)
 
     def read_option(self, ty: LeanType, arg: bool) -> Any:
-        tok = self.texts[self.i] if self.kinds[self.i] == "name" else ""
+        tok = self.toks[self.i].value if self.kinds[self.i] == "name" else ""
         if tok in ("none", "Option.none"):
             self.i += 1
             return NONE
@@ -712,7 +672,7 @@ class _Reader:
             while not self.at("}"):
                 if self.kinds[self.i] != "name":
                     raise self.error(f"expected a field name of {sdef.name} but found {self.describe()}", ty)
-                name = self.texts[self.i]
+                name = self.toks[self.i].value
                 if name not in types:
                     raise self.error(f"structure {sdef.name} has no field {name!r}", ty)
                 if name in by_name:
@@ -727,7 +687,7 @@ class _Reader:
             if missing:
                 raise self.error(f"structure {sdef.name} is missing field(s) {', '.join(missing)}", ty)
             return Struct(sdef.name, tuple((f.name, by_name[f.name]) for f in fields))
-        if self.kinds[self.i] == "name" and self.texts[self.i] == f"{sdef.name}.mk":
+        if self.kinds[self.i] == "name" and self.toks[self.i].value == f"{sdef.name}.mk":
             if arg:
                 raise self.error(f"'{sdef.name}.mk ...' in argument position needs parentheses", ty)
             self.i += 1

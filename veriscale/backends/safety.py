@@ -2,9 +2,13 @@
 
 Model-written code, specs and proofs, and LLM-written adversaries, are untrusted text. Before an
 engine elaborates or evaluates them, :func:`screen_lean` rejects every construct that could fool a
-scorer or escape the sandbox. The screen stands alone: a small Lean lexer (this module) and a
-token-level rule set, no parser. It is deliberately *conservative*: when the lexer cannot tell how
-Lean would read something, it reads more of the text as code (so more is checked) or rejects.
+scorer or escape the sandbox. The screen is a token-level rule set over the shared Lean lexer
+(:mod:`veriscale.lean.lexer`, the one the engine and the values reader use), no parser: what is
+code, comment or literal is decided by Lean's own lexical rules, so a ``#exit`` or ``sorry`` hidden
+or revealed by hostile comment nesting is judged as Lean reads it. Where Lean's reading depends on
+more than lexing, the screen is *conservative*: it reads every string after a ``name!``,
+``throwError``-like name or ``trace[...]`` as interpolated (so the code in its braces is checked),
+and rejects what it cannot settle.
 
 Policy, by rule id (each :class:`Finding` carries one):
 
@@ -86,10 +90,13 @@ Policy, by rule id (each :class:`Finding` carries one):
     back and re-reading it would move the section boundaries.
 ``invisible-character``
     Bidirectional controls, zero-width and other format characters, or non-ASCII spaces in code or
-    comments (allowed inside string and character literals).
+    comments, and characters a reader takes for a line break inside comments (U+2028, form feed:
+    Lean ends a line comment only at ``\n``); allowed inside string and character literals.
 ``lex-error``
-    Text the lexer cannot read the way Lean would: unterminated comment, string or ``«``, invalid
-    escape, unclosed interpolation.
+    Every lexical error Lean would report (unterminated comment, string or ``«``, invalid escape,
+    unclosed interpolation, a tab or lone carriage return between tokens), an unclosed attribute
+    list, and a comment glued to a symbol (``x +-- c``): whether Lean reads a comment there depends
+    on the tokens its imports declare.
 
 Deliberately allowed: ``open X`` and ``open X in`` (unless ``X`` trips a name rule), ``theorem``,
 ``decide`` (also ``+kernel``, ``decide := true`` in ``simp``: the kernel checks), ``exact?``,
@@ -112,12 +119,25 @@ import sys
 import unicodedata
 import warnings
 from collections.abc import Collection, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
-from enum import Enum
 from pathlib import Path
 from typing import Literal, TextIO
 
 from pydantic import BaseModel, ConfigDict
+
+from veriscale.lean.lexer import (
+    DOTIDENT,
+    EOF,
+    ERROR,
+    FIELD,
+    IDENT,
+    INTERP,
+    KEYWORD,
+    SYM,
+    InterpPiece,
+    LexResult,
+    Token,
+    lex,
+)
 
 __all__ = [
     "RULE_REASONS",
@@ -125,10 +145,8 @@ __all__ = [
     "LexResult",
     "ScreenContext",
     "ScreenResult",
-    "Token",
-    "TokenKind",
     "format_findings",
-    "lex_lean",
+    "lex_for_screen",
     "screen_file",
     "screen_lean",
     "screen_main",
@@ -322,100 +340,24 @@ _INTERPOLATING_NAMES = frozenset(
 )  # fmt: skip
 # `!` macros that take an ordinary term: their string argument is a plain string.
 _PLAIN_BANG_NAMES = frozenset({"panic!", "assert!", "unreachable!"})
+# What may precede a tactic in a tactic block (so that `stop` there is the tactic).
+_TACTIC_SEPARATORS = frozenset({"by", ";", "·", ".", ">", "<;>", "(", "|"})
 
 
 # ---------------------------------------------------------------------------------------------
-# Lexer
+# Reading: the shared Lean lexer, and what the screen adds to it
 # ---------------------------------------------------------------------------------------------
 
-
-class TokenKind(str, Enum):
-    IDENT = "ident"
-    HASH_COMMAND = "hash_command"
-    STRING = "string"
-    CHAR = "char"
-    NUMBER = "number"
-    SYMBOL = "symbol"
-
-
-@dataclass(frozen=True)
-class Token:
-    kind: TokenKind
-    text: str
-    """Raw source text (for strings: one literal piece, quotes included)."""
-    offset: int
-    parts: tuple[str, ...] = ()
-    """Identifier components with guillemets removed (``«IO».println`` -> ``("IO", "println")``)."""
-    escaped: bool = False
-    """Some component was written with guillemets; such a name is never a keyword."""
-    glued: bool = False
-    """No whitespace or comment between the previous token and this one."""
-    first_on_line: bool = False
-
-
-@dataclass(frozen=True)
-class Comment:
-    text: str
-    offset: int
-
-
-@dataclass(frozen=True)
-class LexProblem:
-    offset: int
-    construct: str
-    message: str
-
-
-@dataclass
-class LexResult:
-    tokens: list[Token] = field(default_factory=list)
-    comments: list[Comment] = field(default_factory=list)
-    problems: list[LexProblem] = field(default_factory=list)
-    odd_characters: list[tuple[int, str]] = field(default_factory=list)
-    """(offset, character) of invisible/format characters found in code or comments."""
-
-
-def _is_letter_like(c: str) -> bool:
-    # Lean's `isLetterLike` (Init/Meta); deliberately *not* widened to newer ranges: treating fewer
-    # characters as identifier characters only splits identifiers, which exposes more tokens.
-    v = ord(c)
-    return (
-        (0x3B1 <= v <= 0x3C9 and v != 0x3BB)
-        or (0x391 <= v <= 0x3A9 and v not in (0x3A0, 0x3A3))
-        or 0x3CA <= v <= 0x3FB
-        or 0x1F00 <= v <= 0x1FFE
-        or 0x2100 <= v <= 0x214F
-        or 0x1D49C <= v <= 0x1D59F
-    )
-
-
-def _is_subscript_alnum(c: str) -> bool:
-    v = ord(c)
-    return 0x2080 <= v <= 0x2089 or 0x2090 <= v <= 0x209C or 0x1D62 <= v <= 0x1D6A
-
-
-def _is_id_first(c: str) -> bool:
-    return ("a" <= c <= "z") or ("A" <= c <= "Z") or c == "_" or _is_letter_like(c)
-
-
-def _is_id_rest(c: str) -> bool:
-    return _is_id_first(c) or ("0" <= c <= "9") or c in "'!?" or _is_subscript_alnum(c)
-
-
-def _is_hex(c: str) -> bool:
-    return c != "" and c in "0123456789abcdefABCDEF"
-
-
-def _is_digit(c: str) -> bool:
-    return c != "" and c in "0123456789"
-
-
-# Lean ends a line comment only at "\n"; ending it at any vertical break exposes more text.
-_LINE_COMMENT_ENDS = frozenset("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
-# After one of these tokens a `--` or `/-` certainly starts a comment; after other symbol
-# characters Lean might be in the middle of a longer token (`<-`, `|-`, `//`), so the screen
-# keeps reading code there instead of skipping a comment Lean may not see.
+# After one of these symbols a `--` or `/-` certainly starts a comment; after other symbol
+# characters a longer token the lexer's table does not know (one from an imported library) might
+# swallow the `-` or `/`, and then Lean would read code where the lexer sees a comment.
 _CLOSING_SYMBOLS = frozenset(")]},;")
+
+# Characters a reader takes for a line break although Lean does not (only "\n" ends a line
+# comment); inside a comment they make the text after them look like code.
+_FALSE_LINE_BREAKS = frozenset("\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+
+_OPENING_BRACKETS = frozenset({"@[", "[", "#[", "%["})
 
 
 def _is_odd_character(c: str) -> bool:
@@ -426,356 +368,71 @@ def _is_odd_character(c: str) -> bool:
     return category in ("Cf", "Zs", "Zl", "Zp", "Cc", "Co", "Cn")
 
 
-class _Lexer:
-    """A Lean 4 lexer mirroring ``Lean.Parser.Basic``'s token functions closely enough to know
-    where code, comments and literals begin and end."""
+def _word(tok: Token) -> str | None:
+    """The reserved word or plain one-component name ``tok`` spells (never a «quoted» name)."""
+    if tok.kind == KEYWORD:
+        return str(tok.value)
+    if tok.kind == IDENT and not tok.escaped and len(tok.parts) == 1:
+        return tok.parts[0]
+    return None
 
-    def __init__(self, text: str) -> None:
-        self.text = text
-        self.n = len(text)
-        self.pos = 0
-        self.result = LexResult()
-        # One entry per `{` of an interpolated string whose code part is being read: the number of
-        # ordinary `{` opened inside it and not yet closed.
-        self.interpolation_depths: list[int] = []
-        # One entry per open `[`: True when it is the bracket of `trace[`.
-        self.brackets: list[bool] = []
-        self.next_string_interpolated = False
-        self.gap = True
-        self.line_break = True
 
-    # -- helpers --------------------------------------------------------------------------------
+def _opening_bracket(tokens: Sequence[Token], close: int) -> int | None:
+    """Index of the bracket that the ``]`` at ``close`` closes."""
+    depth = 0
+    for k in range(close, -1, -1):
+        tok = tokens[k]
+        if tok.is_sym("]"):
+            depth += 1
+        elif tok.kind == SYM and tok.value in _OPENING_BRACKETS:
+            depth -= 1
+            if depth == 0:
+                return k
+    return None
 
-    def peek(self, k: int = 0) -> str:
-        i = self.pos + k
-        return self.text[i] if i < self.n else ""
 
-    def emit(self, kind: TokenKind, start: int, parts: tuple[str, ...] = (), escaped: bool = False) -> Token:
-        token = Token(
-            kind=kind,
-            text=self.text[start : self.pos],
-            offset=start,
-            parts=parts,
-            escaped=escaped,
-            glued=not self.gap,
-            first_on_line=self.line_break,
-        )
-        self.result.tokens.append(token)
-        self.gap = False
-        self.line_break = False
-        # Only the `]` of `trace[...]` (set again by `symbol`) makes the next string interpolated.
-        self.next_string_interpolated = False
-        return token
+def _interpolated_after(tokens: Sequence[Token]) -> bool:
+    """Which strings the screen reads as interpolated, beyond Lean's ``s!``/``f!``/``m!``.
 
-    def problem(self, offset: int, construct: str, message: str) -> None:
-        self.result.problems.append(LexProblem(offset, construct[:60], message))
-
-    # -- main loop ------------------------------------------------------------------------------
-
-    def run(self) -> LexResult:
-        if self.text.startswith("\ufeff"):
-            self.pos = 1  # a byte-order mark is not code
-        while self.pos < self.n:
-            self.step()
-        if self.interpolation_depths:
-            self.problem(self.n, "{", "unclosed `{` of an interpolated string")
-        return self.result
-
-    def comment_may_start(self) -> bool:
-        if self.gap or not self.result.tokens:
+    Lean decides this by grammar (``throwError "..{x}.."`` parses the string as interpolated);
+    the screen reads every string after such a name, after any other ``name!``, and after
+    ``trace[cls]`` as interpolated, so that the code in its braces is screened."""
+    if not tokens:
+        return False
+    last = tokens[-1]
+    word = _word(last)
+    if word is not None:
+        if word in _INTERPOLATING_NAMES:
             return True
-        last = self.result.tokens[-1]
-        return last.kind is not TokenKind.SYMBOL or last.text in _CLOSING_SYMBOLS
-
-    def step(self) -> None:
-        c = self.text[self.pos]
-        nxt = self.peek(1)
-        if c in " \n\t\r":
-            if c == "\n":
-                self.line_break = True
-            self.pos += 1
-            self.gap = True
-            return
-        if c == "-" and nxt == "-" and self.comment_may_start():
-            self.line_comment()
-            return
-        if c == "/" and nxt == "-" and self.comment_may_start():
-            self.block_comment()
-            return
-        if c == '"':
-            interpolated = self.string_is_interpolated()
-            self.pos += 1
-            if interpolated:
-                self.interpolated_string(self.pos - 1)
-            else:
-                self.plain_string(self.pos - 1)
-            return
-        if c == "'" and nxt != "'" and self.char_literal():
-            return
-        if _is_digit(c):
-            self.number()
-            return
-        if c == "r" and self.raw_string_starts():
-            self.raw_string()
-            return
-        if c == "«" or _is_id_first(c):
-            self.identifier()
-            return
-        if c == "#" and nxt and _is_id_first(nxt):
-            start = self.pos
-            self.pos += 1
-            while self.pos < self.n and _is_id_rest(self.text[self.pos]):
-                self.pos += 1
-            self.emit(TokenKind.HASH_COMMAND, start)
-            return
-        self.symbol(c)
-
-    def symbol(self, c: str) -> None:
-        start = self.pos
-        if c == "@" and self.peek(1) == "[":
-            self.pos += 2
-            self.brackets.append(False)
-            self.emit(TokenKind.SYMBOL, start)
-            return
-        self.pos += 1
-        closes_trace = False
-        if c == "{" and self.interpolation_depths:
-            self.interpolation_depths[-1] += 1
-        elif c == "}" and self.interpolation_depths:
-            if self.interpolation_depths[-1] == 0:
-                # End of the code part: back inside the interpolated string.
-                self.interpolation_depths.pop()
-                self.interpolated_string(start)
-                return
-            self.interpolation_depths[-1] -= 1
-        elif c == "[":
-            last = self.result.tokens[-1] if self.result.tokens else None
-            opens_trace = (
-                last is not None
-                and not self.gap
-                and last.kind is TokenKind.IDENT
-                and last.parts == ("trace",)
-                and not last.escaped
-            )
-            self.brackets.append(opens_trace)
-        elif c == "]" and self.brackets:
-            closes_trace = self.brackets.pop()
-        elif _is_odd_character(c):
-            self.result.odd_characters.append((start, c))
-        self.emit(TokenKind.SYMBOL, start)
-        if closes_trace:
-            self.next_string_interpolated = True  # `trace[cls] "..{x}.."` is interpolated
-
-    # -- comments -------------------------------------------------------------------------------
-
-    def line_comment(self) -> None:
-        start = self.pos
-        self.pos += 2
-        while self.pos < self.n and self.text[self.pos] not in _LINE_COMMENT_ENDS:
-            self.pos += 1
-        self.record_comment(start)
-
-    def block_comment(self) -> None:
-        start = self.pos
-        # Lean consumes the character after `/-` unconditionally (it is the `-`/`!` of a doc
-        # comment, or skipped), so `/-/- -/` is one comment.
-        self.pos = min(self.pos + 3, self.n)
-        depth = 1
-        text = self.text
-        while self.pos < self.n:
-            c = text[self.pos]
-            self.pos += 1
-            if c == "-" and self.pos < self.n and text[self.pos] == "/":
-                self.pos += 1
-                depth -= 1
-                if depth == 0:
-                    self.record_comment(start)
-                    return
-            elif c == "/" and self.pos < self.n and text[self.pos] == "-":
-                self.pos += 1
-                depth += 1
-        self.record_comment(start)
-        self.problem(start, text[start : start + 20], "unterminated comment")
-
-    def record_comment(self, start: int) -> None:
-        body = self.text[start : self.pos]
-        self.result.comments.append(Comment(body, start))
-        for i, ch in enumerate(body):
-            if ch not in " \n\t\r" and unicodedata.category(ch) == "Cf":
-                self.result.odd_characters.append((start + i, ch))
-        self.gap = True
-        if "\n" in body:
-            self.line_break = True
-
-    # -- literals -------------------------------------------------------------------------------
-
-    def string_is_interpolated(self) -> bool:
-        if self.next_string_interpolated:
-            self.next_string_interpolated = False
-            return True
-        if not self.result.tokens:
-            return False
-        last = self.result.tokens[-1]
-        if last.kind is not TokenKind.IDENT or last.escaped or len(last.parts) != 1:
-            return False
-        name = last.parts[0]
-        if name in _INTERPOLATING_NAMES:
-            return True
-        return name.endswith("!") and name not in _PLAIN_BANG_NAMES
-
-    def escape(self, *, in_string: bool, interpolated: bool) -> None:
-        """Consume one escape sequence; ``self.pos`` is just after the backslash."""
-        start = self.pos - 1
-        c = self.peek()
-        if not c:
-            return
-        if c in "\\\"'rnt" or (interpolated and c == "{"):
-            self.pos += 1
-        elif c == "x" and all(_is_hex(self.peek(k)) for k in (1, 2)):
-            self.pos += 3
-        elif c == "u" and all(_is_hex(self.peek(k)) for k in (1, 2, 3, 4)):
-            self.pos += 5
-        elif in_string and c == "\n":
-            while self.pos < self.n and self.text[self.pos] in " \t\r\n":
-                self.pos += 1
-        else:
-            self.problem(start, self.text[start : start + 2], "invalid escape sequence")
-            self.pos += 1
-
-    def plain_string(self, start: int) -> None:
-        while self.pos < self.n:
-            c = self.text[self.pos]
-            self.pos += 1
-            if c == '"':
-                self.emit(TokenKind.STRING, start)
-                return
-            if c == "\\":
-                self.escape(in_string=True, interpolated=False)
-        self.problem(start, self.text[start : start + 20], "unterminated string literal")
-        self.emit(TokenKind.STRING, start)
-
-    def interpolated_string(self, start: int) -> None:
-        """Read string text up to the closing quote or to a `{` that opens a code part."""
-        while self.pos < self.n:
-            c = self.text[self.pos]
-            self.pos += 1
-            if c == '"':
-                self.emit(TokenKind.STRING, start)
-                return
-            if c == "\\":
-                self.escape(in_string=True, interpolated=True)
-            elif c == "{":
-                self.emit(TokenKind.STRING, start)
-                self.interpolation_depths.append(0)
-                return
-        self.problem(start, self.text[start : start + 20], "unterminated interpolated string")
-        self.emit(TokenKind.STRING, start)
-
-    def char_literal(self) -> bool:
-        """Lean reads a character literal wherever a token starts with `'`. A malformed one is
-        left as a symbol, so the text after it is still read as code."""
-        start = self.pos
-        self.pos += 1
-        if self.pos >= self.n:
-            self.pos = start
-            return False
-        if self.text[self.pos] == "\\":
-            self.pos += 1
-            problems = len(self.result.problems)
-            self.escape(in_string=False, interpolated=False)
-            if len(self.result.problems) != problems:
-                del self.result.problems[problems:]
-                self.pos = start
-                return False
-        else:
-            self.pos += 1
-        if self.peek() != "'":
-            self.pos = start
-            return False
-        self.pos += 1
-        self.emit(TokenKind.CHAR, start)
-        return True
-
-    def raw_string_starts(self) -> bool:
-        i = self.pos + 1
-        while i < self.n and self.text[i] == "#":
-            i += 1
-        return i < self.n and self.text[i] == '"'
-
-    def raw_string(self) -> None:
-        start = self.pos
-        self.pos += 1
-        hashes = 0
-        while self.text[self.pos] == "#":
-            hashes += 1
-            self.pos += 1
-        self.pos += 1  # the opening quote
-        closing = '"' + "#" * hashes
-        end = self.text.find(closing, self.pos)
-        if end < 0:
-            self.pos = self.n
-            self.problem(start, self.text[start : start + 20], "unterminated raw string literal")
-        else:
-            self.pos = end + len(closing)
-        self.emit(TokenKind.STRING, start)
-
-    def number(self) -> None:
-        start = self.pos
-        text = self.text
-        if text[self.pos] == "0" and self.peek(1) in ("b", "B", "o", "O", "x", "X"):
-            self.pos += 2
-            while self.pos < self.n and (_is_hex(text[self.pos]) or text[self.pos] == "_"):
-                self.pos += 1
-        else:
-            while self.pos < self.n and (_is_digit(text[self.pos]) or text[self.pos] == "_"):
-                self.pos += 1
-            if self.peek() == ".":
-                self.pos += 1
-                while self.pos < self.n and _is_digit(text[self.pos]):
-                    self.pos += 1
-            if self.peek() in ("e", "E"):
-                k = 2 if self.peek(1) in ("+", "-") else 1
-                if _is_digit(self.peek(k)):
-                    self.pos += k
-                    while self.pos < self.n and _is_digit(text[self.pos]):
-                        self.pos += 1
-        self.emit(TokenKind.NUMBER, start)
-
-    def identifier(self) -> None:
-        start = self.pos
-        text = self.text
-        parts: list[str] = []
-        escaped = False
-        while True:
-            c = text[self.pos]
-            if c == "«":
-                end = text.find("»", self.pos + 1)
-                if end < 0:
-                    self.problem(self.pos, text[self.pos : self.pos + 20], "unterminated `«` identifier")
-                    parts.append(text[self.pos + 1 :])
-                    self.pos = self.n
-                    break
-                parts.append(text[self.pos + 1 : end])
-                escaped = True
-                self.pos = end + 1
-            else:
-                j = self.pos + 1
-                while j < self.n and _is_id_rest(text[j]):
-                    j += 1
-                parts.append(text[self.pos : j])
-                self.pos = j
-            if self.peek() == "." and self.peek(1) and (_is_id_first(self.peek(1)) or self.peek(1) == "«"):
-                self.pos += 1
-                continue
-            break
-        self.emit(TokenKind.IDENT, start, parts=tuple(parts), escaped=escaped)
+        return last.kind == IDENT and word.endswith("!") and word not in _PLAIN_BANG_NAMES
+    if last.is_sym("]"):
+        opener = _opening_bracket(tokens, len(tokens) - 1)
+        if opener is not None and opener > 0 and tokens[opener].is_sym("["):
+            before = tokens[opener - 1]
+            return _word(before) == "trace" and not tokens[opener].space_before
+    return False
 
 
-def lex_lean(text: str) -> LexResult:
-    """Tokenize Lean source: identifiers (dotted, unicode, «escaped»), ``#`` commands, ``@[``,
-    string/char/raw-string literals (interpolated strings' code parts are tokenized as code),
-    numbers, single-character symbols. Comments are collected separately."""
-    return _Lexer(text).run()
+def _code_tokens(tokens: Sequence[Token]) -> list[Token]:
+    """The tokens in source order with the terms of interpolated strings spliced in after their
+    string (the string token stays, marking where the literal is); no ``EOF``/``ERROR`` tokens."""
+    out: list[Token] = []
+    for tok in tokens:
+        if tok.kind in (EOF, ERROR):
+            continue
+        out.append(tok)
+        if tok.kind == INTERP:
+            for piece in tok.value:
+                if isinstance(piece, InterpPiece):
+                    out.extend(_code_tokens(piece.tokens))
+    return out
+
+
+def lex_for_screen(text: str) -> LexResult:
+    """``text`` lexed as the screen reads it: Lean's lexer, with the screen's wider reading of
+    interpolated strings; a leading byte-order mark is skipped."""
+    skip = 1 if text.startswith("\ufeff") else 0
+    return lex(text[skip:], col=skip, offset=skip, interpolated_after=_interpolated_after)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -841,7 +498,7 @@ class _Screener:
     ) -> None:
         self.text = text
         self.lexed = lexed
-        self.tokens = lexed.tokens
+        self.tokens = _code_tokens(lexed.tokens)
         self.origin = origin
         self.context = context
         self.allowed_imports = frozenset(allowed_imports)
@@ -874,31 +531,24 @@ class _Screener:
     def token(self, k: int) -> Token | None:
         return self.tokens[k] if 0 <= k < len(self.tokens) else None
 
-    def is_symbol(self, k: int, text: str) -> bool:
+    def is_symbol(self, k: int, *values: str) -> bool:
         tok = self.token(k)
-        return tok is not None and tok.kind is TokenKind.SYMBOL and tok.text == text
+        return tok is not None and tok.kind == SYM and tok.value in values
 
     def keyword(self, k: int) -> str | None:
         tok = self.token(k)
-        if tok is None or tok.kind is not TokenKind.IDENT or tok.escaped or len(tok.parts) != 1:
-            return None
-        return tok.parts[0]
+        return None if tok is None else _word(tok)
 
     def source(self, start: Token, end: Token) -> str:
-        return self.text[start.offset : end.offset + len(end.text)]
+        return self.text[start.offset : end.end]
 
     # -- rules ----------------------------------------------------------------------------------
 
     def run(self) -> ScreenResult:
         for problem in self.lexed.problems:
-            self.add("lex-error", problem.offset, f"{problem.construct} ({problem.message})")
-        for offset, ch in self.lexed.odd_characters:
-            self.add("invisible-character", offset, f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}")
-        if self.context == "section":
-            for comment in self.lexed.comments:
-                marker = comment.text.find("!benchmark")
-                if marker >= 0:
-                    self.add("benchmark-marker", comment.offset + marker, comment.text.strip())
+            start = problem.start if problem.start is not None else 0
+            self.add("lex-error", start, f"{self.text[start : start + 20]} ({problem.message})")
+        self.comments()
 
         scopes: list[tuple[str, Token]] = []
         last_declaration: str | None = None
@@ -906,15 +556,11 @@ class _Screener:
         for k, tok in enumerate(self.tokens):
             if k in self.consumed:
                 continue
-            if tok.kind is TokenKind.HASH_COMMAND:
-                self.hash_command(tok)
-            elif tok.kind is TokenKind.SYMBOL:
-                if tok.text == "@[":
-                    self.attribute_list(k, command=False)
-                elif tok.text == "`":
-                    self.add("meta-programming", tok.offset, self.text[tok.offset : tok.offset + 30])
-            elif tok.kind is TokenKind.IDENT:
-                self.name(tok)
+            if tok.kind == SYM:
+                self.symbol(k, tok)
+            elif tok.kind in (IDENT, FIELD, DOTIDENT, KEYWORD):
+                if tok.kind != KEYWORD:
+                    self.name(tok)
                 word = self.keyword(k)
                 if word is None:
                     continue
@@ -927,14 +573,64 @@ class _Screener:
             self.add("unbalanced-scope", opener.offset, f"{kind} (never closed by `end`)")
         return self.result()
 
-    def hash_command(self, tok: Token) -> None:
-        word = tok.text[1:]
-        if word.startswith("exit"):
-            self.add("exit-command", tok.offset, tok.text)
+    def comments(self) -> None:
+        """Markers and invisible characters in comments, and comments whose start depends on a
+        token table the lexer does not know."""
+        code = [tok for tok in self.tokens if tok.kind != INTERP]
+        ends = [tok.end for tok in code]
+        for comment in self.lexed.comments:
+            if self.context == "section":
+                marker = comment.text.find("!benchmark")
+                if marker >= 0:
+                    self.add("benchmark-marker", comment.offset + marker, comment.text.strip())
+            for i, ch in enumerate(comment.text):
+                odd = ch not in " \n\t\r" and unicodedata.category(ch) == "Cf"
+                false_break = ch in _FALSE_LINE_BREAKS or (ch == "\r" and comment.text[i + 1 : i + 2] != "\n")
+                if odd or false_break:
+                    self.add(
+                        "invisible-character",
+                        comment.offset + i,
+                        f"U+{ord(ch):04X} {unicodedata.name(ch, 'unnamed')}",
+                    )
+            before = bisect.bisect_right(ends, comment.offset) - 1
+            prev = code[before] if before >= 0 else None
+            if (
+                prev is not None
+                and prev.kind == SYM
+                and prev.end == comment.offset
+                and prev.text[-1:] not in _CLOSING_SYMBOLS
+            ):
+                self.add(
+                    "lex-error",
+                    comment.offset,
+                    f"{prev.text}{comment.text[:2]} (a comment glued to a symbol: whether Lean reads a "
+                    "comment here depends on the tokens its imports declare)",
+                )
+
+    def symbol(self, k: int, tok: Token) -> None:
+        if tok.value == "@[":
+            self.attribute_list(k, command=False)
+        elif tok.value == "`":
+            self.add("meta-programming", tok.offset, self.text[tok.offset : tok.offset + 30])
+        elif tok.value == "#":
+            nxt = self.token(k + 1)
+            word = None if nxt is None or nxt.space_before else _word(nxt)
+            if word is None and nxt is not None and not nxt.space_before and nxt.kind == IDENT and not nxt.escaped:
+                word = nxt.parts[0]  # `#eval.x`: the command is the first component
+            if word is not None:
+                self.consumed.add(k + 1)
+                self.hash_command(tok, word)
+        elif len(tok.text) == 1 and _is_odd_character(tok.text):
+            self.add("invisible-character", tok.offset, f"U+{ord(tok.text):04X} {unicodedata.name(tok.text, 'unnamed')}")
+
+    def hash_command(self, tok: Token, word: str) -> None:
+        construct = "#" + word
+        if word.startswith("exit"):  # Lean reads `#exitNow` as the command `#exit` then `Now`
+            self.add("exit-command", tok.offset, construct)
         elif word in _EXECUTING_HASH_COMMANDS:
-            self.add("eval-command", tok.offset, tok.text)
+            self.add("eval-command", tok.offset, construct)
         else:
-            self.add("hash-command", tok.offset, tok.text)
+            self.add("hash-command", tok.offset, construct)
 
     def name(self, tok: Token) -> None:
         parts = list(tok.parts)
@@ -969,11 +665,11 @@ class _Screener:
         if word == "import":
             # The module name belongs to the import finding; it is not a reference to check.
             module = self.token(k + 1)
-            if module is None or module.kind is not TokenKind.IDENT:
+            if module is None or module.kind != IDENT:
                 self.add("import", tok.offset, tok.text)
                 return
             self.consumed.add(k + 1)
-            if ".".join(module.parts) not in self.allowed_imports:
+            if str(module.value) not in self.allowed_imports:
                 self.add("import", tok.offset, self.source(tok, module))
             return
         if word == "deriving":
@@ -989,9 +685,7 @@ class _Screener:
             self.attribute_list(k + 1, command=True)
             return
         if word in ("namespace", "section", "mutual"):
-            named = (
-                word != "mutual" and nxt is not None and nxt.kind is TokenKind.IDENT and not nxt.first_on_line
-            )
+            named = word != "mutual" and nxt is not None and nxt.kind == IDENT and not nxt.newline_before
             scopes.append((f"{word} {nxt.text}" if named and nxt is not None else word, tok))
             return
         if word == "end":
@@ -1006,26 +700,31 @@ class _Screener:
             return
         if word == "stop":
             prev = self.token(k - 1)
-            at_tactic_start = tok.first_on_line or (
-                prev is not None and prev.text in ("by", ";", "·", ">", "(", "|", ".")
+            at_tactic_start = tok.newline_before or (
+                prev is not None
+                and (prev.text in _TACTIC_SEPARATORS or (prev.kind == SYM and prev.value in _TACTIC_SEPARATORS))
             )
             if seen_by and at_tactic_start:
                 self.add("sorry", tok.offset, "stop")
             return
         if word == "native":
             after_plus = self.is_symbol(k - 1, "+")
-            assigned = self.is_symbol(k + 1, ":") and self.is_symbol(k + 2, "=") and self.tokens[k + 2].glued
-            if after_plus or assigned:
+            if after_plus or self.is_symbol(k + 1, ":="):
                 self.add(
                     "native-decide",
                     (self.tokens[k - 1] if after_plus else tok).offset,
                     "+native" if after_plus else "native :=",
                 )
             return
-        if word == "trace" and nxt is not None and nxt.glued and self.is_symbol(k + 1, "["):
+        if word == "trace" and nxt is not None and not nxt.space_before and self.is_symbol(k + 1, "["):
             self.add("meta-programming", tok.offset, "trace[")
             return
-        if word in _PERCENT_ELABORATORS and nxt is not None and nxt.glued and self.is_symbol(k + 1, "%"):
+        if (
+            word in _PERCENT_ELABORATORS
+            and nxt is not None
+            and not nxt.space_before
+            and self.is_symbol(k + 1, "%", "%[")
+        ):
             self.add(_PERCENT_ELABORATORS[word], tok.offset, f"{word}%")
             return
         rule = _KEYWORD_RULES.get(word)
@@ -1040,16 +739,16 @@ class _Screener:
         end = len(self.tokens)
         for j in range(k, len(self.tokens)):
             tok = self.tokens[j]
-            if tok.kind is TokenKind.SYMBOL and tok.text in ("@[", "[", "(", "{"):
+            if tok.kind == SYM and tok.value in ("@[", "[", "#[", "%[", "(", "{"):
                 depth += 1
                 if depth == 1:
                     continue
-            elif tok.kind is TokenKind.SYMBOL and tok.text in ("]", ")", "}"):
+            elif tok.kind == SYM and tok.value in ("]", ")", "}"):
                 depth -= 1
                 if depth == 0:
                     end = j
                     break
-            if depth == 1 and tok.kind is TokenKind.SYMBOL and tok.text == ",":
+            if depth == 1 and tok.is_sym(","):
                 items.append(item)
                 item = []
                 continue
@@ -1061,7 +760,7 @@ class _Screener:
                 (
                     j
                     for j in indices
-                    if self.tokens[j].kind is TokenKind.IDENT and self.keyword(j) not in ("local", "scoped")
+                    if self.tokens[j].kind in (IDENT, KEYWORD) and self.keyword(j) not in ("local", "scoped")
                 ),
                 None,
             )
@@ -1069,7 +768,7 @@ class _Screener:
                 continue
             self.consumed.add(name_index)
             name_token = self.tokens[name_index]
-            name = ".".join(name_token.parts)
+            name = str(name_token.value)
             construct = f"{opener}{self.source(self.tokens[indices[0]], self.tokens[indices[-1]])}]"
             if name in _INSTANCE_ATTRIBUTES:
                 self.add("instance-override", name_token.offset, construct)
@@ -1094,7 +793,7 @@ def screen_lean(
     file; ``"file"`` for a whole generated file (``-- !benchmark`` markers allowed).
     ``allowed_imports``: module names an ``import`` may name (default: none).
     """
-    lexed = lex_lean(text)
+    lexed = lex_for_screen(text)
     screener = _Screener(text, lexed, origin=origin, context=context, allowed_imports=allowed_imports)
     return screener.run()
 

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Literal
 
-from veriscale.backends.embedded.lexer import EOF, KEYWORD, SYM, LeanSyntaxError, Token, tokenize
 from veriscale.generate.adversaries import all_mutations, llm_free_adversaries, select_mutations
 from veriscale.generate.adversaries.mutants import Edit, Mutation, section_mutations
+from veriscale.lean.lexer import EOF, KEYWORD, SYM, LeanSyntaxError, Token, tokenize
 from veriscale.lean_types import LeanType, LeanTypeError, parse_type
 from veriscale.task import Task
 

@@ -29,7 +29,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from veriscale.backends.embedded import ast as A
-from veriscale.backends.embedded.lexer import (
+from veriscale.lean.lexer import (
     CHAR,
     COMMAND_KEYWORDS,
     DOTIDENT,

@@ -15,10 +15,11 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from veriscale.lean.lexer import IDENT, lex
+
 if TYPE_CHECKING:
     from veriscale.task import Task
 
-_IMPORT_LINE = re.compile(r"^\s*import\s+(?P<modules>[^-]*?)\s*(--.*)?$")
 _THEOREM = re.compile(r"^\s*(?:@\[[^\]]*\]\s*)?(?:private\s+|protected\s+)?theorem\s+(?P<name>[^\s(:{\[]+)", re.M)
 _PROOF_MARKER = re.compile(r"--\s*!benchmark\s+@start\s+proof\b")
 
@@ -34,32 +35,30 @@ class TaskSource:
 
 
 def split_imports(text: str) -> tuple[list[str], str]:
-    """The modules imported at the top of ``text``, and ``text`` with those lines blanked.
+    """The modules imported at the top of ``text``, and ``text`` with those imports blanked.
 
-    Only the file's leading block is scanned (imports must precede everything else in Lean);
-    blank lines, ``--`` comments (the benchmark markers) and ``/- ... -/`` comments may sit
-    between import lines.
+    Only the file's leading ``import`` commands count (imports must precede everything else in
+    Lean); comments may sit between them (read by the shared Lean lexer, so ``/- import X -/`` is
+    no import). Each ``import`` and its module names are replaced by spaces, so line and column
+    numbers in the body's messages are those of ``task.lean``.
     """
-    lines = text.split("\n")
+    tokens = lex(text).tokens
     modules: list[str] = []
-    in_block_comment = False
-    for index, line in enumerate(lines):
-        stripped = line.strip()
-        if in_block_comment:
-            if "-/" in stripped:
-                in_block_comment = False
-            continue
-        if not stripped or stripped.startswith("--"):
-            continue
-        if stripped.startswith("/-"):
-            in_block_comment = "-/" not in stripped[2:]
-            continue
-        match = _IMPORT_LINE.match(line)
-        if match is None:
-            break
-        modules.extend(match.group("modules").split())
-        lines[index] = ""
-    return modules, "\n".join(lines)
+    spans: list[tuple[int, int]] = []
+    k = 0
+    while tokens[k].is_kw("import"):
+        j = k + 1
+        while tokens[j].kind == IDENT and not tokens[j].newline_before:
+            modules.append(str(tokens[j].value))
+            j += 1
+        if j == k + 1:
+            break  # `import` without a module: left for Lean to report
+        spans.append((tokens[k].offset, tokens[j - 1].end))
+        k = j
+    body = text
+    for start, end in reversed(spans):
+        body = body[:start] + " " * (end - start) + body[end:]
+    return modules, body
 
 
 def _unique(items: Iterable[str]) -> tuple[str, ...]:

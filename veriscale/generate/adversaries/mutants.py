@@ -45,7 +45,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from veriscale.backends.embedded.lexer import (
+from veriscale.lean.lexer import (
     CHAR,
     DOTIDENT,
     EOF,
