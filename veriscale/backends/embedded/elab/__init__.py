@@ -256,6 +256,9 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
             return None
         return params, d.cmd.body
 
+    def classical_open(self) -> bool:  # type: ignore[override]
+        return "Classical" in self.env.opens
+
     def read_type(self, node: A.Node | None, ctx: Ctx) -> LeanType:  # type: ignore[override]
         return self.reader.read(node, self.tparams)
 
@@ -367,6 +370,12 @@ def elaborate(program: Program) -> Report:
         except Exception as exc:  # noqa: BLE001 - an elaborator defect is a gap, never a pass or a crash
             elab.gap(d.cmd, f"the elaborator failed on this definition: {type(exc).__name__}: {exc}",
                      "elaborator-failure")
+    scopes = program.env.scopes
+    for sd in scopes.diagnostics if scopes is not None else []:
+        # Lean's scope and declaration errors (`end` mismatch, a name declared twice or already in
+        # Lean): certain ones are errors, the others mean the engine cannot tell
+        elab.diagnostics.append(Diagnostic("error" if sd.certain else "gap", sd.line, sd.col, sd.message,
+                                           "declaration", ""))
     report.diagnostics = _dedupe(elab.diagnostics)
     return report
 

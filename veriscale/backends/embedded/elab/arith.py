@@ -14,6 +14,7 @@ atoms). This module answers three ways, never guessing:
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from fractions import Fraction
 from typing import Literal
@@ -214,32 +215,81 @@ class Goal:
     rhs: A.Node
 
 
-def decide_lt(goal: Goal, facts: list[A.Node], *, nat_subtraction: bool = True) -> Verdict:
+def decide_lt(goal: Goal, facts: list[A.Node], *, nat_subtraction: bool = True,
+              free: Callable[[str], bool] | None = None) -> Verdict:
     """Decide ``goal`` from ``facts`` (see the module docstring); terms are ``Nat``-valued, so
-    ``-`` truncates (``nat_subtraction``) -- pass ``False`` when that is not known."""
+    ``-`` truncates (``nat_subtraction``) -- pass ``False`` when that is not known. ``free`` tells
+    which identifiers are unconstrained variables (parameters, bound variables): a refutation is
+    a small model of the facts and the negated goal over free variables only."""
     reader = Reader(nat_subtraction)
     try:
         lhs, rhs = reader.term(goal.lhs), reader.term(goal.rhs)
     except NotLinear:
         return "unknown"
-    goal_atoms = set(reader.atoms)
     alternatives: Alternatives = [[]]
-    touched = False
+    unread_names: set[str] = set()
+    complete = True
     for fact in facts:
-        names = _identifiers(fact)
-        if any(_mentions(a, names) for a in goal_atoms):
-            touched = True
         parsed = reader.prop(fact)
         if parsed is None or len(alternatives) * len(parsed) > MAX_ALTERNATIVES:
-            continue  # an unread fact is left out: fewer facts can only prove less
+            # an unread fact is left out: fewer facts prove less, but a model may then violate
+            # it, so no model may give its variables values
+            unread_names |= _identifiers(fact)
+            complete = complete and parsed is None
+            continue
         alternatives = [x + y for x in alternatives for y in parsed]
     negated = _add(rhs, lhs, Fraction(-1))  # the goal fails: rhs - lhs ≤ 0
     base = [negated, *reader.side, *({a: Fraction(-1)} for a in sorted(reader.atoms))]
     if all(_unsat_in_every_case(base + [_tighten(c) for c in alt], reader.subs) for alt in alternatives):
         return "proved"
-    if not touched and _false_when_empty(lhs, rhs, goal_atoms):
+    if free is not None and complete and _has_small_model(reader, negated, alternatives, unread_names, free):
         return "refuted"
     return "unknown"
+
+
+MODEL_ATOMS = 6
+MODEL_VALUES = range(4)
+
+
+def _has_small_model(reader: Reader, negated: Linear, alternatives: Alternatives, unread_names: set[str],
+                     free: Callable[[str], bool]) -> bool:
+    """A counter-model with small values: every fact and the negated goal hold, so no tactic can
+    prove the goal from these facts. Only over atoms that are free variables (or sizes of free
+    collections) that no unread fact mentions; derived atoms (``a - b``, ``a / c``) are checked
+    against their definitions."""
+    derived = {t for t, _, _ in reader.subs} | {a for a in reader.atoms if a.startswith("div#")}
+    base_atoms = sorted(a for a in reader.atoms if a not in derived)
+    if len(reader.atoms) > MODEL_ATOMS:
+        return False
+    for atom in base_atoms:
+        name = atom[4:-1] if atom.startswith("len(") else atom
+        if not (name.isidentifier() and free(name)) or name in unread_names:
+            return False
+    import itertools
+
+    for values in itertools.product(MODEL_VALUES, repeat=len(reader.atoms)):
+        env = dict(zip(sorted(reader.atoms), (Fraction(v) for v in values)))
+        if not _holds_le(negated, env) or not all(_holds_le(c, env) for c in reader.side):
+            continue
+        if not all(env[t] == max(_value(a, env) - _value(b, env), Fraction(0)) for t, a, b in reader.subs):
+            continue
+        if any(all(_holds(c, env) for c in alt) for alt in alternatives):
+            return True
+    return False
+
+
+def _value(form: Linear, env: dict[str, Fraction]) -> Fraction:
+    return sum((v * (env[k] if k else Fraction(1)) for k, v in form.items()), Fraction(0))
+
+
+def _holds_le(form: Linear, env: dict[str, Fraction]) -> bool:
+    return _value(form, env) <= 0
+
+
+def _holds(c: Constraint, env: dict[str, Fraction]) -> bool:
+    form, strict = c
+    v = _value(form, env)
+    return v < 0 if strict else v <= 0
 
 
 def _unsat_in_every_case(cons: list[Linear], subs: list[Subtraction], max_splits: int = 6) -> bool:
@@ -262,21 +312,6 @@ def _unsat_in_every_case(cons: list[Linear], subs: list[Subtraction], max_splits
     return True
 
 
-def _false_when_empty(lhs: Linear, rhs: Linear, atoms: set[str]) -> bool:
-    """With every collection empty and every other atom zero, ``lhs < rhs`` fails: a counter-model
-    (atoms are free variables and lengths of free collections: nothing constrains them)."""
-    def value(form: Linear) -> Fraction:
-        return form.get("", Fraction(0))
-
-    return all(_is_free(a) for a in atoms) and not value(lhs) < value(rhs)
-
-
-def _is_free(atom: str) -> bool:
-    if atom.startswith("len(") and atom.endswith(")"):
-        return _is_free(atom[4:-1])
-    return atom.replace("_", "a").replace("'", "a").isidentifier() and "." not in atom
-
-
 def _identifiers(node: object) -> set[str]:
     out: set[str] = set()
     if isinstance(node, A.Ident):
@@ -290,8 +325,3 @@ def _identifiers(node: object) -> set[str]:
             elif isinstance(v, A.Node):
                 out |= _identifiers(v)
     return out
-
-
-def _mentions(atom: str, names: set[str]) -> bool:
-    base = atom[4:-1] if atom.startswith("len(") else atom
-    return base.split(".")[0] in names

@@ -33,7 +33,7 @@ from veriscale.backends.embedded.elab.types import (
 )
 from veriscale.backends.embedded.registry import BUILTINS
 from veriscale.backends.embedded.statics import TVar, signature
-from veriscale.lean_types import FunType, LeanType, NamedType, ProdType
+from veriscale.lean_types import FunType, LeanType, NamedType, ProdType, PropType
 
 ParamKind = Literal["explicit", "optional", "auto"]
 
@@ -148,11 +148,41 @@ def _vars(ty: LeanType) -> LeanType:
 
 
 def builtin_sig(name: str) -> Sig | None:
+    """The Lean signature of a builtin, as registered (:mod:`..signatures`): its explicit binders
+    with their defaults (``optional``) and auto-proofs (``auto``); a proof binder without a
+    default is a parameter the caller must supply (``List.head xs h``)."""
     if name in _CORE_FIRST:
         return _core_sig(name)
     b = BUILTINS.get(name)
     if b is None:
         return None
+    registered = getattr(b, "signature", None)
+    if registered is None:
+        return _statics_sig(name)
+    params: list[Param] = []
+    for binder in registered.explicit:
+        ty = binder.type
+        if isinstance(ty, PropType):
+            ptype: LeanType = _proof_type(ty.text)
+            kind: ParamKind = "auto" if binder.default is not None else "explicit"
+        else:
+            ptype = _vars(ty)
+            kind = "optional" if binder.default is not None else "explicit"
+        params.append(Param(binder.name or f"x{len(params)}", ptype, kind))
+    return Sig(tuple(params), _vars(registered.result), name, b.self_index)
+
+
+def _proof_type(text: str) -> LeanType:
+    from veriscale.backends.embedded.parser import parse_term
+
+    try:
+        return ProofType(parse_term(text), text)
+    except Exception:  # noqa: BLE001 - an unreadable statement is still a proof, of something
+        return ProofType(A.Ident(0, 0, "True"), text)
+
+
+def _statics_sig(name: str) -> Sig | None:
+    b = BUILTINS[name]
     sig = signature(name, b.arity)
     if sig is None:
         return None

@@ -126,9 +126,11 @@ class ElabCore:
             return
         if self.coerces(actual, expected):
             return
-        if {head_name(actual), head_name(expected)} == {"Int", "Nat"}:
-            # Which of the two a metavariable became can depend on Lean's postponement order
-            # (a lambda elaborated late gets `↑` inserted); not decided here.
+        if {head_name(actual), head_name(expected)} == {"Int", "Nat"} and (
+                isinstance(actual, MVar) or isinstance(expected, MVar)):
+            # A type that reached here through a metavariable may have been fixed differently by
+            # Lean's postponement order (a lambda elaborated late gets `↑` inserted); not decided.
+            # Between declared types (`(hi : Int)` returned at `Nat`) there is no coercion.
             self.gap(node, f"`{A.sexpr(node)}` has type {show(actual)} where {show(expected)} is expected; whether "
                            "Lean inserts a coercion depends on elaboration order", "numeric-coercion")
             return
@@ -155,12 +157,37 @@ class ElabCore:
             return False
         return False
 
+    def check_decidable(self, cond: A.Node) -> None:
+        """An unbounded quantifier over an infinite type has no ``Decidable`` instance in core
+        Lean: ``∀ x, x < n → p x`` and ``∃ x, x < n ∧ p x`` do (``Nat.decidableBallLT``,
+        ``Nat.decidableExistsLT``), as do ``∀ x ∈ xs`` / ``∃ x ∈ xs`` (``List.decidableBAll``...)."""
+        while isinstance(cond, A.Paren):
+            cond = cond.term
+        if isinstance(cond, A.UnOp) and cond.op == "¬":
+            self.check_decidable(cond.arg)
+        elif isinstance(cond, A.BinOp) and cond.op in ("∧", "∨", "→", "↔"):
+            self.check_decidable(cond.lhs)
+            self.check_decidable(cond.rhs)
+        elif isinstance(cond, A.Quant) and cond.bound is None and cond.pattern is None:
+            if _bounded_body(cond) or self.classical_open():
+                return
+            type_text = (cond.type_text or "").strip()
+            if type_text in ("", "Nat", "ℕ", "Int", "ℤ", "String") or type_text.startswith(("List", "Array")):
+                what = "∃" if cond.kind == "exists" else "∀"
+                self.error(cond, f"failed to synthesize Decidable ({what} {cond.name}, …): an unbounded "
+                                 "quantifier over an infinite type is not decidable", "undecidable-condition")
+
+    def classical_open(self) -> bool:
+        return False
+
     def is_prop(self, t: LeanType) -> bool:
         t = zonk(t)
         return isinstance(t, ProofType) or head_name(t) == "Prop"
 
     def as_condition(self, node: A.Node, ctx: Ctx) -> LeanType:
-        """A condition of ``if``/``while``/``&&``: a ``Prop`` (decided) or a ``Bool``."""
+        """A condition of ``if``/``while``: a ``Bool``, or a ``Prop`` with a ``Decidable``
+        instance (``ite``/``dite`` take one)."""
+        self.check_decidable(node)
         t = self.elab(node, ctx, PROP)
         z = zonk(t)
         if isinstance(z, (Gap, MVar)) or has_gap(z):
@@ -298,6 +325,26 @@ class ElabCore:
 
     def cdot_function(self, term: A.Node, ctx: Ctx, expected: LeanType | None) -> LeanType:  # pragma: no cover
         raise NotImplementedError
+
+
+def _bounded_body(q: A.Quant) -> bool:
+    """``∀ x, x < n → …`` / ``∃ x, x < n ∧ …`` (or ``≤``, ``∈``): the forms core's instances decide."""
+    body = q.body
+    while isinstance(body, A.Paren):
+        body = body.term
+    sep = "→" if q.kind == "forall" else "∧"
+    if isinstance(body, A.BinOp) and body.op == sep:
+        first = body.lhs
+        while isinstance(first, A.Paren):
+            first = first.term
+        if isinstance(first, A.Ascription):
+            first = first.type
+        if (isinstance(first, A.BinOp) and first.op in ("<", "≤", "∈") and isinstance(first.lhs, A.Ident)
+                and first.lhs.name == q.name):
+            return True
+    if isinstance(q.body, A.Quant) and q.body.bound is None and q.body.type is not None:
+        return True  # `∃ k, ∃ h : k < n, …`: decided through the proof binder's statement
+    return False
 
 
 def _has_cdot(node: Any) -> bool:

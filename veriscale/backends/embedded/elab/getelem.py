@@ -99,11 +99,11 @@ class GetElemMixin(ElabCore):
         facts = [self.unfold_fact(f.prop) for f in ctx.facts]
         if self.range_membership_bound(node, facts):
             return
-        verdict = decide_lt(Goal(node.index, size), facts)
+        free_here = all(self._is_free_var(name, ctx) for name in _free_names(node.index) | _free_names(node.coll))
+        verdict = decide_lt(Goal(node.index, size), facts, free=lambda name: self._is_free_var(name, ctx))
         if verdict == "proved":
             return
-        free = all(self._is_free_var(name, ctx) for name in _free_names(node.index) | _free_names(node.coll))
-        if verdict == "refuted" and free:
+        if verdict == "refuted" and free_here:
             what = "length" if head == "List" else "size"
             self.error(node, f"failed to prove index is valid: no hypothesis in scope shows "
                              f"`{A.sexpr(node.index)} < {A.sexpr(node.coll)}.{what}` (use `xs[i]!`, `xs[i]?`, "
