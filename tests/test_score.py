@@ -242,8 +242,8 @@ def test_score_suite_reports_errors_missing_tasks_and_the_issue_layout(tmp_path:
     assert layout["totals"]["code"] == {"tasks": 1, "lower": 0, "upper": 0, "lower_rate": 0.0, "upper_rate": 0.0}
     assert "precond_sound" not in layout["totals"]
     json.dumps(layout)  # serialisable as it is
-    # the embedded engine cannot tell whether Lean would elaborate the submission, and says so
-    assert len(layout["caveats"]) == 1 and "not elaborated" in layout["caveats"][0]
+    # the embedded engine's elaborator is a model of Lean's, and the report says so
+    assert len(layout["caveats"]) == 1 and "not by Lean itself" in layout["caveats"][0]
     text = format_report(report)
     assert "score_clamp_all" in text and "not_a_task" in text
     assert "caveat: embedded engine" in text

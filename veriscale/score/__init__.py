@@ -49,11 +49,12 @@ __all__ = [
 ]
 
 
-#: The embedded engine evaluates a submission's definitions; it does not elaborate them as Lean
-#: would, so a section with a type error Lean reports may still compute the right values here.
+#: The embedded engine elaborates a submission before evaluating it, for the fragment it models;
+#: where it cannot tell what Lean would say the lower bound drops, but its elaborator is not Lean's.
 EMBEDDED_CAVEAT = (
-    "embedded engine: submissions are evaluated, not elaborated by Lean; a section Lean would reject "
-    "(a type error, say) can still pass here, so final scores need --backend lean"
+    "embedded engine: submissions are elaborated by the engine's model of Lean (names, types, index "
+    "bounds, termination), not by Lean itself; what it cannot judge lowers the lower bound, and final "
+    "scores need --backend lean"
 )
 
 

@@ -346,6 +346,14 @@ class Do(Node):
 
 
 @dataclass(slots=True, eq=False)
+class OpenTerm(Node):
+    """``open A B in e``: ``e`` with the namespaces opened (``Lean.Elab.BuiltinNotation``)."""
+
+    names: list[str]
+    term: Term
+
+
+@dataclass(slots=True, eq=False)
 class Show(Node):
     type: Term
     term: Term

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from veriscale.backends.embedded import ast as A
-from veriscale.backends.embedded.resolve import FileScopes, ScopeState
+from veriscale.backends.embedded.resolve import FileScopes, OpenDecl, ScopeState, aux_locals, resolve_name
 from veriscale.lean_types import LeanType
 
 
@@ -122,3 +122,27 @@ class Env:
             if inst.class_name == class_name and inst.type_name == type_name:
                 return inst
         return None
+
+
+def resolve_in(env: Env, udef: UserDef, name: str, extra_opens: tuple[str, ...] = ()) -> list[str] | None:
+    """The global declarations ``name`` denotes inside ``udef`` (Lean's rules, :mod:`.resolve`),
+    without field access: several are ambiguous, none unknown. ``extra_opens`` are the namespaces
+    an enclosing ``open … in`` term adds. ``None`` when ``udef`` carries no scope."""
+    scopes = env.scopes
+    if udef.scope is None or scopes is None:
+        return None
+    decls = scopes.declarations
+    scope = udef.scope
+    if extra_opens:
+        scope = ScopeState(scope.namespace, scope.open_decls + tuple(OpenDecl.simple(n) for n in extra_opens),
+                           scope.position)
+    decl = decls.lookup(udef.name)
+    locals_ = aux_locals(decl, decls) if decl is not None else []
+    out: list[str] = []
+    for cand in resolve_name(name, locals_, scope, decls):
+        if cand.fields:
+            continue
+        full = cand.local.full_name if cand.local is not None else cand.name
+        if full and full not in out:
+            out.append(full)
+    return out

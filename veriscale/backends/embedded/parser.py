@@ -445,6 +445,16 @@ class Parser:
                 return self.lift_action(t, self.term()), MIN_PREC
         if k == KEYWORD:
             v = t.value
+            if v == "open":
+                # `open A B in e` as a term (`Lean.Parser.Term.open`): the namespaces are open in `e`
+                self.advance()
+                names: list[str] = []
+                while self.tok.kind == IDENT:
+                    names.append(str(self.advance().value))
+                if not names or not self.at_kw("in"):
+                    raise self.error(f"expected namespaces and 'in' after 'open', found {self.tok.describe()}")
+                self.advance()
+                return A.OpenTerm(t.line, t.col, names, self.term()), 0
             if v == "fun":
                 self.advance()
                 return self.fun_rest(t), MAX_PREC

@@ -96,12 +96,16 @@ class CallsMixin:
                 base = self._method(node, base, t, f, args if last else [], sc, expected if last else None)
                 t = self._field_type(t, f, args if last else [], sc)
             return base
-        if self.resolved_names(name, sc):
+        resolved = self.resolved_names(name, sc)
+        if resolved:
             # a declaration of the file that Lean's resolution picks (`Cheat.False` inside
             # `namespace Cheat`) comes before the engine's own handling of core names
             d = self.find_def(name, sc)
             if d is not None:
                 return self._call_def(node, d, args, sc, expected)
+            if len(resolved) == 1 and resolved[0] != name:
+                name = resolved[0]  # `succ` under `open Nat` is `Nat.succ`
+                parts = name.split(".")
         special = self._special(node, name, args, sc, expected)
         if special is not None:
             return special

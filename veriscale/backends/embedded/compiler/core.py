@@ -31,9 +31,8 @@ from veriscale.backends.embedded.compiler.support import (
     tail_apps,
     unsupported,
 )
-from veriscale.backends.embedded.env import Env, UserDef
+from veriscale.backends.embedded.env import Env, UserDef, resolve_in
 from veriscale.backends.embedded.registry import Builtin
-from veriscale.backends.embedded.resolve import aux_locals, resolve_name
 from veriscale.backends.embedded.runtime_support import (
     PROOF,
     Budget,
@@ -75,7 +74,9 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         self._rec_lambdas: dict[int, int] = {}
         self._defs_running: dict[str, Callable[..., Any]] = {}
         self._method_cache: dict[tuple[str, str], Any] = {}
-        self._resolution_cache: dict[tuple[str, str], list[str]] = {}
+        self._resolution_cache: dict[tuple[str, str, tuple[str, ...]], list[str] | None] = {}
+        self._open_terms: tuple[str, ...] = ()
+        """Namespaces opened by enclosing ``open … in`` terms."""
 
     # -- user definitions -----------------------------------------------------------------
     def def_function(self, d: UserDef) -> Callable[..., Any]:
@@ -246,29 +247,23 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
 
     # -- name resolution --------------------------------------------------------------------
     def resolved_names(self, name: str, sc: Scope | None) -> list[str] | None:
-        """What ``name`` denotes where ``sc`` is, by Lean's rules (:mod:`..resolve`): the global
-        declarations it resolves to without field access (several: ambiguous). ``None`` when the
-        definition being compiled has no scope information (then the older lookup applies)."""
+        """What ``name`` denotes where ``sc`` is, by Lean's rules (:func:`..env.resolve_in`); ``None``
+        when the definition being compiled has no scope information (the older lookup applies)."""
         udef = sc.ctx.udef if sc is not None else None
-        scopes = self.env.scopes
-        if udef is None or udef.scope is None or scopes is None:
+        if udef is None:
             return None
-        key = (udef.name, name)
-        cached = self._resolution_cache.get(key)
-        if cached is not None:
-            return cached
-        decls = scopes.declarations
-        decl = decls.lookup(udef.name)
-        locals_ = aux_locals(decl, decls) if decl is not None else []
-        out: list[str] = []
-        for cand in resolve_name(name, locals_, udef.scope, decls):
-            if cand.fields:
-                continue
-            full = cand.local.full_name if cand.local is not None else cand.name
-            if full and full not in out:
-                out.append(full)
-        self._resolution_cache[key] = out
-        return out
+        key = (udef.name, name, self._open_terms)
+        if key not in self._resolution_cache:
+            self._resolution_cache[key] = resolve_in(self.env, udef, name, self._open_terms)
+        return self._resolution_cache[key]
+
+    def c_OpenTerm(self, node: A.OpenTerm, sc: Scope, expected: LeanType | None) -> Closure:
+        saved = self._open_terms
+        self._open_terms = saved + tuple(node.names)
+        try:
+            return self.compile(node.term, sc, expected)
+        finally:
+            self._open_terms = saved
 
     def find_def(self, name: str, sc: Scope | None) -> UserDef | None:
         names = self.resolved_names(name, sc)

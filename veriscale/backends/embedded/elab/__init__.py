@@ -36,7 +36,7 @@ from veriscale.backends.embedded.elab.types import (
     zonk,
 )
 from veriscale.backends.embedded.elab.typeterms import TypeReader
-from veriscale.backends.embedded.env import UserDef
+from veriscale.backends.embedded.env import UserDef, resolve_in
 from veriscale.backends.embedded.statics import TVar
 from veriscale.lean_types import FunType, LeanType, NamedType, ProdType, substitute
 
@@ -54,6 +54,7 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
         self.has_mathlib = program.env.has_mathlib
         self.current: UserDef | None = None
         self.aux_root: str | None = None
+        self.open_terms: tuple[str, ...] = ()
         self.parent_of: dict[int, UserDef] = {}
         for d in self.env.defs.values():
             for helper in d.cmd.where:
@@ -112,22 +113,45 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
         return None
 
     def lookup_global(self, name: str, ctx: Ctx, qualified: bool = False) -> Sig | None:  # type: ignore[override]
-        d = self._find_def(name, qualified)
+        """The signature of the constant ``name`` denotes: resolved by Lean's rules in the current
+        definition's scope (the compiler resolves the same way), or taken as a full name for field
+        notation (``qualified``: ``List.foldl`` found from a receiver's type)."""
+        if not qualified and self.current is not None:
+            names = resolve_in(self.env, self.current, name, self.open_terms)
+            if names is not None:
+                if len(names) > 1:
+                    self.gap(None, f"`{name}` is ambiguous: {', '.join(names)}", "ambiguous")
+                    return None
+                if names:
+                    return self._sig_of(names[0])
+                return _core_sig(name) if "." not in name else None
+        return self._sig_of(name) or (self._legacy_lookup(name) if not qualified else None)
+
+    def _sig_of(self, full: str) -> Sig | None:
+        d = self.env.defs.get(full)
         if d is not None:
             return self.def_sig(d)
-        sig = self._type_decl_sig(name)
-        if sig is not None:
-            return sig
-        sig = builtin_sig(name) or _core_sig(name)
-        if sig is not None:
-            return sig
-        if not qualified:
-            opens = list(self.env.opens) + list(self.current.opens if self.current is not None else ())
-            for o in opens:
-                sig = builtin_sig(f"{o}.{name}")
-                if sig is not None:
-                    return sig
+        return self._type_decl_sig(full) or builtin_sig(full) or _core_sig(full)
+
+    def _legacy_lookup(self, name: str) -> Sig | None:
+        """Before scopes: namespace walk and the file's opens (definitions without scope data)."""
+        d = self._find_def(name)
+        if d is not None:
+            return self.def_sig(d)
+        opens = list(self.env.opens) + list(self.current.opens if self.current is not None else ())
+        for o in opens:
+            sig = builtin_sig(f"{o}.{name}")
+            if sig is not None:
+                return sig
         return None
+
+    def e_OpenTerm(self, node: A.OpenTerm, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        saved = self.open_terms
+        self.open_terms = saved + tuple(node.names)
+        try:
+            return self.elab(node.term, ctx, expected)
+        finally:
+            self.open_terms = saved
 
     def _type_decl_sig(self, name: str) -> Sig | None:
         """Constructors and field accessors of the task's structures and inductives."""
