@@ -527,16 +527,16 @@ def score_group(
     plan = plan_metrics(view, metrics)
 
     notes: list[str] = []
+    rejected, undecided = elaboration_problems(task, copy, tuple(sections), backend)
+    if rejected:
+        return _finish(_all_fail(task.id, group, [f"{m}: error: {r}" for m in metrics for r in rejected[:3]]),
+                       started)
     if backend.name == "embedded":
         definite, doubtful = embedded_reading_problems(task, copy)
         if definite:
             return _finish(_all_fail(task.id, group, [f"{m}: error: {d}" for m in metrics for d in definite[:3]]),
                            started)
         notes = doubtful
-    rejected, undecided = elaboration_problems(task, copy, tuple(sections), backend)
-    if rejected:
-        return _finish(_all_fail(task.id, group, [f"{m}: error: {r}" for m in metrics for r in rejected[:3]]),
-                       started)
     notes = notes + undecided[:3]
     for state in plan.states:
         if notes:

@@ -263,6 +263,11 @@ def _has_small_model(reader: Reader, negated: Linear, alternatives: Alternatives
         return False
     for atom in base_atoms:
         name = atom[4:-1] if atom.startswith("len(") else atom
+        if atom.startswith("len("):
+            # `s.toList.length` of a free `s` can be any length, like `xs.size` of a free `xs`
+            parts = name.split(".")
+            if all(p in ("toList", "toArray") for p in parts[1:]):
+                name = parts[0]
         if not (name.isidentifier() and free(name)) or name in unread_names:
             return False
     import itertools

@@ -15,6 +15,7 @@ from typing import Literal
 import veriscale.backends.embedded.builtins  # noqa: F401  (registers the builtins)
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.builtins import OPTIONAL_ARGS, PROOF_PARAMS
+from veriscale.backends.embedded.core_names import lean_has
 from veriscale.backends.embedded.elab.context import Ctx, ProofType
 from veriscale.backends.embedded.elab.core import ElabCore, list_of, option_of
 from veriscale.backends.embedded.elab.types import (
@@ -32,6 +33,7 @@ from veriscale.backends.embedded.elab.types import (
     zonk,
 )
 from veriscale.backends.embedded.registry import BUILTINS
+from veriscale.backends.embedded.resolve import MATHLIB_NAMES
 from veriscale.backends.embedded.statics import TVar, signature
 from veriscale.lean_types import FunType, LeanType, NamedType, ProdType, PropType
 
@@ -111,6 +113,10 @@ _CORE_CONSTANTS: dict[str, str] = {
     "Array.mk": "List α → Array α",
     "List.toArray": "List α → Array α",
 }
+_UNCERTAIN_NAMES = frozenset({"List.enum", "List.iota", "Int.mod", "Nat.binaryRec", "Float.toRatParts",
+                              "List.enumFrom", "Array.enum"})
+"""Names whose presence in v4.24 could not be confirmed (deprecations): never claimed absent."""
+
 _CORE_FIRST = frozenset({"Id.run"})
 """Constants whose Lean type the registry's evaluation signature does not state (``Id.run`` is
 evaluated as the identity, but its parameter is an ``Id α``: that is what gives ``do`` its monad)."""
@@ -286,6 +292,9 @@ class CallsMixin(ElabCore):
         for a in arg_nodes:
             if not isinstance(a, A.NamedArg):
                 self.elab(a, ctx, None)
+        if "." in name and self.surely_absent(name) and ctx.lookup(name.split(".")[0]) is None:
+            self.error(node, f"unknown identifier '{name}'", "unknown-constant")
+            return GAP
         return self.gap(node, f"the engine does not know the constant `{name}`", "unknown-constant")
 
     def fields(self, node: A.Node, base_node: A.Node, base: LeanType, names: list[str], arg_nodes: list[A.Node],
@@ -330,6 +339,10 @@ class CallsMixin(ElabCore):
             for a in arg_nodes:
                 if not isinstance(a, A.NamedArg):
                     self.elab(a, ctx, None)
+            if self.surely_absent(f"{h}.{field}"):
+                self.error(node, f"invalid field '{field}', the environment does not contain '{h}.{field}'",
+                           "unknown-constant")
+                return GAP
             return self.gap(node, f"the engine does not know `{h}.{field}`", "unknown-constant")
         sig = self.instantiate_sig(sig)
         index = self.self_position(sig, h)
@@ -348,6 +361,16 @@ class CallsMixin(ElabCore):
         unify(out, result)
         return True
 
+    def surely_absent(self, name: str) -> bool:
+        """Lean v4.24 core has no declaration ``name`` (:mod:`..core_names`), and no import could
+        add one (no Mathlib; the file itself declares nothing by that name)."""
+        if getattr(self, "has_mathlib", False) or name in _UNCERTAIN_NAMES:
+            return False
+        env = getattr(self, "env", None)
+        if env is not None and (name in env.defs or name in env.ctors):
+            return False
+        return lean_has(name) is False
+
     def self_position(self, sig: Sig, h: str) -> int | None:
         """Lean's generalized field notation: the first explicit parameter whose type's head is
         the namespace (``Lean.Elab.App``, ``addLValArg``)."""
@@ -357,6 +380,8 @@ class CallsMixin(ElabCore):
         return None
 
     def lookup_method(self, h: str, field: str, ctx: Ctx) -> Sig | None:
+        if f"{h}.{field}" in MATHLIB_NAMES and not getattr(self, "has_mathlib", False):
+            return None  # a Mathlib declaration the engine implements, absent without Mathlib
         sig = self.lookup_global(f"{h}.{field}", ctx, qualified=True)  # type: ignore[call-arg]
         if sig is None and h == "Subarray":
             sig = self.lookup_global(f"Std.Slice.{field}", ctx, qualified=True)  # type: ignore[call-arg]
