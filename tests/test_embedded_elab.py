@@ -18,7 +18,7 @@ from veriscale.backends.embedded.program import Program
 
 
 def _report(src: str):  # type: ignore[no-untyped-def]
-    return elaborate(Program(src))
+    return elaborate(Program(src).env)
 
 
 def errors(src: str) -> list[str]:

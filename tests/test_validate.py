@@ -175,3 +175,19 @@ def test_known_storage_defects_are_recognised_with_evidence() -> None:
     assert _explain_stored_defect("a_b", mangled, char_view)[0] == "whitespace-char-input"  # type: ignore[index,arg-type]
     plain = TestCase(input={"s": "a b", "c": "x"}, expected="a b", unexpected=[])
     assert _explain_stored_defect("a_b", plain, char_view) is None  # type: ignore[arg-type]
+
+
+def test_the_embedded_engine_elaborates_each_task_file_and_reports_what_lean_would_reject() -> None:
+    """`validate` elaborates the task file: the shipped example elaborates cleanly, and a file
+    whose code Lean would reject (a plain `let` reassigned in `do`) is reported with its place."""
+    from veriscale.backends.embedded.backend import EmbeddedBackend
+
+    task = _task()
+    clean = validate_task(task, EmbeddedBackend())
+    assert clean.elaborated and clean.elaboration_errors == [] and clean.elaboration_gaps == 0
+    broken = task.with_sections(code=task.section("code").replace("let mut best", "let best"))
+    result = validate_task(broken, EmbeddedBackend())
+    assert len(result.elaboration_errors) >= 1 and "cannot be mutated" in result.elaboration_errors[0]
+    report = summarize("mini", "embedded", [clean, result], 1.0, [])
+    assert report.elaborated == 2 and report.elaboration_errors == len(result.elaboration_errors)
+    assert "elaboration error:" in format_report(report) and "elaboration: 2 task files" in format_report(report)

@@ -81,6 +81,13 @@ class TaskValidation(BaseModel):
     defects: list[Defect] = Field(default_factory=list)
     error: str | None = None
     seconds: float = 0.0
+    elaboration_errors: list[str] = Field(default_factory=list)
+    """Where the engine's elaborator says Lean rejects the task file (its ground truth compiles
+    under Lean, so each one is a defect of the elaborator, or of the file)."""
+    elaboration_gaps: int = 0
+    """Places of the task file the elaborator cannot judge."""
+    elaborated: bool = False
+    """The engine read the task file with an elaborator of its own (``Backend.diagnose``)."""
 
     @property
     def checks(self) -> int:
@@ -98,6 +105,10 @@ class ValidationReport(BaseModel):
     seconds: float
     checks_per_second: float
     load_failures: list[str]
+    elaboration_errors: int = 0
+    elaboration_gaps: int = 0
+    elaborated: int = 0
+    """Task files the engine elaborated (engines without an elaborator of their own: 0)."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -144,6 +155,11 @@ def validate_task(task: Task, backend: Backend) -> TaskValidation:
     backend.start_unit()
     started = time.perf_counter()
     result = TaskValidation(task=task.id, status="full")
+    diagnostics = backend.diagnose(task)
+    if diagnostics is not None:
+        result.elaborated = True
+        result.elaboration_errors = [f"{d.line}:{d.col}: {d.message}" for d in diagnostics if d.kind == "error"]
+        result.elaboration_gaps = sum(1 for d in diagnostics if d.kind == "gap")
     try:
         view = typed_view(task)
     except TypedTaskError as exc:
@@ -366,6 +382,9 @@ def summarize(
         seconds=round(seconds, 2),
         checks_per_second=round(checks / seconds, 1) if seconds > 0 else 0.0,
         load_failures=load_failures,
+        elaboration_errors=sum(len(r.elaboration_errors) for r in results),
+        elaboration_gaps=sum(r.elaboration_gaps for r in results),
+        elaborated=sum(1 for r in results if r.elaborated),
     )
 
 
@@ -376,7 +395,7 @@ def format_report(report: ValidationReport, *, verbose: bool = False) -> str:
     header = f"{'task':<{width}}  {'status':<11}" + "".join(f"{short[k]:>16}" for k in ALL_KINDS)
     lines = [header, " " * (width + 13) + "".join(f"{'ok/bad/unk':>16}" for _ in ALL_KINDS)]
     for r in report.tasks:
-        if not verbose and r.status == "full" and not r.disagreements and not r.defects:
+        if not verbose and r.status == "full" and not r.disagreements and not r.defects and not r.elaboration_errors:
             continue
         cells = "".join(
             f"{f'{c.agree}/{c.disagree}/{c.unknown}':>16}" for c in (r.counts[k] for k in ALL_KINDS)
@@ -387,6 +406,8 @@ def format_report(report: ValidationReport, *, verbose: bool = False) -> str:
             lines.append(f"{'':<{width}}    unknown: {top[:140]}")
         if r.error:
             lines.append(f"{'':<{width}}    error: {r.error[:140]}")
+        for message in r.elaboration_errors[:3]:
+            lines.append(f"{'':<{width}}    elaboration error: {message[:140]}")
     cells = "".join(
         f"{f'{c.agree}/{c.disagree}/{c.unknown}':>16}" for c in (report.totals[k] for k in ALL_KINDS)
     )
@@ -400,6 +421,10 @@ def format_report(report: ValidationReport, *, verbose: bool = False) -> str:
     )
     if report.defect_counts:
         lines.append("data defects: " + ", ".join(f"{v} {k}" for k, v in report.defect_counts.items()))
+    if report.elaborated:
+        files_with_gaps = sum(1 for r in report.tasks if r.elaboration_gaps)
+        lines.append(f"elaboration: {report.elaborated} task files, {report.elaboration_errors} errors, "
+                     f"{report.elaboration_gaps} places the engine cannot judge (in {files_with_gaps} files)")
     lines.append(
         f"{report.checks} checks in {report.seconds:.1f} s = {report.checks_per_second:.0f} checks/s "
         f"(engine: {report.engine})"

@@ -50,7 +50,7 @@ class Program:
         if self._elaboration is None:
             from veriscale.backends.embedded.elab import elaborate
 
-            self._elaboration = elaborate(self)
+            self._elaboration = elaborate(self.env)
         return self._elaboration
 
     # -- indexing ---------------------------------------------------------------------------

@@ -12,8 +12,6 @@ cannot tell. The phases: :mod:`.types` (types, metavariables, unification), :mod
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.binding import BindingMixin
 from veriscale.backends.embedded.elab.calls import CallsMixin, Param, Sig, _core_sig, builtin_sig
@@ -36,22 +34,18 @@ from veriscale.backends.embedded.elab.types import (
     zonk,
 )
 from veriscale.backends.embedded.elab.typeterms import TypeReader
-from veriscale.backends.embedded.env import UserDef, resolve_in
+from veriscale.backends.embedded.env import Env, UserDef, resolve_in
 from veriscale.backends.embedded.statics import TVar
 from veriscale.lean_types import FunType, LeanType, NamedType, ProdType, substitute
-
-if TYPE_CHECKING:
-    from veriscale.backends.embedded.program import Program
 
 _GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψω")
 
 
 class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, BindingMixin, OpsMixin, CallsMixin):
-    def __init__(self, program: Program) -> None:
+    def __init__(self, env: Env) -> None:
         super().__init__()
-        self.program = program
-        self.env = program.env
-        self.has_mathlib = program.env.has_mathlib
+        self.env = env
+        self.has_mathlib = env.has_mathlib
         self.current: UserDef | None = None
         self.aux_root: str | None = None
         self.open_terms: tuple[str, ...] = ()
@@ -381,11 +375,11 @@ def _greek_names(cmd: A.DefCmd) -> set[str]:
     return {c for c in text if c in _GREEK}
 
 
-def elaborate(program: Program) -> Report:
-    """Elaborate every definition of ``program`` (theorems and instances excepted)."""
-    elab = Elaborator(program)
+def elaborate(env: Env) -> Report:
+    """Elaborate every definition of a program's environment (theorems and instances excepted)."""
+    elab = Elaborator(env)
     report = Report()
-    for d in program.env.defs.values():
+    for d in env.defs.values():
         report.declarations += 1
         try:
             elab.elaborate_def(d)
@@ -394,7 +388,7 @@ def elaborate(program: Program) -> Report:
         except Exception as exc:  # noqa: BLE001 - an elaborator defect is a gap, never a pass or a crash
             elab.gap(d.cmd, f"the elaborator failed on this definition: {type(exc).__name__}: {exc}",
                      "elaborator-failure")
-    scopes = program.env.scopes
+    scopes = env.scopes
     for sd in scopes.diagnostics if scopes is not None else []:
         # Lean's scope and declaration errors (`end` mismatch, a name declared twice or already in
         # Lean): certain ones are errors, the others mean the engine cannot tell
