@@ -21,7 +21,7 @@ import math
 from collections.abc import Callable
 from typing import Any
 
-from veriscale.backends.embedded.builtins import numbers as _numbers
+import veriscale.backends.embedded.builtins.numbers as _numbers  # the submodule, not the package: no import cycle
 from veriscale.backends.embedded.builtins._core import FIXED_WIDTH_BY_NAME
 from veriscale.backends.embedded.registry import builtin
 from veriscale.runtime import Unsupported

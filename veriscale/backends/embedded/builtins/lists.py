@@ -29,7 +29,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from veriscale.backends.embedded.builtins import floats as _floats  # noqa: F401  (Float arithmetic)
+import veriscale.backends.embedded.builtins.floats as _floats  # noqa: F401  (registers Float arithmetic)
 from veriscale.backends.embedded.builtins._core import (
     check_size,
     default_of_type,
