@@ -295,33 +295,57 @@ def _find_entry(program: Program, def_name: str) -> UserDef:
     return d
 
 
+class _EntryPlan:
+    """What calling a top-level definition with named arguments takes, worked out once per
+    program and definition (the definition's types do not change between checks)."""
+
+    __slots__ = ("fn", "params", "ret", "int_coercer", "array_ret", "int_ret")
+
+    def __init__(self, program: Program, def_name: str) -> None:
+        comp = program.compiler
+        d = _find_entry(program, def_name)
+        ptypes, ret = comp.def_types(d)
+        self.params = [(n, t) for (n, b), t in zip(explicit_params(d), ptypes)
+                       if not is_proof_binder(b, program.env, d.namespace)]
+        self.fn = comp.def_function(d)
+        self.ret = ret
+        self.array_ret = ret is not None and getattr(ret, "name", None) == "Array"
+        self.int_coercer = ret is not None and _needs_int(ret)
+        self.int_ret = ret is not None and str(ret) == "Int"
+
+
+def _entry_plan(program: Program, def_name: str) -> _EntryPlan:
+    plans: dict[str, _EntryPlan] = program.__dict__.setdefault("_entry_plans", {})
+    plan = plans.get(def_name)
+    if plan is None:
+        plan = plans[def_name] = _EntryPlan(program, def_name)
+    return plan
+
+
 def call_entry(program: Program, def_name: str, args: dict[str, Any], output: Any, with_output: bool = False) -> Any:
     """Call a top-level definition with named arguments (proof parameters are skipped)."""
-    comp = program.compiler
-    d = _find_entry(program, def_name)
-    params = explicit_params(d)
-    ptypes, ret = comp.def_types(d)
+    plan = _entry_plan(program, def_name)
     values: list[Any] = []
-    real = [(n, b, t) for (n, b), t in zip(params, ptypes) if not is_proof_binder(b, program.env, d.namespace)]
-    for i, (pname, _b, pty) in enumerate(real):
+    last = len(plan.params) - 1
+    for i, (pname, pty) in enumerate(plan.params):
         if pname in args:
             v = args[pname]
-        elif with_output and i == len(real) - 1:
+        elif with_output and i == last:
             v = output
         else:
             raise Unsupported(f"argument {pname} of {def_name}", "not supplied")
         if isinstance(v, LeanSource):
-            v = compile_source(comp, v.text, pty)
+            v = compile_source(program.compiler, v.text, pty)
         values.append(v)
-    fn = comp.def_function(d)
-    result = fn(*values)
-    if isinstance(result, LeanSubarray) and ret is not None and getattr(ret, "name", None) == "Array":
+    result = plan.fn(*values)
+    ret = plan.ret
+    if plan.array_ret and isinstance(result, LeanSubarray):
         # a `Subarray` returned where `Array` is declared went through Lean's
         # `Coe (Subarray α) (Array α)` coercion, `Array.ofSubarray`
         result = Arr(result.items())
-    if ret is not None and _needs_int(ret):
+    if plan.int_coercer:
         result = _coercer(lambda fr: result, ret)([])
-    if isinstance(result, Nat) and ret is not None and str(ret) == "Int":
+    if plan.int_ret and isinstance(result, Nat):
         result = int(result)
     return result
 
