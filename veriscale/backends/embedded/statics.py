@@ -271,12 +271,12 @@ def coerce_value(value: Any, ty: LeanType | None) -> Any:
             return value
         if name == "List" and ty.args and isinstance(value, tuple) and not isinstance(value, Arr):
             inner = ty.args[0]
-            if _needs_deep(inner):
+            if _needs_deep(inner) and not _all_plain_ints(value, inner):
                 return tuple(coerce_value(v, inner) for v in value)
             return value
         if name == "Array" and ty.args and isinstance(value, Arr):
             inner = ty.args[0]
-            if _needs_deep(inner):
+            if _needs_deep(inner) and not _all_plain_ints(value, inner):
                 return Arr(coerce_value(v, inner) for v in value)
             return value
         if name == "Option" and ty.args:
@@ -288,6 +288,13 @@ def coerce_value(value: Any, ty: LeanType | None) -> Any:
     if isinstance(ty, ProdType) and isinstance(value, Pair):
         return Pair(coerce_value(value.fst, ty.fst), coerce_value(value.snd, ty.snd))
     return value
+
+
+def _all_plain_ints(values: Any, inner: LeanType) -> bool:
+    """Every element is already a plain ``int`` where ``Int`` is wanted: nothing to convert
+    (checked at C speed; a function returning ``List Int`` re-coerces its result at every return)."""
+    return isinstance(inner, NamedType) and inner.name == "Int" and not inner.args and (
+        not values or set(map(type, values)) == {int})
 
 
 def _needs_deep(ty: LeanType) -> bool:
