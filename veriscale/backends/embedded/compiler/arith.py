@@ -380,6 +380,10 @@ class ArithMixin:
                         a = _some_of(a)
                     if rty != m:
                         b = _some_of(b)
+            if (lty is not None and lty == rty and head(lty) in ("Nat", "Int")
+                    and not self._user_instance_types(op)):
+                # both sides statically integers: Lean's order and equality are Python's
+                return _integer_rel(op, a, b, node)
         else:
             a, b = self._tree_closure([lt, rt], leaves, sc, None, node)
         overridden = self._user_instance_types(op)
@@ -508,6 +512,22 @@ def _refuse_user_instance(c: Closure, types: frozenset[str], op: str, node: A.No
         return value
 
     return guarded
+
+
+def _integer_rel(op: str, a: Closure, b: Closure, node: A.Node) -> Closure:
+    if op == "<":
+        return lambda fr: a(fr) < b(fr)
+    if op == ">":
+        return lambda fr: a(fr) > b(fr)
+    if op == "≤":
+        return lambda fr: a(fr) <= b(fr)
+    if op == "≥":
+        return lambda fr: a(fr) >= b(fr)
+    if op in ("=", "=="):
+        return lambda fr: a(fr) == b(fr)
+    if op in ("≠", "!="):
+        return lambda fr: a(fr) != b(fr)
+    return _rel(op, a, b, node)
 
 
 def _rel(op: str, a: Closure, b: Closure, node: A.Node) -> Closure:
