@@ -16,6 +16,7 @@ from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.binding import BindingMixin
 from veriscale.backends.embedded.elab.calls import CallsMixin, Param, Sig, _core_sig, builtin_sig
 from veriscale.backends.embedded.elab.context import Ctx, Diagnostic, ProofType, Report
+from veriscale.backends.embedded.elab.core import ElabBudgetExceeded
 from veriscale.backends.embedded.elab.dos import DoMixin
 from veriscale.backends.embedded.elab.getelem import GetElemMixin
 from veriscale.backends.embedded.elab.ops import OpsMixin
@@ -385,6 +386,9 @@ def elaborate(env: Env) -> Report:
             elab.elaborate_def(d)
         except RecursionError:
             elab.gap(d.cmd, "the definition is nested too deeply for the elaborator")
+        except ElabBudgetExceeded as exc:
+            elab.gap(d.cmd, f"the elaborator's budget ran out: {exc}", "elaborator-budget")
+            break
         except Exception as exc:  # noqa: BLE001 - an elaborator defect is a gap, never a pass or a crash
             elab.gap(d.cmd, f"the elaborator failed on this definition: {type(exc).__name__}: {exc}",
                      "elaborator-failure")

@@ -44,6 +44,15 @@ class Abort(Exception):
     """Stop elaborating the current declaration (after an error Lean would also stop at)."""
 
 
+class ElabBudgetExceeded(Exception):
+    """The file is too large or too deep for the elaborator's deterministic budget."""
+
+
+ELAB_STEPS_PER_FILE = 400_000
+"""Terms elaborated per file before the elaborator gives up (a gap, never a pass): a hostile
+submission must not make scoring slow. Verina's task files take at most about 300."""
+
+
 def list_of(t: LeanType) -> LeanType:
     return NamedType("List", (t,))
 
@@ -64,6 +73,7 @@ class ElabCore:
         self.store = MVarStore()
         self.diagnostics: list[Diagnostic] = []
         self.decl_name = ""
+        self.steps = 0
         self.postponed: list[Callable[[], None]] = []
         self.resumes: list[Callable[[], bool]] = []
         """Postponed elaboration problems: each returns ``False`` while it still cannot run."""
@@ -105,6 +115,9 @@ class ElabCore:
 
     # -- dispatch -------------------------------------------------------------------------------
     def elab(self, node: A.Node, ctx: Ctx, expected: LeanType | None = None) -> LeanType:
+        self.steps += 1
+        if self.steps > ELAB_STEPS_PER_FILE:
+            raise ElabBudgetExceeded(f"more than {ELAB_STEPS_PER_FILE} terms to elaborate")
         method = self._dispatch.get(type(node))
         if method is None:
             return self.gap(node, f"the elaborator does not model `{type(node).__name__}`")
