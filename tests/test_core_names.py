@@ -105,7 +105,7 @@ def _field_notation_targets(text: str) -> set[str]:
     program = Program(text)
     Elaborator.lookup_method = record  # type: ignore[method-assign]
     try:
-        elaborate(program)
+        elaborate(program.env)
     finally:
         Elaborator.lookup_method = original  # type: ignore[method-assign]
     own = set(program.env.defs) | set(program.env.structs)
