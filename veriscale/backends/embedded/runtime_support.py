@@ -19,7 +19,10 @@ class Budget:
     """Per-check limits: a deterministic count of evaluation steps, and a CPU-time backstop.
 
     A *step* is one user function or closure application, one iteration of a ``for``/``while``/
-    ``repeat`` loop or of a bounded quantifier, one candidate of a witness search. The count does
+    ``repeat`` loop or of a bounded quantifier, one candidate of a witness search, one memoised
+    call found in :attr:`memo`; work done at C speed in place of many steps is charged at once
+    (:meth:`charge`: a member of an enumerated list of sublists, a cell of the dynamic programme
+    that answers for them, :mod:`.builtins.sublists`). The count does
     not depend on the machine or its load, so a check that runs out of steps does so on every run;
     the backstop, in CPU seconds of the evaluating thread (so that a busy machine does not trigger
     it), is a much larger safety net for work that is not counted (a builtin doing a lot of
@@ -29,12 +32,15 @@ class Budget:
     costs one decrement and one comparison. ``spent`` holds the steps of the finished grants, and
     the current grant has ``grant - tick`` used, which :meth:`used` adds up exactly."""
 
-    __slots__ = ("tick", "grant", "spent", "deadline", "period", "max_steps", "timeout")
+    __slots__ = ("tick", "grant", "spent", "deadline", "period", "max_steps", "timeout", "memo")
 
     def __init__(self, max_steps: int = 20_000_000, timeout: float = 30.0, period: int = 4096) -> None:
         self.period = period
         self.max_steps = max_steps
         self.timeout = timeout
+        #: the check's memoised pure calls (:mod:`.memo`); emptied with the budget, so a check's
+        #: steps do not depend on the checks before it
+        self.memo: dict[Any, Any] = {}
         self.reset()
 
     def reset(self, max_steps: int | None = None, timeout: float | None = None) -> None:
@@ -43,9 +49,16 @@ class Budget:
         if timeout is not None:
             self.timeout = timeout
         self.spent = 0
+        self.memo.clear()
         self.grant = min(self.period, self.max_steps)
         self.tick = self.grant
         self.deadline = time.thread_time() + self.timeout
+
+    def charge(self, steps: int) -> None:
+        """Charge ``steps`` at once: work done at C speed that stands for that many steps."""
+        self.tick -= steps
+        if self.tick < 0:
+            self.refill()
 
     def used(self) -> int:
         """Steps charged since the last :meth:`reset` (exact, not rounded to a period)."""
@@ -133,15 +146,23 @@ class Fn:
     """A Lean function value (closure): ``run(env, args)`` evaluates the body with ``arity`` args.
 
     Calling with fewer arguments gives a partial application, with more applies the result to the
-    rest (Lean functions are curried)."""
+    rest (Lean functions are curried).
 
-    __slots__ = ("arity", "run", "env", "name")
+    ``key_slots`` are the slots of ``env`` the body can read (its captured variables; ``None``:
+    not known), so that ``run`` and those values identify the function (:func:`.memo.fn_key`);
+    ``shape`` is what the compiler recognised the ``fun`` to compute, if anything
+    (:mod:`.builtins.sublists`)."""
 
-    def __init__(self, arity: int, run: Callable[[Any, tuple[Any, ...]], Any], env: Any, name: str = "fun") -> None:
+    __slots__ = ("arity", "run", "env", "name", "key_slots", "shape")
+
+    def __init__(self, arity: int, run: Callable[[Any, tuple[Any, ...]], Any], env: Any, name: str = "fun",
+                 key_slots: tuple[int, ...] | None = None, shape: Any = None) -> None:
         self.arity = arity
         self.run = run
         self.env = env
         self.name = name
+        self.key_slots = key_slots
+        self.shape = shape
 
     def __call__(self, *args: Any) -> Any:
         n = self.arity

@@ -22,6 +22,10 @@ Semantics worth knowing (each checked against the Lean source):
   ``[1, 2, 3] ↦ [[], [1], [2], [1, 2], [3], [1, 3], [2, 3], [1, 2, 3]]``.
 * ``xs[i]!`` out of range is ``default`` of the element type (``panic!`` returns ``default``);
   it is registered as ``List.getElem!`` (and ``xs[i]?`` as ``List.getElem?``).
+
+``map``, ``filter``, ``contains``/``elem``, ``all`` and ``any`` also take the symbolic list of
+all sublists (:class:`.sublists.SublistFamily`), which reaches them only where the compiler
+allowed it.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ from veriscale.backends.embedded.builtins.order import (
     lean_max,
     lean_min,
 )
+from veriscale.backends.embedded.builtins.sublists import SublistFamily
 from veriscale.backends.embedded.registry import alias, builtin
 from veriscale.runtime import NONE, Arr, Nat, Pair, Some, Unsupported
 
@@ -225,11 +230,15 @@ def list_foldr(f: Fn, init: Any, xs: tuple) -> Any:
 
 @builtin("List.map", "{α : Type u} {β : Type v} (f : α → β) (l : List α) : List β")
 def list_map(f: Fn, xs: tuple) -> tuple:
+    if type(xs) is SublistFamily:
+        return xs.map(f)
     return tuple(map(f, xs))
 
 
 @builtin("List.filter", "{α : Type u} (p : α → Bool) : (l : List α) → List α")
 def list_filter(p: Fn, xs: tuple) -> tuple:
+    if type(xs) is SublistFamily:
+        return xs.filter(p)
     return tuple(filter(p, xs))
 
 
@@ -485,6 +494,8 @@ def list_sublists(xs: tuple) -> tuple:
 
 @builtin("List.elem", "{α : Type u} [BEq α] (a : α) : (l : List α) → Bool")
 def list_elem(a: Any, xs: tuple) -> bool:
+    if type(xs) is SublistFamily:
+        return xs.contains(a)
     return beq_member(a, xs)
 
 
@@ -560,11 +571,15 @@ def list_lookup(a: Any, xs: tuple) -> Any:
 
 @builtin("List.any", "{α : Type u} : (l : List α) → (p : α → Bool) → Bool")
 def list_any(xs: tuple, p: Fn) -> bool:
+    if type(xs) is SublistFamily:
+        return xs.any(p)
     return any(p(x) for x in xs)
 
 
 @builtin("List.all", "{α : Type u} : List α → (α → Bool) → Bool")
 def list_all(xs: tuple, p: Fn) -> bool:
+    if type(xs) is SublistFamily:
+        return xs.all(p)
     return all(p(x) for x in xs)
 
 

@@ -240,20 +240,22 @@ class ArithMixin:
         comp = self
         exp_name = head(exp) if exp is not None else None
 
-        def build(t: Any) -> Callable[[list[Any], str], Any]:
+        # A dynamic tree evaluates each leaf once, before the type is decided (from the leaves'
+        # run-time types); the tree's closures `(fr, T, vals)` then read the leaf values `vals`.
+        def build(t: Any) -> Callable[[list[Any], str, list[Any]], Any]:
             kind = t[0]
             if kind == "num":
                 val = t[1]
 
-                def num(fr: list[Any], T: str, val: int = val) -> Any:
+                def num(fr: list[Any], T: str, vals: list[Any], val: int = val) -> Any:
                     return _numeral(val, T, node)
 
                 return num
             if kind in ("leaf", "coe"):
-                c = leaf_cs[t[1]]
+                i = t[1]
 
-                def leaf(fr: list[Any], T: str, c: Closure = c) -> Any:
-                    v = c(fr)
+                def leaf(fr: list[Any], T: str, vals: list[Any], i: int = i) -> Any:
+                    v = vals[i]
                     if T == "Int" and isinstance(v, Nat):
                         return int(v)
                     return v
@@ -263,11 +265,11 @@ class ArithMixin:
                 sub = build(t[1])
                 nnode = t[2]
 
-                def neg(fr: list[Any], T: str) -> Any:
+                def neg(fr: list[Any], T: str, vals: list[Any]) -> Any:
                     f = NEG.get(T)
                     if f is None:
                         raise unsupported(nnode, "negation", f"at type {T}")
-                    return f(sub(fr, T))
+                    return f(sub(fr, T, vals))
 
                 return neg
             if kind == "pow":
@@ -275,19 +277,19 @@ class ArithMixin:
                 expo = comp.compile(t[2], sc, None)
                 pnode = t[3]
 
-                def power(fr: list[Any], T: str) -> Any:
-                    return _power_at(base(fr, T), expo(fr), T, pnode)
+                def power(fr: list[Any], T: str, vals: list[Any]) -> Any:
+                    return _power_at(base(fr, T, vals), expo(fr), T, pnode)
 
                 return power
             op = t[1]
             lhs, rhs = build(t[2]), build(t[3])
             bnode = t[4]
 
-            def binop(fr: list[Any], T: str, op: str = op) -> Any:
+            def binop(fr: list[Any], T: str, vals: list[Any], op: str = op) -> Any:
                 f = ARITH.get((op, T))
                 if f is None:
                     raise unsupported(bnode, f"operator {op}", f"at type {T}")
-                return f(lhs(fr, T), rhs(fr, T))
+                return f(lhs(fr, T, vals), rhs(fr, T, vals))
 
             return binop
 
@@ -302,12 +304,13 @@ class ArithMixin:
         if unsure:
             unknown_leaf.append(-1)
 
-        def run_dynamic(fr: list[Any], b: Callable[[list[Any], str], Any]) -> Any:
+        def run_dynamic(fr: list[Any], b: Callable[[list[Any], str, list[Any]], Any]) -> Any:
+            vals = [c(fr) for c in leaf_cs]
             names = set()
-            for i, c in enumerate(leaf_cs):
+            for i, v in enumerate(vals):
                 if i in coe_idx:
                     continue
-                names.add(type_name_of(c(fr)))
+                names.add(type_name_of(v))
             if exp_name is not None:
                 names.add(exp_name)
             if len(names) == 0:
@@ -319,8 +322,8 @@ class ArithMixin:
             else:
                 raise unsupported(node, "arithmetic", f"mixed types {sorted(names)}")
             if T == "Nat" and unknown_leaf:
-                return _checked_nat(b, fr, node)
-            return b(fr, T)
+                return _checked_nat(b, fr, vals)
+            return b(fr, T, vals)
 
         return [lambda fr, b=b: run_dynamic(fr, b) for b in builders]
 
@@ -445,14 +448,14 @@ class _NatUnsure(Exception):
     pass
 
 
-def _checked_nat(b: Callable[[list[Any], str], Any], fr: list[Any], node: A.Node) -> Any:
+def _checked_nat(b: Callable[[list[Any], str, list[Any]], Any], fr: list[Any], vals: list[Any]) -> Any:
     """Compute in ``Nat`` but refuse when a subtraction truncates: one leaf's static type was
     unknown, so Lean may have computed in ``Int`` instead."""
     global _NAT_SUB_GUARD
     old = _NAT_SUB_GUARD[0]
     _NAT_SUB_GUARD[0] = True
     try:
-        return b(fr, "NatChecked")
+        return b(fr, "NatChecked", vals)
     finally:
         _NAT_SUB_GUARD[0] = old
 

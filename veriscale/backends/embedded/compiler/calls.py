@@ -30,6 +30,7 @@ from veriscale.backends.embedded.compiler.support import (
     unsupported,
 )
 from veriscale.backends.embedded.env import UserDef
+from veriscale.backends.embedded.memo import memoised_fold
 from veriscale.backends.embedded.registry import Builtin
 from veriscale.backends.embedded.runtime_support import PROOF, BuiltinFn, Fn, LeanRange, Partial, TailCall
 from veriscale.backends.embedded.statics import (
@@ -47,6 +48,9 @@ from veriscale.backends.embedded.statics import (
 )
 from veriscale.lean_types import FunType, LeanType, NamedType, ProdType
 from veriscale.runtime import NONE, Arr, Ctor, Nat, Pair, Some, Struct, Unsupported, _NoneType
+
+_MEMO_FOLDS = frozenset({"List.foldl", "Array.foldl"})
+"""Folds whose calls are memoised (:func:`..memo.memoised_fold`)."""
 
 
 class CallsMixin:
@@ -349,6 +353,8 @@ class CallsMixin:
         need = b.arity - OPTIONAL_ARGS.get(b.name, 0)
         fn = b.fn
         typed = b.typed
+        if b.name in _MEMO_FOLDS and len(cs) == 3 and not implicit:
+            fn = memoised_fold(fn, self.budget, b.name)
         if implicit:
             if len(cs) < need or len(cs) > b.arity:
                 raise unsupported(node, f"{b.name} with named implicit arguments", "partial or over-application")
@@ -571,6 +577,11 @@ class CallsMixin:
         return run
 
     def c_App(self, node: A.App, sc: Scope, expected: LeanType | None) -> Closure:
+        if self._lazy_sites.get(id(node)) is node:
+            return self.c_family_producer(node, sc, self._c_app(node, sc, expected))
+        return self._c_app(node, sc, expected)
+
+    def _c_app(self, node: A.App, sc: Scope, expected: LeanType | None) -> Closure:
         fn = node.fn
         args = node.args
         if isinstance(fn, A.Paren) and not _has_cdot(fn.term):

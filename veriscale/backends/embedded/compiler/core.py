@@ -8,6 +8,7 @@ one module per construct family (see the package's docstring)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import fields
 from typing import Any
 
 from veriscale.backends.embedded import ast as A
@@ -16,6 +17,7 @@ from veriscale.backends.embedded.builtins import BUILTINS, LeanHashMap, LeanHash
 from veriscale.backends.embedded.compiler.arith import ArithMixin
 from veriscale.backends.embedded.compiler.calls import CallsMixin
 from veriscale.backends.embedded.compiler.do_notation import DoNotationMixin
+from veriscale.backends.embedded.compiler.families import FamiliesMixin
 from veriscale.backends.embedded.compiler.lambdas import LambdasMixin
 from veriscale.backends.embedded.compiler.patterns import PatternsMixin
 from veriscale.backends.embedded.compiler.quantifiers import QuantifiersMixin
@@ -32,6 +34,7 @@ from veriscale.backends.embedded.compiler.support import (
     unsupported,
 )
 from veriscale.backends.embedded.env import Env, UserDef, resolve_in
+from veriscale.backends.embedded.memo import MISSING, NotKeyable, memo_key, memo_put
 from veriscale.backends.embedded.registry import Builtin
 from veriscale.backends.embedded.runtime_support import (
     PROOF,
@@ -58,7 +61,7 @@ from veriscale.runtime import NONE, UNIT, Arr, Char, Nat, Pair, Some, Undecidabl
 
 
 class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithMixin, QuantifiersMixin,
-               DoNotationMixin):
+               DoNotationMixin, FamiliesMixin):
     """Compiles the definitions of one task's :class:`Env` to Python closures.
 
     Each ``c_<Node>`` method compiles one AST node class; :meth:`compile` dispatches on the
@@ -77,6 +80,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         self._resolution_cache: dict[tuple[str, str, tuple[str, ...]], list[str] | None] = {}
         self._open_terms: tuple[str, ...] = ()
         """Namespaces opened by enclosing ``open … in`` terms."""
+        #: producers of all sublists allowed to build the symbolic list (:mod:`.builtins.sublists`)
+        self._lazy_sites: dict[int, A.Node] = {}
 
     # -- user definitions -----------------------------------------------------------------
     def def_function(self, d: UserDef) -> Callable[..., Any]:
@@ -220,6 +225,9 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                 tail_apps(alt.rhs, calls)
         elif d.cmd.body is not None:
             tail_apps(d.cmd.body, calls)
+        if branching_recursion(d, calls):
+            d.run = memoised(run, nargs, budget, d.name)
+        self.note_family_sites(d.cmd.alts if d.cmd.alts is not None else d.cmd.body)
         self._tail_target = TailTarget(d, nargs, calls)
         try:
             if d.cmd.alts is not None:
@@ -571,3 +579,70 @@ def _mentioned(node: object) -> set[str]:
             elif isinstance(v, A.Node):
                 out |= _mentioned(v)
     return out
+
+
+def branching_recursion(d: UserDef, tail_calls: set[int]) -> bool:
+    """Whether ``d`` calls itself from two or more places outside tail position (``fib (n - 1) +
+    fib (n - 2)``, the three calls of a naive LCS): such a recursion can reach one argument
+    tuple many times, exponentially often, and is worth memoising (:func:`memoised`). A linear
+    recursion reaches each argument tuple once per top-level call and is left alone."""
+    short = d.name.rpartition(".")[2]
+    names = {d.name, short}
+    count = 0
+
+    def walk(node: object) -> None:
+        nonlocal count
+        if isinstance(node, A.App) and isinstance(node.fn, A.Ident) and node.fn.name in names \
+                and id(node) not in tail_calls:
+            count += 1
+        if isinstance(node, A.Node):
+            for f in fields(node):
+                walk(getattr(node, f.name))
+        elif isinstance(node, (list, tuple)):
+            for x in node:
+                walk(x)
+
+    walk(d.cmd.alts if d.cmd.alts is not None else d.cmd.body)
+    return count >= 2
+
+
+MEMO_TRIAL_CALLS = 1_000
+"""Calls of a memoised definition after which, if none found its arguments recorded, the rest
+of the check calls it directly (a recursion over a tree visits each subtree once)."""
+
+
+def memoised(run: Callable[..., Any], nargs: int, budget: Budget, name: str) -> Callable[..., Any]:
+    """``run`` with its calls recorded in the check's memo table (:mod:`..memo`): a call on
+    arguments already seen costs one step and returns the recorded value. Calls with another
+    number of arguments (partial or over-application) and arguments too large to key go to
+    ``run`` unchanged, and so does every call once :data:`MEMO_TRIAL_CALLS` calls of the check
+    found nothing recorded. All of it is counted, not timed, so step counts stay deterministic."""
+    token = ("def", name, run)
+    counts_key = ("counts", token)
+
+    def call(*args: Any) -> Any:
+        if len(args) != nargs:
+            return run(*args)
+        table = budget.memo
+        counts = table.get(counts_key)
+        if counts is None:
+            counts = table[counts_key] = [0, 0]  # calls, hits
+        elif counts[0] >= MEMO_TRIAL_CALLS and not counts[1]:
+            return run(*args)  # no argument tuple came back: keying is pure overhead here
+        counts[0] += 1
+        try:
+            key = (token, tuple([memo_key(a) for a in args]))
+        except NotKeyable:
+            return run(*args)
+        hit = table.get(key, MISSING)
+        if hit is not MISSING:
+            counts[1] += 1
+            budget.tick -= 1
+            if budget.tick < 0:
+                budget.refill()
+            return hit
+        result = run(*args)
+        memo_put(table, key, result)
+        return result
+
+    return call

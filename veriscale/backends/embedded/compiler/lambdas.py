@@ -15,6 +15,7 @@ from veriscale.backends.embedded.compiler.support import (
     TailTarget,
     _coercer,
     _needs_int,
+    captured_slots,
     tail_apps,
     unsupported,
 )
@@ -60,7 +61,8 @@ class LambdasMixin:
             body = self.compile(node.body, inner, body_expected)
         finally:
             self._tail_target = saved
-        return self._make_fn(node, slots, patterns, body, sc.ctx, loops=target is not None and target.used)
+        return self._make_fn(node, slots, patterns, body, sc.ctx, loops=target is not None and target.used,
+                             key_slots=captured_slots(node, sc), shape=self.lambda_shape(node, sc))
 
     def _rec_target(self, node: A.Node, nargs: int, bodies: list[Any]) -> TailTarget | None:
         """The tail-call target of a ``let rec`` function's lambda (None for other lambdas)."""
@@ -73,7 +75,8 @@ class LambdasMixin:
         return TailTarget(slot, nargs, calls)
 
     def _make_fn(self, node: A.Node, slots: list[int], patterns: list[tuple[int, Any]], body: Closure,
-                 ctx: DefCtx, loops: bool = False) -> Closure:
+                 ctx: DefCtx, loops: bool = False, key_slots: tuple[int, ...] | None = None,
+                 shape: Any = None) -> Closure:
         arity = len(slots)
         budget = self.budget
 
@@ -117,7 +120,7 @@ class LambdasMixin:
             need = ctx.nslots
             if len(snap) < need:
                 snap.extend([None] * (need - len(snap)))
-            return Fn(arity, runner, snap)
+            return Fn(arity, runner, snap, "fun", key_slots, shape)
 
         return make
 
@@ -144,7 +147,8 @@ class LambdasMixin:
                                            t if t is not None and is_known(t) else None, is_do=False)
         finally:
             self._tail_target = saved
-        return self._make_fn(node, slots, [], body, sc.ctx, loops=target is not None and target.used)
+        return self._make_fn(node, slots, [], body, sc.ctx, loops=target is not None and target.used,
+                             key_slots=captured_slots(node, sc))
 
     def _cdot_lambda(self, term: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
         count = [0]

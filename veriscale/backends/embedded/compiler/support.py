@@ -193,3 +193,27 @@ def _has_cdot(node: Any) -> bool:
     if isinstance(node, (list, tuple)):
         return any(_has_cdot(x) for x in node)
     return False
+
+
+def referenced_names(node: Any, out: set[str] | None = None) -> set[str]:
+    """The first components of every identifier in ``node`` (``xs`` for ``xs.map``): a superset
+    of the local variables the term reads, since locals are only ever read by name."""
+    if out is None:
+        out = set()
+    if isinstance(node, A.Ident):
+        out.add(node.name.partition(".")[0])
+    elif isinstance(node, A.Node):
+        from dataclasses import fields
+
+        for f in fields(node):
+            referenced_names(getattr(node, f.name), out)
+    elif isinstance(node, (list, tuple)):
+        for x in node:
+            referenced_names(x, out)
+    return out
+
+
+def captured_slots(node: A.Node, sc: Scope) -> tuple[int, ...]:
+    """The frame slots of the variables of ``sc`` that ``node`` may read (a superset)."""
+    names = referenced_names(node)
+    return tuple(sorted({sc.vars[n][0] for n in names if n in sc.vars}))
