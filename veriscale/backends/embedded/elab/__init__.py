@@ -24,20 +24,16 @@ from veriscale.backends.embedded.elab.patterns import PatternsMixin
 from veriscale.backends.embedded.elab.termination import TerminationMixin
 from veriscale.backends.embedded.elab.types import (
     GAP,
-    PROP,
-    TYPE,
     Gap,
-    MVar,
     TParam,
     default_numerals,
     head_name,
-    unify,
     zonk,
 )
 from veriscale.backends.embedded.elab.typeterms import TypeReader
 from veriscale.backends.embedded.env import Env, UserDef, resolve_in
 from veriscale.backends.embedded.statics import TVar
-from veriscale.lean_types import FunType, LeanType, NamedType, ProdType, substitute
+from veriscale.lean_types import FunType, LeanType, NamedType, substitute
 
 _GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψω")
 
@@ -413,4 +409,4 @@ def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-__all__ = ["Diagnostic", "Elaborator", "Report", "elaborate", "PROP", "TYPE", "MVar", "ProdType", "unify"]
+__all__ = ["Diagnostic", "Elaborator", "Report", "elaborate"]

@@ -509,4 +509,4 @@ def _replace_cdots(node: A.Node, names: list[str]) -> A.Node:
     return walk(node)  # type: ignore[return-value]
 
 
-__all__ = ["BindingMixin", "BOOL"]
+__all__ = ["BindingMixin"]

@@ -17,15 +17,13 @@ from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.builtins import OPTIONAL_ARGS, PROOF_PARAMS
 from veriscale.backends.embedded.core_names import lean_has
 from veriscale.backends.embedded.elab.context import Ctx, ProofType
-from veriscale.backends.embedded.elab.core import ElabCore, list_of, option_of
+from veriscale.backends.embedded.elab.core import ElabCore
 from veriscale.backends.embedded.elab.types import (
     BOOL,
     GAP,
-    NAT,
     PROP,
     Gap,
     MVar,
-    args,
     canonical_name,
     head_name,
     show,
@@ -515,5 +513,4 @@ def _is_bool(t: LeanType) -> bool:
     return head_name(t) == "Bool"
 
 
-__all__ = ["CallsMixin", "Param", "Sig", "builtin_sig", "instantiate", "list_of", "option_of",
-           "BOOL", "NAT", "PROP", "args", "unify", "_core_sig"]
+__all__ = ["CallsMixin", "Param", "Sig", "builtin_sig", "instantiate"]

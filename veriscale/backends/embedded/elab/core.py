@@ -16,7 +16,6 @@ from typing import Any
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import Ctx, Diagnostic, ProofType
 from veriscale.backends.embedded.elab.types import (
-    BOOL,
     CHAR,
     FLOAT,
     GAP,
@@ -28,9 +27,7 @@ from veriscale.backends.embedded.elab.types import (
     Gap,
     MVar,
     MVarStore,
-    TParam,
     args,
-    canonical_name,
     has_gap,
     head_name,
     show,
@@ -377,4 +374,4 @@ def _has_cdot(node: Any) -> bool:
     return False
 
 
-__all__ = ["Abort", "ElabCore", "array_of", "canonical_name", "list_of", "option_of", "BOOL", "TParam"]
+__all__ = ["Abort", "ElabCore", "array_of", "list_of", "option_of"]

@@ -15,11 +15,8 @@ from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import Ctx, ProofType
 from veriscale.backends.embedded.elab.core import ElabCore
 from veriscale.backends.embedded.elab.types import (
-    BOOL,
-    CHAR,
     GAP,
     NAT,
-    PROP,
     UNIT,
     Gap,
     MVar,
@@ -27,7 +24,6 @@ from veriscale.backends.embedded.elab.types import (
     has_gap,
     head_name,
     show,
-    unify,
     zonk,
 )
 from veriscale.lean_types import LeanType, NamedType
@@ -238,4 +234,4 @@ def _target_names(target: A.Node) -> list[str] | None:
     return None
 
 
-__all__ = ["DoMixin", "BOOL", "CHAR", "PROP", "unify"]
+__all__ = ["DoMixin"]

@@ -16,7 +16,6 @@ from veriscale.backends.embedded.elab.arith import Goal, decide_lt
 from veriscale.backends.embedded.elab.context import Ctx
 from veriscale.backends.embedded.elab.core import ElabCore, option_of
 from veriscale.backends.embedded.elab.types import (
-    CHAR,
     GAP,
     NAT,
     Gap,
@@ -216,4 +215,4 @@ def _substitute(node: A.Node, mapping: dict[str, A.Node]) -> A.Node:
     return walk(node)  # type: ignore[return-value]
 
 
-__all__ = ["CHAR", "GetElemMixin"]
+__all__ = ["GetElemMixin"]
