@@ -9,6 +9,8 @@ Patterns are parsed as terms (as Lean does) and converted to :class:`Pattern` no
 
 from __future__ import annotations
 
+import copy
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -667,3 +669,58 @@ def sexpr(node: object) -> str:
             parts.append(f"{f.name}={sexpr(value)}")
         return "{" + " ".join(parts) + "}"
     return repr(node)
+
+
+# ---------------------------------------------------------------------------------------------
+# Traversal (one walker for every pass that reads or rewrites trees)
+
+
+def children(node: object) -> Iterator[Node]:
+    """The nodes directly below ``node``: its node-valued fields and the nodes in its list fields
+    (in field order). Tuple fields (``Quant.bound``, ``DoFor.clauses``) are not entered; passes that
+    need them say so."""
+    if not isinstance(node, Node):
+        return
+    for name in node.__slots__:  # type: ignore[attr-defined]
+        value = getattr(node, name, None)
+        if isinstance(value, Node):
+            yield value
+        elif isinstance(value, list):
+            for item in value:
+                if isinstance(item, Node):
+                    yield item
+
+
+def rewrite(node: Node, replace: Callable[[Node], Node | None], *, into_parens: bool = True) -> Node:
+    """A copy of ``node`` where every subtree for which ``replace`` returns a node is replaced by it
+    (top-down; a replaced subtree is not entered). Node and list fields are rebuilt; other fields
+    are shared. ``into_parens=False`` leaves parenthesised subterms as they are."""
+
+    def walk(n: object) -> object:
+        if not isinstance(n, Node):
+            return n
+        new = replace(n)
+        if new is not None:
+            return new
+        if isinstance(n, Paren) and not into_parens:
+            return n
+        clone = copy.copy(n)
+        for name in n.__slots__:  # type: ignore[attr-defined]
+            value = getattr(n, name, None)
+            if isinstance(value, list):
+                setattr(clone, name, [walk(x) for x in value])
+            elif isinstance(value, Node):
+                setattr(clone, name, walk(value))
+        return clone
+
+    return walk(node)  # type: ignore[return-value]
+
+
+def identifier_roots(node: object) -> set[str]:
+    """The first components of every identifier in ``node`` (``xs`` for ``xs.size``)."""
+    if isinstance(node, Ident):
+        return {node.name.split(".")[0]}
+    out: set[str] = set()
+    for child in children(node):
+        out |= identifier_roots(child)
+    return out

@@ -369,7 +369,7 @@ def split_fun(ty: LeanType, n: int) -> Signature:
     return Signature(tuple(params), ty)
 
 
-def _evaluated(ty: LeanType, bound: frozenset[str]) -> LeanType:
+def evaluated_type(ty: LeanType, bound: frozenset[str]) -> LeanType:
     """A signature type as the evaluator reads it: names bound by the signature's binders (type
     parameters ``α``, value parameters such as ``n`` in ``Fin n``, and their projections such as
     ``xs.size``) become type variables; a proposition, which no value of ours inhabits, is unknown;
@@ -380,12 +380,12 @@ def _evaluated(ty: LeanType, bound: frozenset[str]) -> LeanType:
                 return TVar(ty.name)
             return ty
         if ty.name == "Id" and len(ty.args) == 1:
-            return _evaluated(ty.args[0], bound)
-        return NamedType(ty.name, tuple(_evaluated(a, bound) for a in ty.args))
+            return evaluated_type(ty.args[0], bound)
+        return NamedType(ty.name, tuple(evaluated_type(a, bound) for a in ty.args))
     if isinstance(ty, ProdType):
-        return ProdType(_evaluated(ty.fst, bound), _evaluated(ty.snd, bound))
+        return ProdType(evaluated_type(ty.fst, bound), evaluated_type(ty.snd, bound))
     if isinstance(ty, FunType):
-        return FunType(_evaluated(ty.domain, bound), _evaluated(ty.codomain, bound))
+        return FunType(evaluated_type(ty.domain, bound), evaluated_type(ty.codomain, bound))
     if isinstance(ty, PropType):
         return UNKNOWN
     return ty
@@ -402,10 +402,10 @@ def _explicit_view(name: str) -> Signature | None:
     params: list[LeanType] = []
     for binder in b.signature.binders:
         if binder.is_explicit:
-            params.append(_evaluated(binder.type, frozenset(bound)))
+            params.append(evaluated_type(binder.type, frozenset(bound)))
         if binder.name is not None:
             bound.add(binder.name)
-    return Signature(tuple(params), _evaluated(b.signature.result, frozenset(bound)))
+    return Signature(tuple(params), evaluated_type(b.signature.result, frozenset(bound)))
 
 
 def signature(name: str, arity: int) -> Signature | None:

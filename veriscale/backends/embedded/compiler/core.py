@@ -567,18 +567,7 @@ def _with_capturing_helpers(cmd: A.DefCmd, param_names: list[str]) -> A.Node:
 
 
 def _mentioned(node: object) -> set[str]:
-    out: set[str] = set()
-    if isinstance(node, A.Ident):
-        out.add(node.name.split(".")[0])
-    elif isinstance(node, A.Node):
-        for f in getattr(node, "__slots__", ()):
-            v = getattr(node, f, None)
-            if isinstance(v, list):
-                for x in v:
-                    out |= _mentioned(x)
-            elif isinstance(v, A.Node):
-                out |= _mentioned(v)
-    return out
+    return A.identifier_roots(node)
 
 
 def branching_recursion(d: UserDef, tail_calls: set[int]) -> bool:

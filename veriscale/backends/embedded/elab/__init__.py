@@ -330,21 +330,7 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
             t = self.elab(cmd.body, ctx, ret)
             self.expect(cmd.body, t, ret)
         elif cmd.alts is not None:
-            doms: list[LeanType] = []
-            r = zonk(ret)
-            n = len(cmd.alts[0].patterns) if cmd.alts else 0
-            for _ in range(n):
-                if isinstance(r, FunType):
-                    doms.append(r.domain)
-                    r = zonk(r.codomain)
-                else:
-                    doms.append(self.fresh())
-            for alt in cmd.alts:
-                alt_ctx = ctx
-                for p, dt in zip(alt.patterns, doms):
-                    alt_ctx = self.bind_pattern(p, dt, alt_ctx)
-                self.check(alt.rhs, alt_ctx, r)
-            self.exhaustive(cmd, doms, [alt.patterns for alt in cmd.alts])
+            self.elab_equations(cmd, cmd.alts, ret, ctx)
         self.check_termination(d, ctx)
         self.run_resumes()
         default_numerals(self.store)

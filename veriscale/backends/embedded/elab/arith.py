@@ -318,15 +318,4 @@ def _unsat_in_every_case(cons: list[Linear], subs: list[Subtraction], max_splits
 
 
 def _identifiers(node: object) -> set[str]:
-    out: set[str] = set()
-    if isinstance(node, A.Ident):
-        out.add(node.name.split(".")[0])
-    elif isinstance(node, A.Node):
-        for f in getattr(node, "__slots__", ()):
-            v = getattr(node, f, None)
-            if isinstance(v, list):
-                for x in v:
-                    out |= _identifiers(x)
-            elif isinstance(v, A.Node):
-                out |= _identifiers(v)
-    return out
+    return A.identifier_roots(node)

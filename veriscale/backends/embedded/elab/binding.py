@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import Ctx, ProofType
-from veriscale.backends.embedded.elab.core import ElabCore, list_of
+from veriscale.backends.embedded.elab.core import ElabCore
 from veriscale.backends.embedded.elab.types import (
     BOOL,
     GAP,
@@ -26,7 +26,7 @@ from veriscale.backends.embedded.elab.types import (
     unify,
     zonk,
 )
-from veriscale.lean_types import FunType, LeanType, NamedType, ProdType
+from veriscale.lean_types import FunType, LeanType, NamedType, ProdType, list_of
 
 
 class BindingMixin(ElabCore):
@@ -251,24 +251,29 @@ class BindingMixin(ElabCore):
         if rec_name is not None:
             inner = inner.bind(rec_name, ft, "aux")
         if decl.alts is not None:
-            eq_doms: list[LeanType] = []
-            r = zonk(result)
-            n = len(decl.alts[0].patterns) if decl.alts else 0
-            for _ in range(n):
-                if isinstance(r, FunType):
-                    eq_doms.append(r.domain)
-                    r = zonk(r.codomain)
-                else:
-                    eq_doms.append(self.fresh())
-            for alt in decl.alts:
-                alt_ctx = inner
-                for p, d in zip(alt.patterns, eq_doms):
-                    alt_ctx = self.bind_pattern(p, d, alt_ctx)
-                self.check(alt.rhs, alt_ctx, r)
-            self.exhaustive(decl, eq_doms, [alt.patterns for alt in decl.alts])
+            self.elab_equations(decl, decl.alts, result, inner)
         elif decl.value is not None:
             self.check(decl.value, inner, result)
         return ft
+
+    def elab_equations(self, node: A.Node, alts: list[A.MatchAlt], fun_type: LeanType, ctx: Ctx) -> None:
+        """``| p₁, p₂ => rhs`` alternatives of a definition whose type is ``fun_type``: each
+        pattern matches one arrow's domain, each right-hand side has the rest of the type, and
+        together they must be exhaustive."""
+        doms: list[LeanType] = []
+        rest = zonk(fun_type)
+        for _ in range(len(alts[0].patterns) if alts else 0):
+            if isinstance(rest, FunType):
+                doms.append(rest.domain)
+                rest = zonk(rest.codomain)
+            else:
+                doms.append(self.fresh())
+        for alt in alts:
+            alt_ctx = ctx
+            for p, d in zip(alt.patterns, doms):
+                alt_ctx = self.bind_pattern(p, d, alt_ctx)
+            self.check(alt.rhs, alt_ctx, rest)
+        self.exhaustive(node, doms, [alt.patterns for alt in alts])
 
     def e_Let(self, node: A.Let, ctx: Ctx, expected: LeanType | None) -> LeanType:
         inner = self.let_decl(node.decl, ctx, "let")
@@ -475,38 +480,14 @@ def _count_cdots(node: object) -> int:
         return 1
     if isinstance(node, A.Paren):
         return 0
-    n = 0
-    if isinstance(node, A.Node):
-        for f in getattr(node, "__slots__", ()):
-            v = getattr(node, f, None)
-            if isinstance(v, list):
-                n += sum(_count_cdots(x) for x in v)
-            elif isinstance(v, A.Node):
-                n += _count_cdots(v)
-    return n
+    return sum(_count_cdots(child) for child in A.children(node))
 
 
 def _replace_cdots(node: A.Node, names: list[str]) -> A.Node:
     """A copy of ``node`` with each ``·`` (outside nested parentheses) replaced by a variable."""
-    import copy
-
     counter = iter(names)
-
-    def walk(n: object) -> object:
-        if isinstance(n, A.Cdot):
-            return A.Ident(n.line, n.col, next(counter))
-        if isinstance(n, A.Paren) or not isinstance(n, A.Node):
-            return n
-        clone = copy.copy(n)
-        for f in getattr(n, "__slots__", ()):
-            v = getattr(n, f, None)
-            if isinstance(v, list):
-                setattr(clone, f, [walk(x) for x in v])
-            elif isinstance(v, A.Node):
-                setattr(clone, f, walk(v))
-        return clone
-
-    return walk(node)  # type: ignore[return-value]
+    return A.rewrite(node, lambda n: A.Ident(n.line, n.col, next(counter)) if isinstance(n, A.Cdot) else None,
+                     into_parens=False)
 
 
 __all__ = ["BindingMixin"]

@@ -32,7 +32,7 @@ from veriscale.backends.embedded.elab.types import (
 )
 from veriscale.backends.embedded.registry import BUILTINS
 from veriscale.backends.embedded.resolve import MATHLIB_NAMES
-from veriscale.backends.embedded.statics import TVar, signature
+from veriscale.backends.embedded.statics import TVar, evaluated_type, signature
 from veriscale.lean_types import FunType, LeanType, NamedType, ProdType, PropType
 
 ParamKind = Literal["explicit", "optional", "auto"]
@@ -127,7 +127,7 @@ def _core_sig(name: str) -> Sig | None:
     text = _CORE_CONSTANTS.get(name)
     if text is None:
         return None
-    ty = _vars(parse_type(text))
+    ty = _type_variables(parse_type(text))
     params: list[Param] = []
     while isinstance(ty, FunType):
         params.append(Param(f"x{len(params)}", ty.domain))
@@ -135,19 +135,18 @@ def _core_sig(name: str) -> Sig | None:
     return Sig(tuple(params), ty, name)
 
 
-_GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψω")
-
-
-def _vars(ty: LeanType) -> LeanType:
-    """Greek type names of a written signature as type variables."""
+def _type_variables(ty: LeanType) -> LeanType:
+    """``α``/``β`` of the core table as type variables. Unlike the evaluator's reading of
+    signatures (``statics.evaluated_type``) it keeps ``Id α``: that is what gives ``Id.run do`` its
+    monad."""
     if isinstance(ty, NamedType):
-        if not ty.args and ty.name in _GREEK:
+        if not ty.args and ty.name in ("α", "β"):
             return TVar(ty.name)
-        return NamedType(ty.name, tuple(_vars(a) for a in ty.args)) if ty.args else ty
+        return NamedType(ty.name, tuple(_type_variables(a) for a in ty.args)) if ty.args else ty
     if isinstance(ty, ProdType):
-        return ProdType(_vars(ty.fst), _vars(ty.snd))
+        return ProdType(_type_variables(ty.fst), _type_variables(ty.snd))
     if isinstance(ty, FunType):
-        return FunType(_vars(ty.domain), _vars(ty.codomain))
+        return FunType(_type_variables(ty.domain), _type_variables(ty.codomain))
     return ty
 
 
@@ -164,16 +163,20 @@ def builtin_sig(name: str) -> Sig | None:
     if registered is None:
         return _statics_sig(name)
     params: list[Param] = []
-    for binder in registered.explicit:
-        ty = binder.type
-        if isinstance(ty, PropType):
-            ptype: LeanType = _proof_type(ty.text)
-            kind: ParamKind = "auto" if binder.default is not None else "explicit"
-        else:
-            ptype = _vars(ty)
-            kind = "optional" if binder.default is not None else "explicit"
-        params.append(Param(binder.name or f"x{len(params)}", ptype, kind))
-    return Sig(tuple(params), _vars(registered.result), name, b.self_index)
+    bound: set[str] = set()  # names bound by earlier binders are type variables (`α`, `n` of `Fin n`)
+    for binder in registered.binders:
+        if binder.is_explicit:
+            ty = binder.type
+            if isinstance(ty, PropType):
+                ptype: LeanType = _proof_type(ty.text)
+                kind: ParamKind = "auto" if binder.default is not None else "explicit"
+            else:
+                ptype = evaluated_type(ty, frozenset(bound))
+                kind = "optional" if binder.default is not None else "explicit"
+            params.append(Param(binder.name or f"x{len(params)}", ptype, kind))
+        if binder.name is not None:
+            bound.add(binder.name)
+    return Sig(tuple(params), evaluated_type(registered.result, frozenset(bound)), name, b.self_index)
 
 
 def _proof_type(text: str) -> LeanType:

@@ -34,7 +34,7 @@ from veriscale.backends.embedded.elab.types import (
     unify,
     zonk,
 )
-from veriscale.lean_types import LeanType, NamedType, ProdType
+from veriscale.lean_types import LeanType, NamedType, ProdType, array_of, list_of
 
 
 class Abort(Exception):
@@ -48,18 +48,6 @@ class ElabBudgetExceeded(Exception):
 ELAB_STEPS_PER_FILE = 400_000
 """Terms elaborated per file before the elaborator gives up (a gap, never a pass): a hostile
 submission must not make scoring slow. Verina's task files take at most about 300."""
-
-
-def list_of(t: LeanType) -> LeanType:
-    return NamedType("List", (t,))
-
-
-def array_of(t: LeanType) -> LeanType:
-    return NamedType("Array", (t,))
-
-
-def option_of(t: LeanType) -> LeanType:
-    return NamedType("Option", (t,))
 
 
 class ElabCore:
@@ -363,15 +351,7 @@ def _has_cdot(node: Any) -> bool:
         return True
     if isinstance(node, A.Paren):
         return False
-    if isinstance(node, A.Node):
-        for f in getattr(node, "__slots__", ()):
-            v = getattr(node, f, None)
-            if isinstance(v, list):
-                if any(_has_cdot(x) for x in v if isinstance(x, A.Node)):
-                    return True
-            elif isinstance(v, A.Node) and _has_cdot(v):
-                return True
-    return False
+    return any(_has_cdot(child) for child in A.children(node))
 
 
-__all__ = ["Abort", "ElabCore", "array_of", "list_of", "option_of"]
+__all__ = ["Abort", "ElabCore"]

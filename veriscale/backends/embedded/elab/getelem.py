@@ -9,12 +9,10 @@ no obligation. The index type must have a ``GetElem`` instance for the collectio
 
 from __future__ import annotations
 
-import copy
-
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.arith import Goal, decide_lt
 from veriscale.backends.embedded.elab.context import Ctx
-from veriscale.backends.embedded.elab.core import ElabCore, option_of
+from veriscale.backends.embedded.elab.core import ElabCore
 from veriscale.backends.embedded.elab.types import (
     GAP,
     NAT,
@@ -27,7 +25,7 @@ from veriscale.backends.embedded.elab.types import (
     unify,
     zonk,
 )
-from veriscale.lean_types import LeanType
+from veriscale.lean_types import LeanType, option_of
 
 
 class GetElemMixin(ElabCore):
@@ -154,65 +152,43 @@ class GetElemMixin(ElabCore):
 
 
 def _strip_parens(node: A.Node) -> A.Node:
-    def walk(n: object) -> object:
+    def unwrap(n: A.Node) -> A.Node | None:
+        if not isinstance(n, A.Paren):
+            return None
         while isinstance(n, A.Paren):
             n = n.term
-        if not isinstance(n, A.Node):
-            return n
-        clone = copy.copy(n)
-        for f in getattr(n, "__slots__", ()):
-            v = getattr(n, f, None)
-            if isinstance(v, list):
-                setattr(clone, f, [walk(x) for x in v])
-            elif isinstance(v, A.Node):
-                setattr(clone, f, walk(v))
-        return clone
+        return _strip_parens(n)
 
-    return walk(node)  # type: ignore[return-value]
+    return A.rewrite(node, unwrap)
 
 
 def _free_names(node: object) -> set[str]:
-    out: set[str] = set()
+    """Identifier roots, except a function applied by name (``f`` in ``f x``)."""
     if isinstance(node, A.Ident):
-        out.add(node.name.split(".")[0])
-    elif isinstance(node, A.App):
+        return {node.name.split(".")[0]}
+    if isinstance(node, A.App):
+        out: set[str] = set()
         for a in node.args:
             out |= _free_names(a)
-        if not isinstance(node.fn, A.Ident):
-            out |= _free_names(node.fn)
-    elif isinstance(node, A.Node):
-        for f in getattr(node, "__slots__", ()):
-            v = getattr(node, f, None)
-            if isinstance(v, list):
-                for x in v:
-                    out |= _free_names(x)
-            elif isinstance(v, A.Node):
-                out |= _free_names(v)
+        return out if isinstance(node.fn, A.Ident) else out | _free_names(node.fn)
+    out = set()
+    for child in A.children(node):
+        out |= _free_names(child)
     return out
 
 
 def _substitute(node: A.Node, mapping: dict[str, A.Node]) -> A.Node:
-    def walk(n: object) -> object:
-        if isinstance(n, A.Ident):
-            first, _, rest = n.name.partition(".")
-            if first in mapping:
-                target = mapping[first]
-                if not rest:
-                    return A.Paren(n.line, n.col, target)
-                return A.Proj(n.line, n.col, A.Paren(n.line, n.col, target), rest)
+    """``node`` with the variables of ``mapping`` replaced (``x.f`` becomes ``(e).f``)."""
+    def replace(n: A.Node) -> A.Node | None:
+        if not isinstance(n, A.Ident):
+            return None
+        first, _, rest = n.name.partition(".")
+        if first not in mapping:
             return n
-        if not isinstance(n, A.Node):
-            return n
-        clone = copy.copy(n)
-        for f in getattr(n, "__slots__", ()):
-            v = getattr(n, f, None)
-            if isinstance(v, list):
-                setattr(clone, f, [walk(x) for x in v])
-            elif isinstance(v, A.Node):
-                setattr(clone, f, walk(v))
-        return clone
+        target = A.Paren(n.line, n.col, mapping[first])
+        return target if not rest else A.Proj(n.line, n.col, target, rest)
 
-    return walk(node)  # type: ignore[return-value]
+    return A.rewrite(node, replace)
 
 
 __all__ = ["GetElemMixin"]

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import Ctx, ProofType
-from veriscale.backends.embedded.elab.core import ElabCore, list_of
+from veriscale.backends.embedded.elab.core import ElabCore
 from veriscale.backends.embedded.elab.types import (
     BOOL,
     NAT,
@@ -27,7 +27,7 @@ from veriscale.backends.embedded.elab.types import (
     unify,
     zonk,
 )
-from veriscale.lean_types import FunType, LeanType
+from veriscale.lean_types import FunType, LeanType, list_of
 
 ARITH_OPS = frozenset({"+", "-", "*", "/", "%", "++"})
 REL_OPS = frozenset({"<", ">", "≤", "≥", "=", "≠", "==", "!="})

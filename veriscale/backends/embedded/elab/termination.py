@@ -316,18 +316,12 @@ def _vars_deep(p: object) -> set[str]:
 
 
 def _identifier_roots(node: object) -> set[str]:
-    out: set[str] = set()
+    """Undotted identifiers (the variables a measure is written in)."""
     if isinstance(node, A.Ident):
-        if "." not in node.name:
-            out.add(node.name)
-    elif isinstance(node, A.Node):
-        for f in getattr(node, "__slots__", ()):
-            v = getattr(node, f, None)
-            if isinstance(v, list):
-                for x in v:
-                    out |= _identifier_roots(x)
-            elif isinstance(v, A.Node):
-                out |= _identifier_roots(v)
+        return {node.name} if "." not in node.name else set()
+    out: set[str] = set()
+    for child in A.children(node):
+        out |= _identifier_roots(child)
     return out
 
 
