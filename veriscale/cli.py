@@ -107,7 +107,7 @@ def validate(
     task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every task, not only the notable.")] = False,
 ) -> None:
-    """Check an engine against stored answers: precond on tests/rejects, code, postcond."""
+    """Check an engine against stored answers: precond on tests/rejects, code, postcond; the embedded engine also elaborates every task file and reports what Lean would reject."""
     from tqdm import tqdm
 
     from veriscale.validate import format_report, validate_benchmark
