@@ -376,8 +376,9 @@ def _literal_tokens(text: str, raw: Any) -> tuple[list[Token], list[str]]:
         raise ValueParseError(problem.message, raw=raw, position=problem.start)
     if lexed.notes:  # stricter than Lean, which reads such an escape as '\0': a data defect
         note = lexed.notes[0]
-        escape = text[note.offset : note.offset + 6]
-        raise ValueParseError(f"escape {escape} is not a Unicode scalar value", raw=raw, position=note.offset)
+        at = note.start or 0  # the lexer's notes always carry their offset
+        escape = text[at : at + 6]
+        raise ValueParseError(f"escape {escape} is not a Unicode scalar value", raw=raw, position=at)
     tokens = lexed.tokens
     kinds: list[str] = []
     for tok in tokens:

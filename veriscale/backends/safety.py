@@ -449,7 +449,7 @@ with warnings.catch_warnings():
         model_config = ConfigDict(frozen=True)
 
         rule: str
-        construct: str
+        construct: str  # type: ignore[assignment]  # the JSON field's name; shadows BaseModel.construct
         """The offending text, as written (whitespace collapsed, at most 80 characters)."""
         line: int
         """1-based."""

@@ -482,7 +482,7 @@ class _Lexer:
             found = match(src, pos)
             if found is None:
                 break
-            group = found.lastgroup
+            group: str = found.lastgroup  # type: ignore[assignment]  # every alternative is a named group
             start, end = found.span(group)
             if group == "space":
                 start = end

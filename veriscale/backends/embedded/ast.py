@@ -20,10 +20,6 @@ class Node:
     line: int
     col: int
 
-    @property
-    def where(self) -> str:
-        return f"line {self.line}, column {self.col}"
-
 
 # ---------------------------------------------------------------------------------------------
 # Terms

@@ -399,9 +399,10 @@ class _Analysis:
             self.mark(i, (j if j is not None else i) + 1)
         elif word in ("if", "for", "match"):
             stop_word = {"if": "then", "for": "do", "match": "with"}[word]
-            end = self.find_same_level(i, lambda t: t.is_kw(stop_word), self.block_end(i))
-            if end is None:
+            head_end = self.find_same_level(i, lambda t: t.is_kw(stop_word), self.block_end(i))
+            if head_end is None:
                 return
+            end = head_end
             nxt, nxt2 = toks[i + 1], toks[i + 2]
             dependent = nxt.kind == IDENT and nxt2.is_sym(":")
             if word == "if" and (dependent or nxt.is_kw("let")):

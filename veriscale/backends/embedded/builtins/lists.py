@@ -450,7 +450,8 @@ def list_rotate_right(xs: tuple, n: Any = 1) -> tuple:
 
 @builtin("List.partition", "{α : Type u} (p : α → Bool) (as : List α) : List α × List α")
 def list_partition(p: Fn, xs: tuple) -> Pair:
-    yes, no = [], []
+    yes: list[Any] = []
+    no: list[Any] = []
     for x in xs:
         (yes if p(x) else no).append(x)
     return Pair(tuple(yes), tuple(no))

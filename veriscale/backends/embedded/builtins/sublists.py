@@ -131,7 +131,7 @@ class SublistFamily:
         if not isinstance(shape, tuple):
             return None
         if shape[0] == MEMBER_OF:
-            other = p.env[shape[1]]  # type: ignore[union-attr]
+            other = p.env[shape[1]]  # type: ignore[attr-defined]
             if type(other) is SublistFamily and not other.ops:
                 return ("sublist", other.seq)
             return None

@@ -12,6 +12,8 @@ cannot tell. The phases: :mod:`.types` (types, metavariables, unification), :mod
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
+
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.binding import BindingMixin
 from veriscale.backends.embedded.elab.calls import CallsMixin, Param, Sig, _core_sig, builtin_sig
@@ -56,8 +58,8 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
         self.reader = TypeReader(user_types, self._abbrevs(), self._is_prop_def)
 
     # -- the environment ------------------------------------------------------------------------
-    def _abbrevs(self) -> dict[str, object]:
-        out: dict[str, object] = {}
+    def _abbrevs(self) -> dict[str, Callable[[list[LeanType]], LeanType]]:
+        out: dict[str, Callable[[list[LeanType]], LeanType]] = {}
         for name, d in self.env.defs.items():
             cmd = d.cmd
             if cmd.binders or cmd.body is None:
@@ -70,7 +72,7 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
                 return self.reader.read(body, {}) if not args else GAP
 
             out[name] = unfold
-        return out  # type: ignore[return-value]
+        return out
 
     def _is_prop_def(self, name: str) -> bool:
         d = self._find_def(name)
@@ -199,7 +201,8 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
         si = self.env.structs.get(h or "")
         if si is None:
             return None
-        args = zonk(t).args if isinstance(zonk(t), NamedType) else ()
+        head_type = zonk(t)
+        args = head_type.args if isinstance(head_type, NamedType) else ()
         for f, ft, _ in si.fields:
             if f == field:
                 if ft is None:
@@ -347,7 +350,7 @@ _CORE_PATTERN_CTORS = {
 }
 
 
-def _tv(t: LeanType | None, tvars: dict[str, LeanType]) -> LeanType:
+def _tv(t: LeanType | None, tvars: Mapping[str, LeanType]) -> LeanType:
     if t is None:
         return GAP
     return substitute(t, tvars) if tvars else t

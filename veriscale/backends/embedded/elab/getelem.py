@@ -90,7 +90,6 @@ class GetElemMixin(ElabCore):
             self.error(node, f"failed to prove index is valid: {node.index.value} < {len(node.coll.items)} is false",
                        "getelem-bound")
             return
-        size = A.Ident(node.line, node.col, "len")
         size = A.App(node.line, node.col, A.Ident(node.line, node.col,
                                                   "Array.size" if head != "List" else "List.length"), [node.coll])
         facts = [self.unfold_fact(f.prop) for f in ctx.facts]

@@ -11,6 +11,8 @@ a ``Prop`` (``==`` gives a ``Bool``).
 
 from __future__ import annotations
 
+import functools
+
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import Ctx, ProofType
 from veriscale.backends.embedded.elab.core import ElabCore
@@ -186,7 +188,7 @@ class OpsMixin(ElabCore):
             kind = "neg" if isinstance(o, A.UnOp) else o.op  # type: ignore[attr-defined]
             if kind == "^":
                 continue
-            self.postponed.append(lambda o=o, kind=kind, result=result: self._check_instance(o, kind, result))
+            self.postponed.append(functools.partial(self._check_instance, o, kind, result))
         return result
 
     def power_exponent(self, node: A.BinOp, ctx: Ctx, base: LeanType) -> None:

@@ -238,17 +238,15 @@ def _recursive_calls(root: A.Node, names: set[str], params: list[str],
                 walk(discr, sub)
             return
         if isinstance(n, A.Node):
-            for f in getattr(n, "__slots__", ()):
-                v = getattr(n, f, None)
-                if isinstance(v, list):
-                    for x in v:
+            # unlike A.children, tuple fields are entered too: a call inside a binder's bound
+            # (`∀ x ∈ f xs`) or a `for` clause is still a call
+            for slot in getattr(n, "__slots__", ()):
+                value = getattr(n, slot, None)
+                if isinstance(value, (list, tuple)):
+                    for x in value:
                         walk(x, sub)
-                elif isinstance(v, (A.Node, tuple)):
-                    if isinstance(v, tuple):
-                        for x in v:
-                            walk(x, sub)
-                    else:
-                        walk(v, sub)
+                elif isinstance(value, A.Node):
+                    walk(value, sub)
 
     walk(root, sub)
     return out

@@ -29,17 +29,17 @@ class BindersMixin(ParserCore):
                     names.append(self.advance().value)
                     self.advance()
                 start = self.i
-                ty = self.term()
+                ty: A.Node | None = self.term()
                 text = self.text_from(start)
                 self.expect_sym("]")
                 return A.Binder(t.line, t.col, names, ty, text, kind)
             while self.tok.kind == IDENT or self.at_sym("_"):
-                names.append(self.advance().value if self.tok.kind == IDENT else (self.advance() and "_"))
+                names.append(self.name_or_hole())
             if not names:
                 raise self.error("expected binder name")
             ty = None
             text = ""
-            default = None
+            default: A.Node | None = None
             if self.at_sym(":"):
                 self.advance()
                 start = self.i
@@ -180,8 +180,8 @@ class BindersMixin(ParserCore):
         for idx in range(len(flat) - 1, -1, -1):
             name, ty, text, pat = flat[idx]
             # a binder predicate applies to every name of the last group (`∀ x y ∈ s`)
-            b = bound if (bound is not None and idx >= len(flat) - len(groups[-1][0])) else None
-            result = A.Quant(t.line, t.col, kind, name, ty, text, b, result, pat)
+            pred = bound if (bound is not None and idx >= len(flat) - len(groups[-1][0])) else None
+            result = A.Quant(t.line, t.col, kind, name, ty, text, pred, result, pat)
         return result
 
 

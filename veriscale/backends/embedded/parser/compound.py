@@ -26,7 +26,7 @@ class CompoundMixin(ParserCore):
             return A.IfLet(t.line, t.col, pat, value, then, els)
         hyp = None
         if (self.tok.kind == IDENT or self.at_sym("_")) and self.peek().is_sym(":"):
-            hyp = self.advance().value if self.tok.kind == IDENT else (self.advance() and "_")
+            hyp = self.name_or_hole()
             self.advance()
         cond = self.term()
         self.expect_kw("then")

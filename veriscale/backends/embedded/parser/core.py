@@ -67,6 +67,11 @@ class ParserCore:
             self.i += 1
         return t
 
+    def name_or_hole(self) -> str:
+        """Consume an identifier or ``_`` (the caller checked it is one) and return its text."""
+        token = self.advance()
+        return str(token.value) if token.kind == IDENT else "_"
+
     @property
     def prev_end(self) -> int:
         return self.toks[self.i - 1].end if self.i > 0 else 0

@@ -223,7 +223,7 @@ class DoNotationMixin(ParserCore):
             let_val = self.term()
         else:
             if (self.tok.kind == IDENT or self.at_sym("_")) and self.peek().is_sym(":"):
-                hyp = self.advance().value if self.tok.kind == IDENT else (self.advance() and "_")
+                hyp = self.name_or_hole()
                 self.advance()
             cond = self.term()
         self.expect_kw("then")
