@@ -37,14 +37,8 @@ class BindersMixin(ParserCore):
                 names.append(self.name_or_hole())
             if not names:
                 raise self.error("expected binder name")
-            ty = None
-            text = ""
+            ty, text = self.type_ascription()
             default: A.Node | None = None
-            if self.at_sym(":"):
-                self.advance()
-                start = self.i
-                ty = self.term()
-                text = self.text_from(start)
             if self.at_sym(":="):
                 self.advance()
                 default = self.term()
@@ -154,14 +148,8 @@ class BindersMixin(ParserCore):
             # binder predicates (`∀ x ∈ xs, P`) follow a single run of names only
             raise self.error(f"expected ',' or ':' after the binders, found {self.tok.describe()}")
         if pending:
-            ty = None
-            text = ""
-            if self.at_sym(":"):
-                self.advance()
-                start = self.i
-                ty = self.term()
-                text = self.text_from(start)
-            elif self.tok.kind == SYM and self.tok.value in _BINDER_PRED_OPS:
+            ty, text = self.type_ascription()
+            if ty is None and self.tok.kind == SYM and self.tok.value in _BINDER_PRED_OPS:
                 op = self.advance().value
                 bound = (op, self.term(51))
             groups.append((pending, ty, text, None))

@@ -169,13 +169,7 @@ class CommandsMixin(ParserCore):
         t = self.advance()  # def / abbrev
         name = self.decl_name()
         binders = self.decl_binders()
-        ty = None
-        text = ""
-        if self.at_sym(":"):
-            self.advance()
-            start = self.i
-            ty = self.term()
-            text = self.text_from(start)
+        ty, text = self.type_ascription()
         return self.def_body(t, t.value, name, binders, ty, text, mods)
 
     def def_body(
@@ -217,13 +211,7 @@ class CommandsMixin(ParserCore):
                 mods = self.modifiers()
                 nt = self.expect_ident()
                 binders = self.decl_binders()
-                ty = None
-                text = ""
-                if self.at_sym(":"):
-                    self.advance()
-                    start = self.i
-                    ty = self.term()
-                    text = self.text_from(start)
+                ty, text = self.type_ascription()
                 body = None
                 alts = None
                 if self.at_sym(":="):
@@ -362,13 +350,7 @@ class CommandsMixin(ParserCore):
             ct = self.expect_ident()
             saved = self.pos_col
             binders = self.decl_binders()
-            ty = None
-            text = ""
-            if self.at_sym(":"):
-                self.advance()
-                start = self.i
-                ty = self.term()
-                text = self.text_from(start)
+            ty, text = self.type_ascription()
             self.pos_col = saved
             ctors.append(A.CtorDecl(ct.line, ct.col, ct.value, binders, ty, text))
         deriving = self.deriving_clause()

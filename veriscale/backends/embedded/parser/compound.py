@@ -128,62 +128,36 @@ class CompoundMixin(ParserCore):
                     binders.append(A.Binder(bt.line, bt.col, ["_"], None, ""))
                 else:
                     break
-            ty = None
-            text = ""
-            if self.at_sym(":"):
-                self.advance()
-                start = self.i
-                ty = self.term()
-                text = self.text_from(start)
+            ty, text = self.type_ascription()
             if self.at_sym("|"):
                 alts = self.match_alts()
                 return A.LetDecl(t.line, t.col, t.value, binders, ty, text, None, None, alts), False
             # a `let` with parameters is a binder: nested actions are not lifted out of its value
             saved_barrier = self.with_lift_barrier("binder") if binders else self.lift_barrier
             try:
-                if allow_arrow and self.at_sym("←"):
-                    self.advance()
-                    value = self.term()
-                    return A.LetDecl(t.line, t.col, t.value, binders, ty, text, value), True
-                self.expect_sym(":=")
+                arrow = self.let_arrow(allow_arrow)
                 value = self.term()
-                return A.LetDecl(t.line, t.col, t.value, binders, ty, text, value), False
+                return A.LetDecl(t.line, t.col, t.value, binders, ty, text, value), arrow
             finally:
                 self.lift_barrier = saved_barrier
         if t.is_sym("_") and (self.peek().is_sym(":=", ":") or (allow_arrow and self.peek().is_sym("←"))):
             self.advance()
-            ty = None
-            text = ""
-            if self.at_sym(":"):
-                self.advance()
-                start = self.i
-                ty = self.term()
-                text = self.text_from(start)
-            arrow = False
-            if allow_arrow and self.at_sym("←"):
-                arrow = True
-                self.advance()
-            else:
-                self.expect_sym(":=")
-            value = self.term()
-            return A.LetDecl(t.line, t.col, "_", [], ty, text, value), arrow
+            ty, text = self.type_ascription()
+            arrow = self.let_arrow(allow_arrow)
+            return A.LetDecl(t.line, t.col, "_", [], ty, text, self.term()), arrow
         # pattern let: `let (a, b) := e`, `let ⟨a, b⟩ := e`
         pat = self.term()
-        ty = None
-        text = ""
-        if self.at_sym(":"):
-            self.advance()
-            start = self.i
-            ty = self.term()
-            text = self.text_from(start)
-        arrow = False
+        ty, text = self.type_ascription()
+        arrow = self.let_arrow(allow_arrow)
+        return A.LetDecl(t.line, t.col, None, [], ty, text, self.term(), pat), arrow
+
+    def let_arrow(self, allow_arrow: bool) -> bool:
+        """Consume a ``let``'s ``:=``, or ``←`` where a monadic bind is allowed; True for ``←``."""
         if allow_arrow and self.at_sym("←"):
-            arrow = True
             self.advance()
-        else:
-            self.expect_sym(":=")
-        value = self.term()
-        return A.LetDecl(t.line, t.col, None, [], ty, text, value, pat), arrow
+            return True
+        self.expect_sym(":=")
+        return False
 
     def let_rec_decls(self, let_tok: Token) -> list[A.LetDecl]:
         """After ``let rec``: ``decl (, decl)*``, each with optional termination hints."""
@@ -243,13 +217,7 @@ class CompoundMixin(ParserCore):
         elif self.at_sym("_"):
             self.advance()
             name = "_"
-        ty = None
-        text = ""
-        if self.at_sym(":"):
-            self.advance()
-            start = self.i
-            ty = self.term()
-            text = self.text_from(start)
+        ty, text = self.type_ascription()
         if self.at_sym("|"):
             self.match_alts()
             return A.LetDecl(t.line, t.col, name, binders, ty, text, A.ProofTerm(t.line, t.col, "have"))

@@ -67,6 +67,15 @@ class ParserCore:
             self.i += 1
         return t
 
+    def type_ascription(self) -> tuple[A.Node | None, str]:
+        """An optional ``: T``: the type and its source text, or ``(None, "")``."""
+        if not self.at_sym(":"):
+            return None, ""
+        self.advance()
+        start = self.i
+        ty = self.term()
+        return ty, self.text_from(start)
+
     def name_or_hole(self) -> str:
         """Consume an identifier or ``_`` (the caller checked it is one) and return its text."""
         token = self.advance()

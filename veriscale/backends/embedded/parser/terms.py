@@ -486,24 +486,10 @@ class TermsMixin(ParserCore):
                 self.advance()
                 return A.ListLit(t.line, t.col, [])
             if self.at_sym(":"):
-                self.advance()
-                stop = self.term()
-                step = None
-                if self.at_sym(":"):
-                    self.advance()
-                    step = self.term()
-                self.expect_sym("]")
-                return A.RangeLit(t.line, t.col, None, stop, step)
+                return self.range_rest(t, None)
             first = self.term()
             if self.at_sym(":"):
-                self.advance()
-                stop = self.term()
-                step = None
-                if self.at_sym(":"):
-                    self.advance()
-                    step = self.term()
-                self.expect_sym("]")
-                return A.RangeLit(t.line, t.col, first, stop, step)
+                return self.range_rest(t, first)
             items = [first]
             while self.at_sym(","):
                 self.advance()
@@ -514,6 +500,17 @@ class TermsMixin(ParserCore):
             return A.ListLit(t.line, t.col, items)
         finally:
             self.leave_brackets(saved)
+
+    def range_rest(self, t: Token, start: A.Node | None) -> A.RangeLit:
+        """``:stop]`` or ``:stop:step]`` of ``[start:stop:step]`` (the ``:`` not yet consumed)."""
+        self.expect_sym(":")
+        stop = self.term()
+        step = None
+        if self.at_sym(":"):
+            self.advance()
+            step = self.term()
+        self.expect_sym("]")
+        return A.RangeLit(t.line, t.col, start, stop, step)
 
     def brace(self) -> A.Node:
         t = self.advance()
