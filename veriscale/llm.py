@@ -34,11 +34,9 @@ from __future__ import annotations
 
 import fnmatch
 import hashlib
-import importlib.resources
 import json
 import os
 import random
-import sysconfig
 import threading
 import time
 from collections import Counter
@@ -52,7 +50,7 @@ import jinja2
 import openai
 from pydantic import BaseModel, ConfigDict, Field, SecretStr
 
-import veriscale
+from veriscale import resources
 from veriscale.store import LLMCacheEntry, RunStore, canonical_json, utc_now
 
 __all__ = [
@@ -633,32 +631,8 @@ def _retry_after(exc: openai.APIStatusError) -> float | None:
 # ---------------------------------------------------------------------------------------------
 # Prompt templates
 
-PROMPTS_DIR_ENV = "VERISCALE_PROMPTS_DIR"
-
-
-def prompts_dir() -> Path:
-    """Where the jinja2 prompt templates are: the first of these that exists.
-
-    ``$VERISCALE_PROMPTS_DIR``; ``veriscale/templates/prompts`` inside the installed package (a
-    wheel shipping them as package data); ``templates/prompts`` of the source checkout the package
-    is imported from (editable installs); ``<prefix>/share/veriscale/templates/prompts`` (a wheel
-    shipping them as data files), for the interpreter's and the user's install schemes.
-    """
-    override = os.environ.get(PROMPTS_DIR_ENV)
-    if override:
-        return Path(override)
-    packaged = importlib.resources.files("veriscale") / "templates" / "prompts"
-    if packaged.is_dir():
-        return Path(str(packaged))
-    checkout = Path(veriscale.__file__).resolve().parents[1] / "templates" / "prompts"
-    candidates = [checkout]
-    for scheme in (None, f"{os.name}_user"):
-        try:
-            data = sysconfig.get_path("data", scheme) if scheme else sysconfig.get_path("data")
-        except KeyError:
-            continue
-        candidates.append(Path(data) / "share" / "veriscale" / "templates" / "prompts")
-    return next((path for path in candidates if path.is_dir()), checkout)
+PROMPTS_DIR_ENV = resources.PROMPTS_DIR_ENV
+prompts_dir = resources.prompts_dir
 
 
 @lru_cache(maxsize=8)

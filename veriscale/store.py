@@ -38,6 +38,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict
 
 import veriscale
+from veriscale import resources
 
 __all__ = [
     "STORE_FILE_NAME",
@@ -139,8 +140,8 @@ def canonical_json(value: Any) -> str:
 def code_version() -> str:
     """The package version, plus the git commit (``+dirty`` when modified) in a git checkout."""
     version = veriscale.__version__
-    checkout = Path(veriscale.__file__).resolve().parents[1]
-    if not (checkout / ".git").exists():
+    checkout = resources.checkout_root()
+    if not resources.is_checkout(checkout):
         return version
     try:
         commit = subprocess.run(

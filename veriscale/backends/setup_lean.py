@@ -20,8 +20,10 @@ import subprocess
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from veriscale import resources
+
 LAKEFILE = "lakefile.lean"
-PROJECT_ENV = "VERISCALE_LEAN_PROJECT"
+PROJECT_ENV = resources.LEAN_PROJECT_ENV
 ELAN_HINT = (
     "install elan (https://github.com/leanprover/elan, e.g. "
     "`curl https://elan.lean-lang.org/elan-init.sh -sSf | sh`), then open a new shell"
@@ -37,7 +39,7 @@ def default_project_dir() -> Path:
     env = os.environ.get(PROJECT_ENV)
     if env:
         return Path(env).expanduser().resolve()
-    checkout = Path(__file__).resolve().parents[2]
+    checkout = resources.checkout_root()
     if (checkout / LAKEFILE).is_file():
         return checkout
     return Path.cwd()

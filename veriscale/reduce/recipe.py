@@ -25,11 +25,12 @@ from __future__ import annotations
 
 import os
 import sys
-import sysconfig
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from veriscale import resources
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -38,7 +39,7 @@ else:  # pragma: no cover - exercised on Python 3.10 only
 
 __all__ = ["Recipe", "RecipeError", "RejectRule", "TestRule", "load_recipe", "recipe_dirs"]
 
-SUITES_DIR_ENV = "VERISCALE_SUITES_DIR"
+SUITES_DIR_ENV = resources.SUITES_DIR_ENV
 
 
 class RecipeError(ValueError):
@@ -82,18 +83,7 @@ class Recipe(BaseModel):
 def recipe_dirs() -> list[Path]:
     """Where named recipes are looked up, in order: ``$VERISCALE_SUITES_DIR``, the source
     checkout's ``suites/``, and ``<prefix>/share/veriscale/suites`` (a wheel's data files)."""
-    dirs: list[Path] = []
-    override = os.environ.get(SUITES_DIR_ENV)
-    if override:
-        dirs.append(Path(override))
-    dirs.append(Path(__file__).resolve().parents[2] / "suites")
-    for scheme in (None, f"{os.name}_user"):
-        try:
-            data = sysconfig.get_path("data", scheme) if scheme else sysconfig.get_path("data")
-        except KeyError:
-            continue
-        dirs.append(Path(data) / "share" / "veriscale" / "suites")
-    return dirs
+    return resources.suite_dirs()
 
 
 def _parse_recipe(path: Path) -> Recipe:

@@ -8,7 +8,6 @@ definitions; the options set here (``maxHeartbeats``, ``eval.pp``) belong to the
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
@@ -19,19 +18,12 @@ import jinja2
 
 from veriscale.backends.base import Check, CheckKind
 from veriscale.backends.lean.config import LeanBackendConfig
+from veriscale.resources import lean_templates_dir
 
 if TYPE_CHECKING:
     from veriscale.task import Task
 
-def _default_templates_dir() -> Path:
-    """The source checkout's ``templates/lean``, else the copy a wheel installs under the prefix."""
-    checkout = Path(__file__).resolve().parents[3] / "templates" / "lean"
-    if checkout.is_dir():
-        return checkout
-    return Path(sys.prefix) / "share" / "veriscale" / "templates" / "lean"
-
-
-DEFAULT_TEMPLATES_DIR = _default_templates_dir()
+DEFAULT_TEMPLATES_DIR = lean_templates_dir()
 SNIPPET_MARKER = "-- veriscale check"
 """First line of every check snippet (a Lean comment; the stand-in REPL splits batches on it)."""
 
