@@ -61,7 +61,7 @@ def inspect(
     ] = None,
 ) -> None:
     """Summarise one task or a whole benchmark, reporting tasks that fail to load."""
-    from veriscale.inspect import inspect_benchmark
+    from veriscale.overview import inspect_benchmark
 
     if not path.exists():
         _echo_err(f"error: {path}: no such file or directory")

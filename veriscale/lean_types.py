@@ -31,7 +31,7 @@ Structures declared in a task's ``task_aux`` section are read by :func:`parse_st
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -687,13 +687,3 @@ def parse_structures(lean_source: str) -> dict[str, StructDef]:
         result[name] = StructDef(name, params, tuple(fields))
     return result
 
-
-def struct_def_for(ty: LeanType, structs: Mapping[str, StructDef]) -> StructDef | None:
-    """The declaration of ``ty`` when it names one of ``structs``."""
-    if isinstance(ty, NamedType):
-        return structs.get(ty.name)
-    return None
-
-
-def type_args(ty: LeanType) -> Sequence[LeanType]:
-    return ty.args if isinstance(ty, NamedType) else ()

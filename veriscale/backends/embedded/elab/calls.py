@@ -52,12 +52,6 @@ class Sig:
     name: str
     self_index: int = 0
 
-    def as_type(self) -> LeanType:
-        out = self.result
-        for p in reversed(self.params):
-            out = FunType(p.type, out)
-        return out
-
 
 def instantiate(ty: LeanType, mapping: dict[str, LeanType], fresh: object) -> LeanType:
     """Replace signature type variables (``TVar``) by metavariables, one per name."""

@@ -1,4 +1,5 @@
-"""``veriscale inspect``: a readable summary of one task or a whole benchmark."""
+"""``veriscale inspect``: a readable overview of one task or a whole benchmark (named apart from the
+standard library's ``inspect``)."""
 
 from __future__ import annotations
 
