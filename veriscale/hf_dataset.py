@@ -355,7 +355,11 @@ def decode_expected(texts: Sequence[str], ty: LeanType | None, structs: Mapping[
     element = _element_type(ty) if ty is not None else None
     # The tail of a printed list (`"x", "y"]`, which the published VerinaPlus has) reads as a
     # String element too, but it is a stored string that lost its start: keep it as it is.
-    if element is not None and not (len(texts) == 1 and _looks_truncated(texts[0], ty, structs)):
+    if (
+        element is not None
+        and ty is not None
+        and not (len(texts) == 1 and _looks_truncated(texts[0], ty, structs))
+    ):
         items = [_read_at(text, element, structs) for text in texts]
         if all(item is not _NOT_READ for item in items):
             return items
@@ -427,10 +431,11 @@ def task_from_row(row: Mapping[str, Any], index: int) -> Task:
         column = "tests" if str(exc).startswith("tests") else "reject_inputs"
         raise fail(column, str(exc)) from exc
     names = [p.name for p in signature.parameters]
-    for column, items in (("tests", tests), ("reject_inputs", rejects)):
-        for i, item in enumerate(items):
-            if set(item.input) != set(names):
-                raise fail(column, f"[{i}].input: keys {sorted(item.input)} do not match the parameters {names}")
+    inputs = [("tests", i, t.input) for i, t in enumerate(tests)]
+    inputs += [("reject_inputs", i, r.input) for i, r in enumerate(rejects)]
+    for column, i, given in inputs:
+        if set(given) != set(names):
+            raise fail(column, f"[{i}].input: keys {sorted(given)} do not match the parameters {names}")
     return Task(
         id=task_id,
         signature=signature,
