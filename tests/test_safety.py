@@ -419,3 +419,114 @@ def test_what_fires_on_reference_task_aux_and_proofs(data_dir: Path) -> None:
     assert screened >= 151
     assert {rule for _, _, rule in proofs} == {"sorry"}  # unproved reference proofs are `sorry`
     assert all(section == "proof" for _, section, _ in proofs)
+
+
+# ---------------------------------------------------------------------------------------------
+# The Lean path's additions: files read while elaborating, tasks, options and decide's config
+# ---------------------------------------------------------------------------------------------
+
+
+def _rules_and_lines(text: str) -> list[tuple[str, int]]:
+    return [(f.rule, f.line) for f in screen_lean(text).findings]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'def s : String := include_str "secret.txt"',
+        'def s : String := include_str/- c -/"secret.txt"',
+        'def s : String := include_str\n  ("a" / "b")',  # the path is any term, evaluated
+        'example : (include_str "x").length > 0 := by decide',
+    ],
+)
+def test_include_str_is_rejected_however_it_is_spaced(text: str) -> None:
+    assert [rule for rule, _ in _rules_and_lines(text)] == ["file-read"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        'def s : String := "include_str \\"x\\""',
+        "-- include_str \"x\"",
+        "/- include_str \"x\" -/ def n := 1",
+        "def «include_str» := 1\ndef m := «include_str» + 1",  # an identifier, not the keyword
+        "def include_strs := 1",
+    ],
+)
+def test_include_str_in_literals_comments_and_names_is_not_the_keyword(text: str) -> None:
+    assert screen_lean(text).ok, screen_lean(text).findings
+
+
+@pytest.mark.parametrize(
+    "text, rules",
+    [
+        ("def f := (Task.spawn fun _ => 1).get", ["concurrency"]),
+        ("def f := Task.map (· + 1) (.pure 1)", ["concurrency"]),
+        ("def f (t : Task Nat) := t.get", ["concurrency"]),
+        ("def f := «Task».spawn fun _ => 1", ["concurrency"]),
+        ("def f := _root_.Task.spawn fun _ => 1", ["concurrency"]),
+        ("def g := IO.asTask (pure ())", ["concurrency", "io"]),
+        ("def g := BaseIO.mapTasks (fun _ => pure ()) []", ["concurrency", "io"]),
+        ("def g := IO.bindTask", ["concurrency", "io"]),
+        ("def g (a : BaseIO Unit) := a.asTask", ["concurrency", "io"]),
+    ],
+)
+def test_tasks_are_rejected(text: str, rules: list[str]) -> None:
+    assert sorted({rule for rule, _ in _rules_and_lines(text)}) == rules
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "set_option debug.skipKernelTC true",
+        "set_option debug.skipKernelTC true in\ntheorem t : 1 = 1 := rfl",
+        "set_option maxHeartbeats 0 in\ndef f := 1",
+        "set_option maxRecDepth 100000",
+        "theorem t : 1 = 1 := by\n  set_option debug.proofAsSorry true in rfl",
+        "set_option/- c -/backward.synthInstance.canonInstances false",
+        "def f := 1\n/- -/ set_option\n  pp.all true",
+    ],
+)
+def test_every_option_is_rejected_however_it_is_spelt(text: str) -> None:
+    assert {rule for rule, _ in _rules_and_lines(text)} == {"set-option"}
+
+
+def test_each_set_option_is_reported_on_its_own_line() -> None:
+    text = "set_option debug.skipKernelTC true in\ndef a := 1\nset_option/- c -/maxHeartbeats 0\n"
+    assert _rules_and_lines(text) == [("set-option", 1), ("set-option", 3)]
+
+
+@pytest.mark.parametrize(
+    "text, rules",
+    [
+        ("by decide +native", ["native-decide"]),
+        ("by decide +«native»", ["native-decide"]),
+        ("by decide («native» := true)", ["native-decide"]),
+        ("by decide (config := { «native» := true })", ["decide-config", "native-decide"]),
+        ("by decide (config := ⟨false, true, true, true⟩)", ["decide-config"]),
+        ("by decide (config := .mk false true true true)", ["decide-config"]),
+        ("by decide +kernel (config := myConfig)", ["decide-config"]),
+        ("by decide («config» := myConfig)", ["decide-config"]),
+        ("by native_decide (config := {})", ["decide-config", "native-decide"]),
+    ],
+)
+def test_decide_configuration_that_can_hide_native_is_rejected(text: str, rules: list[str]) -> None:
+    found = sorted({rule for rule, _ in _rules_and_lines(f"theorem t : 2 = 2 := {text}")})
+    assert found == rules
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "by decide",
+        "by decide +kernel",
+        "by decide -zetaReduce +kernel",
+        "by decide (kernel := true)",
+        "by simp (config := { decide := true })",
+        "by simp (config := { zeta := false }); decide",
+        "by\n  have h : 1 = 1 := by decide\n  simp (config := {}) at h ⊢",
+    ],
+)
+def test_kernel_checked_decide_and_other_tactics_configs_are_allowed(text: str) -> None:
+    result = screen_lean(f"theorem t : 2 = 2 := {text}")
+    assert result.ok, result.findings

@@ -228,6 +228,41 @@ def reduce(
     typer.echo(f"wrote {out}")
 
 
+@app.command()
+def export(
+    suite: Annotated[Path, typer.Argument(help="A benchmark directory (or a dataset) to export.")],
+    out: Annotated[Path, typer.Option("--out", help="Directory to write (must not exist or be empty).")],
+    fmt: Annotated[
+        str, typer.Option("--format", help="hf (datasets' save_to_disk) or parquet (data/train-*.parquet).")
+    ] = "hf",
+) -> None:
+    """Write a benchmark as a Hugging Face dataset in the schema of Verina's own export."""
+    from veriscale.hf_dataset import DatasetFormatError, export_dataset
+    from veriscale.task import load_benchmark
+
+    if fmt not in ("hf", "parquet"):
+        _echo_err(f"error: --format {fmt}: expected hf or parquet")
+        raise typer.Exit(2)
+    if not suite.exists():
+        _echo_err(f"error: {suite}: no such file or directory")
+        raise typer.Exit(2)
+    if out.exists() and (not out.is_dir() or any(out.iterdir())):
+        _echo_err(f"error: {out}: exists and is not an empty directory")
+        raise typer.Exit(2)
+    try:
+        loaded = load_benchmark(suite)
+    except (DatasetFormatError, NotADirectoryError) as exc:
+        _echo_err(f"error: {exc}")
+        raise typer.Exit(2) from exc
+    for failure in loaded.failures:
+        _echo_err(f"skipped: {failure}")
+    if not loaded.tasks:
+        _echo_err(f"error: {suite}: no task loaded, nothing to export")
+        raise typer.Exit(2)
+    written = export_dataset(loaded.tasks, out, "hf" if fmt == "hf" else "parquet")
+    typer.echo(f"wrote {len(loaded.tasks)} task(s) to {written}")
+
+
 @app.command("eval")
 def eval_command(
     model: Annotated[str, typer.Option("--model", help="Model name as the endpoint knows it.")],

@@ -486,9 +486,12 @@ def _validation_reason(exc: ValidationError) -> str:
     return f"{loc or 'top level'}: {first['msg']}{more}"
 
 
-def _parse_signature(raw: Any, task: str) -> Signature:
+def parse_signature(raw: Any, task: str, file: str = TASK_JSON) -> Signature:
+    """A ``signature`` object as stored (``{name, parameters: [{param_name, param_type}],
+    return_type}``); raises :class:`TaskLoadError` for ``task``'s ``file``."""
+
     def fail(reason: str) -> TaskLoadError:
-        return TaskLoadError(task, TASK_JSON, f"signature: {reason}")
+        return TaskLoadError(task, file, f"signature: {reason}")
 
     if not isinstance(raw, dict):
         raise fail(f"expected an object, got {type(raw).__name__}")
@@ -546,7 +549,7 @@ def load_task(path: str | Path) -> Task:
         raise TaskLoadError(task, TASK_JSON, f"id must be a non-empty string, got {raw['id']!r}")
     if "signature" not in raw:
         raise TaskLoadError(task, TASK_JSON, "missing field 'signature'")
-    signature = _parse_signature(raw["signature"], task)
+    signature = parse_signature(raw["signature"], task)
     metadata = {k: v for k, v in raw.items() if k not in _RESERVED_TASK_KEYS}
     files: dict[str, str] = {}
     for field_name, default in FILE_FIELDS.items():
@@ -625,8 +628,18 @@ class BenchmarkLoad:
 
 def load_benchmark(path: str | Path) -> BenchmarkLoad:
     """Load every task directory under ``path`` (sorted by name); a directory that is itself a
-    task (has ``task.json``) is a benchmark of one. Bad tasks are reported in ``failures``."""
+    task (has ``task.json``) is a benchmark of one. Bad tasks are reported in ``failures``.
+
+    A Hugging Face dataset in Verina's schema (saved to disk, or parquet) is read instead when
+    ``path`` holds one (see :mod:`veriscale.hf_dataset`); one that is not in that schema raises
+    ``hf_dataset.DatasetFormatError``.
+    """
     root = Path(path)
+    # Imported here: the dataset module imports this one, and ``datasets`` is slow to import.
+    from veriscale.hf_dataset import dataset_layout, load_dataset_benchmark
+
+    if dataset_layout(root) is not None:
+        return load_dataset_benchmark(root)
     if not root.is_dir():
         raise NotADirectoryError(f"not a benchmark directory: {root}")
     if (root / TASK_JSON).is_file():

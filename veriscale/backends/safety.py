@@ -26,10 +26,31 @@ Policy, by rule id (each :class:`Finding` carries one):
 ``axiom``
     ``axiom`` declarations and core's ``lcProof`` axiom: anything follows from an assumption.
 ``native-decide``
-    ``native_decide``, ``decide +native``, ``native := true``, ``bv_decide`` and the
+    ``native_decide``, ``decide +native``, ``native := true`` (also spelt ``«native»``: a config
+    item is an identifier, so Lean reads the escaped name as the option), ``bv_decide`` and the
     ``ofReduceBool``/``ofReduceNat``/``trustCompiler`` axioms: they trust compiled code.
+``decide-config``
+    ``decide (config := ...)`` (also ``native_decide``/``decide!``): a configuration given as a
+    structure value can set ``native`` without naming it (``⟨false, true, true, true⟩``, ``.mk``,
+    a definition elsewhere). Lean v4.24's ``DecideConfig`` has ``kernel``, ``native``,
+    ``zetaReduce`` and ``revert``; the named forms ``+kernel``/``(kernel := true)`` stay allowed
+    (the kernel still checks the proof; only ``native`` leaves it to compiled code).
 ``set-option``
-    Any ``set_option`` (heartbeats, recursion depth, pretty-printing, checks), anywhere.
+    Any ``set_option`` (also ``set_option ... in``), anywhere. Lean v4.24's options include ones
+    that change what is checked (``debug.skipKernelTC`` turns the kernel's type checking off,
+    ``debug.proofAsSorry``/``debug.byAsSorry`` replace proofs by ``sorry``), remove the limits
+    a run depends on (``maxHeartbeats 0``, ``maxRecDepth``, ``synthInstance.maxHeartbeats``,
+    ``exponentiation.threshold``), or change elaboration (``backward.*``, ``Elab.async``,
+    ``pp.*`` changes what ``#eval`` prints). No option is needed by generated code, so the
+    command is rejected whatever the option; ``«set_option»`` is an identifier, not the command.
+``file-read``
+    ``include_str``: it evaluates its argument to a path and reads that file while elaborating,
+    so what the code means depends on the machine's files (and can smuggle in their content).
+``concurrency``
+    ``Task`` (``Task.spawn``, ``Task.map``, ``Task.bind``, ``Task.Priority``...) and the
+    task-starting IO functions (``IO.asTask``, ``BaseIO.asTask``, ``EIO.asTask``, ``IO.mapTask``,
+    ``IO.mapTasks``, ``IO.bindTask``...): threads whose work runs outside the check that started
+    them, beyond its time and memory accounting; generated code has no need for them.
 ``unsafe``
     The ``unsafe`` keyword and any name containing ``unsafe`` (``unsafeCast``, ``unsafeIO``,
     ``unsafeBaseIO``, ``ptrAddrUnsafe``...), pointer identity (``ptrEq``, ``withPtrEq``...) and
@@ -99,7 +120,7 @@ Policy, by rule id (each :class:`Finding` carries one):
     on the tokens its imports declare.
 
 Deliberately allowed: ``open X`` and ``open X in`` (unless ``X`` trips a name rule), ``theorem``,
-``decide`` (also ``+kernel``, ``decide := true`` in ``simp``: the kernel checks), ``exact?``,
+``decide`` (also ``+kernel``/``(kernel := true)``, ``decide := true`` in ``simp``: the kernel checks), ``exact?``,
 ``termination_by``, ``decreasing_by``, ``let rec``, ``where``, ``mutual``, ``structure``,
 ``inductive``, ``noncomputable``, ``private``/``protected``, and new names in existing namespaces
 (``def List.mySum``): Lean refuses to redeclare an existing constant, so ``def Nat.add`` is an
@@ -173,8 +194,14 @@ RULE_REASONS: dict[str, str] = {
     "axiom": "adds an unproved assumption, from which anything can be proved",
     "native-decide": "trusts compiled code instead of the kernel, so a compiler bug or an "
     "implementation override becomes a proof",
-    "set-option": "changes Lean's options (limits, checks, printing); generated code must run "
-    "under the harness's settings",
+    "set-option": "changes Lean's options (limits, checks such as debug.skipKernelTC, printing); "
+    "generated code must run under the harness's settings",
+    "decide-config": "a decide configuration given as a structure value can turn on `native` "
+    "without naming it; use `decide +kernel` or `(kernel := true)`",
+    "file-read": "`include_str` reads a file while elaborating, so the code's meaning depends on "
+    "the machine's files",
+    "concurrency": "starts tasks (threads) whose work runs outside the check that started them, "
+    "beyond its time and memory limits",
     "unsafe": "unsafe code and pointer tricks bypass the type system and the kernel",
     "partial": "the definition's termination is never checked: the kernel sees an opaque "
     "constant and evaluation may loop forever",
@@ -276,6 +303,7 @@ _KEYWORD_RULES: dict[str, str] = {
     "register_builtin_option": "meta-programming",
     "register_label_attr": "meta-programming",
     "register_tactic_tag": "meta-programming",
+    "include_str": "file-read",
 }
 
 # Name components (of any identifier, escaped or not, qualified or not) and their rule.
@@ -304,6 +332,11 @@ _NAME_COMPONENT_RULES: dict[str, str] = {
     "dbgTraceVal": "debug-side-effect",
     "dbgStackTrace": "debug-side-effect",
     "dbgSleep": "debug-side-effect",
+    "Task": "concurrency",
+    "asTask": "concurrency",
+    "mapTask": "concurrency",
+    "mapTasks": "concurrency",
+    "bindTask": "concurrency",
 }
 
 # First components that open a forbidden namespace.
@@ -340,6 +373,8 @@ _INTERPOLATING_NAMES = frozenset(
 )  # fmt: skip
 # `!` macros that take an ordinary term: their string argument is a plain string.
 _PLAIN_BANG_NAMES = frozenset({"panic!", "assert!", "unreachable!"})
+# Tactics configured by a `DecideConfig` (which has the `native` field).
+_DECIDE_TACTICS = frozenset({"decide", "decide!", "native_decide"})
 # What may precede a tactic in a tactic block (so that `stop` there is the tactic).
 _TACTIC_SEPARATORS = frozenset({"by", ";", "·", ".", ">", "<;>", "(", "|"})
 
@@ -561,6 +596,9 @@ class _Screener:
             elif tok.kind in (IDENT, FIELD, DOTIDENT, KEYWORD):
                 if tok.kind != KEYWORD:
                     self.name(tok)
+                if tok.kind == IDENT and tuple(tok.parts) in (("native",), ("config",)):
+                    # A config item's name is an identifier: `«native»` is `native` to Lean.
+                    self.config_item(k, tok, tok.parts[0])
                 word = self.keyword(k)
                 if word is None:
                     continue
@@ -707,15 +745,6 @@ class _Screener:
             if seen_by and at_tactic_start:
                 self.add("sorry", tok.offset, "stop")
             return
-        if word == "native":
-            after_plus = self.is_symbol(k - 1, "+")
-            if after_plus or self.is_symbol(k + 1, ":="):
-                self.add(
-                    "native-decide",
-                    (self.tokens[k - 1] if after_plus else tok).offset,
-                    "+native" if after_plus else "native :=",
-                )
-            return
         if word == "trace" and nxt is not None and not nxt.space_before and self.is_symbol(k + 1, "["):
             self.add("meta-programming", tok.offset, "trace[")
             return
@@ -730,6 +759,42 @@ class _Screener:
         rule = _KEYWORD_RULES.get(word)
         if rule is not None:
             self.add(rule, tok.offset, word)
+
+    def config_item(self, k: int, tok: Token, name: str) -> None:
+        """``+native`` / ``native := ...`` anywhere, and ``(config := ...)`` given to a decide tactic."""
+        after_plus = self.is_symbol(k - 1, "+")
+        assigned = self.is_symbol(k + 1, ":=")
+        if name == "native" and (after_plus or assigned):
+            start = self.tokens[k - 1] if after_plus else tok
+            self.add("native-decide", start.offset, f"+{tok.text}" if after_plus else f"{tok.text} :=")
+        elif name == "config" and assigned and self.is_symbol(k - 1, "("):
+            tactic = self.configured_tactic(k - 1)
+            if tactic in _DECIDE_TACTICS:
+                self.add("decide-config", tok.offset, f"{tactic} (config := ...)")
+
+    def configured_tactic(self, k: int) -> str | None:
+        """The tactic whose config items precede the ``(`` at ``k``: walk back over ``+name``,
+        ``-name`` and parenthesised items to the word before them."""
+        j = k - 1
+        while j >= 0:
+            tok = self.tokens[j]
+            if tok.is_sym(")"):
+                depth = 0
+                while j >= 0:
+                    if self.tokens[j].is_sym(")"):
+                        depth += 1
+                    elif self.tokens[j].is_sym("("):
+                        depth -= 1
+                        if depth == 0:
+                            break
+                    j -= 1
+                j -= 1
+                continue
+            if tok.kind == IDENT and j > 0 and self.is_symbol(j - 1, "+", "-"):
+                j -= 2
+                continue
+            return self.keyword(j)
+        return None
 
     def attribute_list(self, k: int, *, command: bool) -> None:
         """Check the attributes of ``@[...]`` (``k`` at ``@[``) or ``attribute [...]`` (``k`` at ``[``)."""

@@ -20,6 +20,7 @@ from typing import TypeVar
 from veriscale.backends.lean.config import LeanBackendConfig, ReplLaunch, StatsRecorder
 from veriscale.backends.lean.process import ReplFailure, ReplProcess, ReplProtocolError
 from veriscale.backends.lean.protocol import (
+    ReplAnswerError,
     ReplMessage,
     ReplRefusal,
     ReplResponse,
@@ -147,15 +148,20 @@ class ReplWorker:
                 self.stats.add(crashes=1)
             self._forget_process("failure")
             raise
+        except ReplAnswerError as exc:
+            # An answer of no known shape (no env, say): the process is out of step with us.
+            self.stats.add(crashes=1)
+            self._forget_process("failure")
+            raise ReplProtocolError(str(exc)) from exc
         if isinstance(answer, ReplRefusal):
             # E.g. "Unknown environment.": this process is out of step with our bookkeeping.
             self.stats.add(crashes=1)
             self._forget_process("failure")
             raise ReplProtocolError(f"the REPL refused the command: {answer.message}")
-        if answer.env is None:
+        if not isinstance(answer, ReplResponse):
             self.stats.add(crashes=1)
             self._forget_process("failure")
-            raise ReplProtocolError("the REPL answer has no environment id")
+            raise ReplProtocolError(f"the REPL answered a command with a {type(answer).__name__}")
         return answer
 
     def header_env(self, imports: tuple[str, ...]) -> int:
