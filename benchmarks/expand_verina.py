@@ -140,10 +140,10 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(PROJECT_ROOT))
+    from veriscale.benchmark import load_benchmark
     from veriscale.expand import ExpandOptions, expand_benchmark
     from veriscale.expand.audit import audit_suite
     from veriscale.expand.report import format_summary
-    from veriscale.task import load_benchmark
 
     if not args.data.is_dir():
         print(f"no benchmark at {args.data}", file=sys.stderr)

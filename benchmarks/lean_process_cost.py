@@ -86,7 +86,7 @@ def main(argv: list[str] | None = None) -> int:
 
     sys.path.insert(0, str(PROJECT_ROOT))
     from veriscale.backends.lean import LeanBackend, LeanBackendConfig, lean_available
-    from veriscale.task import load_benchmark
+    from veriscale.benchmark import load_benchmark
 
     loaded = load_benchmark(args.benchmark)
     tasks = sorted(loaded.tasks, key=lambda task: task.id)

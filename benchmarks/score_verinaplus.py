@@ -42,9 +42,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(PROJECT_ROOT))
+    from veriscale.benchmark import load_benchmark
     from veriscale.score import SUBMITTABLE_SECTIONS, format_report, ground_truth_submission, score_suite
     from veriscale.score.submission import load_submissions, write_submissions
-    from veriscale.task import load_benchmark
 
     if not args.suite.is_dir():
         print(f"error: {args.suite}: not a directory", file=sys.stderr)

@@ -13,6 +13,7 @@ import pytest
 from veriscale.backends.base import Answer, Check, CheckKind
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.backends.safety import screen_sections
+from veriscale.benchmark import load_benchmark
 from veriscale.generate.adversaries import (
     Adversary,
     all_mutations,
@@ -26,7 +27,7 @@ from veriscale.generate.value_space import is_valid_value
 from veriscale.lean.lexer import EOF, tokenize
 from veriscale.lean_types import parse_type
 from veriscale.runtime import NONE, Arr, Nat, Pair, Some, values_equal
-from veriscale.task import LeanFile, Parameter, Signature, Task, TestCase, load_benchmark, load_task
+from veriscale.task import LeanFile, Parameter, Signature, Task, TestCase, load_task
 from veriscale.typed_task import typed_view
 from veriscale.values import parse_value
 

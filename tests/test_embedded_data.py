@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from veriscale.backends.embedded.backend import EmbeddedBackend
-from veriscale.task import load_benchmark
+from veriscale.benchmark import load_benchmark
 from veriscale.validate import CORE_KINDS, validate_task
 
 

@@ -179,7 +179,7 @@ def test_column_zero_body_lines_continue_and_comments_go_with_the_next_helpers(c
 @pytest.mark.data
 def test_reference_answers_written_as_replies_read_back_to_the_reference_sections(data_dir: Path) -> None:
     """Every reference solution and spec of Verina, written in the asked format, parses back to itself."""
-    from veriscale.task import load_benchmark
+    from veriscale.benchmark import load_benchmark
 
     load = load_benchmark(data_dir / "verina")
     assert len(load.tasks) > 100

@@ -20,6 +20,7 @@ from fake_openai_server import Behaviour, FakeOpenAIServer, HttpError, Reply
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.backends.embedded.backend import EmbeddedBackend
+from veriscale.benchmark import load_benchmark
 from veriscale.compare import same_as_printed
 from veriscale.expand import (
     KILL_MATRIX_FILE,
@@ -49,7 +50,7 @@ from veriscale.generate.llm_adversaries import (
 )
 from veriscale.llm import LLMCallError, LLMConfig, RetryPolicy
 from veriscale.store import RunMismatchError, RunStore
-from veriscale.task import Task, load_benchmark, load_task
+from veriscale.task import Task, load_task
 from veriscale.typed_task import typed_view
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]

@@ -481,7 +481,7 @@ def test_dedupe_rejects_or_drops_rows_that_do_not_fit() -> None:
 
 @pytest.mark.data
 def test_synthesis_and_mutation_on_every_verina_task(data_dir: Path) -> None:
-    from veriscale.task import load_benchmark
+    from veriscale.benchmark import load_benchmark
     from veriscale.typed_task import typed_view
 
     bench = load_benchmark(data_dir / "verina")

@@ -11,6 +11,7 @@ import pytest
 from conftest import EXAMPLES_DIR
 from typer.testing import CliRunner
 
+from veriscale.benchmark import load_benchmark
 from veriscale.cli import app
 from veriscale.hf_dataset import (
     COLUMNS,
@@ -21,7 +22,7 @@ from veriscale.hf_dataset import (
     task_row,
 )
 from veriscale.lean_types import parse_structures, parse_type
-from veriscale.task import LeanFile, Parameter, RejectInput, Signature, Task, TestCase, load_benchmark
+from veriscale.task import LeanFile, Parameter, RejectInput, Signature, Task, TestCase
 from veriscale.values import ValueParseError, canonical_value_key
 
 MINI = EXAMPLES_DIR / "mini"

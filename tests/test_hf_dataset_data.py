@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 from test_hf_dataset import benchmark_differences
 
+from veriscale.benchmark import load_benchmark
 from veriscale.hf_dataset import export_dataset
-from veriscale.task import load_benchmark
 
 pytestmark = pytest.mark.data
 

@@ -15,6 +15,7 @@ import pytest
 from typer.testing import CliRunner
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
+from veriscale.benchmark import load_benchmark
 from veriscale.cli import app
 from veriscale.score import (
     METRICS,
@@ -27,7 +28,7 @@ from veriscale.score import (
 )
 from veriscale.score.models import Bound, TaskScore, compute_totals
 from veriscale.score.scoring import merge_groups, score_task
-from veriscale.task import Task, load_benchmark, load_task
+from veriscale.task import Task, load_task
 
 SUITE = Path(__file__).resolve().parent / "fixtures" / "hostile" / "submissions" / "suite"
 CLAMP = SUITE / "score_clamp_all"

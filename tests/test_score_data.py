@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from veriscale.benchmark import load_benchmark
 from veriscale.score import METRICS, ground_truth_submission, score_suite
-from veriscale.task import load_benchmark
 
 pytestmark = pytest.mark.data
 

@@ -10,6 +10,7 @@ from typing import Any
 import pytest
 from conftest import EXAMPLES_DIR
 
+from veriscale.benchmark import load_benchmark
 from veriscale.task import (
     SECTION_NAMES,
     LeanFile,
@@ -17,7 +18,6 @@ from veriscale.task import (
     LeanSection,
     Task,
     TaskLoadError,
-    load_benchmark,
     load_task,
     write_benchmark,
     write_task,

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 from conftest import SUITES
 
-from veriscale.task import SECTION_NAMES, BenchmarkLoad, load_benchmark, write_benchmark
+from veriscale.benchmark import load_benchmark
+from veriscale.task import SECTION_NAMES, BenchmarkLoad, write_benchmark
 
 pytestmark = pytest.mark.data
 

@@ -7,7 +7,7 @@ from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
-from veriscale.task import load_benchmark
+from veriscale.benchmark import load_benchmark
 from veriscale.typed_task import TypedTaskError, typed_view
 
 

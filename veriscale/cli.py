@@ -237,8 +237,8 @@ def export(
     ] = "hf",
 ) -> None:
     """Write a benchmark as a Hugging Face dataset in the schema of Verina's own export."""
+    from veriscale.benchmark import load_benchmark
     from veriscale.hf_dataset import DatasetFormatError, export_dataset
-    from veriscale.task import load_benchmark
 
     if fmt not in ("hf", "parquet"):
         _echo_err(f"error: --format {fmt}: expected hf or parquet")

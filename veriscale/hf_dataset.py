@@ -51,8 +51,7 @@ from veriscale.task import (
     TestCase,
     parse_signature,
 )
-from veriscale.typed_task import _looks_truncated
-from veriscale.values import ValueParseError, parse_value
+from veriscale.values import ValueParseError, looks_truncated, parse_value
 
 if TYPE_CHECKING:
     from datasets import Dataset, Features
@@ -358,7 +357,7 @@ def decode_expected(texts: Sequence[str], ty: LeanType | None, structs: Mapping[
     if (
         element is not None
         and ty is not None
-        and not (len(texts) == 1 and _looks_truncated(texts[0], ty, structs))
+        and not (len(texts) == 1 and looks_truncated(texts[0], ty, structs))
     ):
         items = [_read_at(text, element, structs) for text in texts]
         if all(item is not _NOT_READ for item in items):

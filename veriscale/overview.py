@@ -7,7 +7,8 @@ from pathlib import Path
 
 from pydantic import BaseModel
 
-from veriscale.task import Task, TaskLoadError, load_benchmark
+from veriscale.benchmark import load_benchmark
+from veriscale.task import Task, TaskLoadError
 
 
 class TaskSummary(BaseModel):

@@ -626,20 +626,11 @@ class BenchmarkLoad:
         return "\n".join(lines)
 
 
-def load_benchmark(path: str | Path) -> BenchmarkLoad:
+def load_benchmark_dir(path: str | Path) -> BenchmarkLoad:
     """Load every task directory under ``path`` (sorted by name); a directory that is itself a
     task (has ``task.json``) is a benchmark of one. Bad tasks are reported in ``failures``.
-
-    A Hugging Face dataset in Verina's schema (saved to disk, or parquet) is read instead when
-    ``path`` holds one (see :mod:`veriscale.hf_dataset`); one that is not in that schema raises
-    ``hf_dataset.DatasetFormatError``.
-    """
+    (:func:`veriscale.benchmark.load_benchmark` also reads Hugging Face datasets.)"""
     root = Path(path)
-    # Imported here: the dataset module imports this one, and ``datasets`` is slow to import.
-    from veriscale.hf_dataset import dataset_layout, load_dataset_benchmark
-
-    if dataset_layout(root) is not None:
-        return load_dataset_benchmark(root)
     if not root.is_dir():
         raise NotADirectoryError(f"not a benchmark directory: {root}")
     if (root / TASK_JSON).is_file():

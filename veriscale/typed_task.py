@@ -15,14 +15,12 @@ from typing import Any
 from veriscale.lean_types import (
     LeanType,
     LeanTypeError,
-    NamedType,
-    ProdType,
     StructDef,
     parse_structures,
     parse_type,
 )
 from veriscale.task import Task
-from veriscale.values import ValueParseError, parse_value, render_value
+from veriscale.values import ValueParseError, looks_truncated, parse_value, render_value
 
 
 class TypedTaskError(Exception):
@@ -101,29 +99,6 @@ def typed_input_key(
     return "\n".join(f"{name} := {render_value(args[name], types[name], structs)}" for name in sorted(types))
 
 
-def _openers(ty: LeanType, structs: Mapping[str, StructDef]) -> tuple[str, ...]:
-    if isinstance(ty, ProdType):
-        return ("(",)
-    if isinstance(ty, NamedType):
-        if ty.name in structs:
-            return ("{", "⟨")
-        return {"List": ("[",), "Array": ("#[",), "Option": ("some", "none")}.get(ty.name, ())
-    return ()
-
-
-def _looks_truncated(raw: Any, ty: LeanType, structs: Mapping[str, StructDef]) -> bool:
-    """The anchor implementation kept only the last printed line of a long value.
-
-    Such a value is the tail of a rendering: it ends the literal (``]``, ``)``) without starting
-    it the way a value of its type starts (``[``, ``#[``, ``(``, ``some``).
-    """
-    if not isinstance(raw, str):
-        return False
-    text = raw.strip()
-    openers = _openers(ty, structs)
-    return bool(text) and bool(openers) and text[-1] in ")]}⟩" and not text.startswith(openers)
-
-
 def typed_view(task: Task) -> TypedTask:
     """Parse the task's signature and every stored value at its type."""
     try:
@@ -141,7 +116,7 @@ def typed_view(task: Task) -> TypedTask:
             # type's range wraps (`(510 : UInt8) = 254`); the published expected outputs agree.
             return True, parse_value(raw, ty, structs, wrap_uint=True)
         except ValueParseError as exc:
-            kind = "truncated" if _looks_truncated(raw, ty, structs) else "unparseable"
+            kind = "truncated" if looks_truncated(raw, ty, structs) else "unparseable"
             view.problems.append(ValueProblem(task.id, where, raw, str(exc), kind))
             return False, None
 

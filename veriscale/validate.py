@@ -28,8 +28,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind
+from veriscale.benchmark import load_benchmark
 from veriscale.compare import same_as_printed
-from veriscale.task import Task, TestCase, load_benchmark
+from veriscale.task import Task, TestCase
 from veriscale.typed_task import TypedTask, TypedTaskError, ValueProblem, typed_view
 from veriscale.values import quote_string, render_value
 

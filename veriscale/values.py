@@ -1177,3 +1177,26 @@ def default_value(ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_STR
 def json_text(v: Any, ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_STRUCTS) -> str:
     """``to_json`` serialised compactly (handy for logs and hashing)."""
     return json.dumps(to_json(v, ty, structs), ensure_ascii=False, separators=(",", ":"))
+
+
+def _openers(ty: LeanType, structs: Mapping[str, StructDef]) -> tuple[str, ...]:
+    if isinstance(ty, ProdType):
+        return ("(",)
+    if isinstance(ty, NamedType):
+        if ty.name in structs:
+            return ("{", "⟨")
+        return {"List": ("[",), "Array": ("#[",), "Option": ("some", "none")}.get(ty.name, ())
+    return ()
+
+
+def looks_truncated(raw: Any, ty: LeanType, structs: Mapping[str, StructDef]) -> bool:
+    """The anchor implementation kept only the last printed line of a long value.
+
+    Such a value is the tail of a rendering: it ends the literal (``]``, ``)``) without starting
+    it the way a value of its type starts (``[``, ``#[``, ``(``, ``some``).
+    """
+    if not isinstance(raw, str):
+        return False
+    text = raw.strip()
+    openers = _openers(ty, structs)
+    return bool(text) and bool(openers) and text[-1] in ")]}⟩" and not text.startswith(openers)

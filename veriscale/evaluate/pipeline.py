@@ -33,11 +33,12 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
+from veriscale.benchmark import load_benchmark
 from veriscale.evaluate.prompts import DEFAULT_EXAMPLES, TaskKind, build_prompt, headers_for
 from veriscale.evaluate.replies import ReplyError, parse_reply
 from veriscale.llm import LLMCallError, LLMClient, LLMConfig, TokenBudgetExceeded
 from veriscale.store import RunStore
-from veriscale.task import Task, load_benchmark
+from veriscale.task import Task
 
 __all__ = [
     "DEFAULT_EVAL_ROOT",

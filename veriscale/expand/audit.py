@@ -18,8 +18,9 @@ from pathlib import Path
 from pydantic import BaseModel, Field
 
 from veriscale.backends.base import Backend, Check, CheckKind
+from veriscale.benchmark import load_benchmark
 from veriscale.expand.writer import KILL_MATRIX_FILE
-from veriscale.task import Task, load_benchmark
+from veriscale.task import Task
 from veriscale.typed_task import typed_view
 
 __all__ = ["SuiteAudit", "UnexpectedRecheck", "audit_suite", "recheck_unexpected"]

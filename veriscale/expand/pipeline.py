@@ -48,6 +48,7 @@ from typing import TYPE_CHECKING, Any
 from pydantic import BaseModel, ConfigDict
 
 from veriscale.backends.base import Backend, Check, CheckKind
+from veriscale.benchmark import load_benchmark
 from veriscale.compare import same_as_printed
 from veriscale.expand.candidates import Candidate, gather_candidates
 from veriscale.expand.classify import classify_candidates, unknown_reason
@@ -71,7 +72,7 @@ from veriscale.expand.models import (
 )
 from veriscale.expand.writer import SUMMARY_FILE, build_suite_task, kill_matrix_document, write_expanded_task
 from veriscale.store import KillRow, RunStore, canonical_json
-from veriscale.task import Task, load_benchmark
+from veriscale.task import Task
 from veriscale.typed_task import TypedTaskError, typed_view
 
 if TYPE_CHECKING:

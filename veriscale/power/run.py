@@ -12,6 +12,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from veriscale.backends.base import Backend
+from veriscale.benchmark import load_benchmark
 from veriscale.power.evaluate import ItemResult, TaskPower, evaluate_task
 from veriscale.power.items import (
     DEFAULT_MAX_FLAWED,
@@ -20,7 +21,7 @@ from veriscale.power.items import (
     expand_overlap,
     power_items,
 )
-from veriscale.task import Task, load_benchmark
+from veriscale.task import Task
 
 __all__ = ["DEFAULT_TASK_SECONDS", "DEFAULT_TASK_STEPS", "PowerReport", "SuitePower", "format_power", "measure_power"]
 

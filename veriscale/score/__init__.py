@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from veriscale.backends.base import Backend
+from veriscale.benchmark import load_benchmark
 from veriscale.score.models import METRICS, Bound, MetricTotal, ScoreReport, TaskScore, compute_totals
 from veriscale.score.scoring import GROUP_METRICS, GroupResult, groups_of, merge_groups, score_task
 from veriscale.score.submission import (
@@ -29,7 +30,7 @@ from veriscale.score.submission import (
     load_submissions,
     write_submissions,
 )
-from veriscale.task import Task, load_benchmark
+from veriscale.task import Task
 
 __all__ = [
     "METRICS",
