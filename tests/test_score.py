@@ -25,7 +25,7 @@ from veriscale.score import (
     score_suite,
     write_submissions,
 )
-from veriscale.score.models import Bound, TaskScore, compute_totals
+from veriscale.score.models import BASE_METRICS, Bound, TaskScore, compute_totals
 from veriscale.score.scoring import merge_groups, score_task
 from veriscale.task import Task, load_benchmark, load_task
 
@@ -51,16 +51,19 @@ def _score(task: Task, backend: Backend, **sections: str) -> TaskScore:
     return merge_groups(task.id, score_task(task, Submission(task=task.id, **sections), backend))
 
 
-def _bounds(score: TaskScore) -> dict[str, tuple[int, int]]:
-    return {m: (b.lower, b.upper) for m in METRICS if (b := score.bound(m)) is not None}
+def _bounds(score: TaskScore, metrics: Sequence[str] = BASE_METRICS) -> dict[str, tuple[int, int]]:
+    return {m: (b.lower, b.upper) for m in metrics if (b := score.bound(m)) is not None}
 
 
 def test_ground_truth_scores_one_on_everything_but_the_proof(clamp: Task, embedded: Backend) -> None:
     score = merge_groups(clamp.id, score_task(clamp, ground_truth_submission(clamp), embedded))
-    bounds = _bounds(score)
+    bounds = _bounds(score, METRICS)
     assert bounds == {
         "precond_sound": (1, 1), "precond_complete": (1, 1), "postcond_sound": (1, 1),
         "postcond_complete": (1, 1), "code": (1, 1), "proof": (0, 1),
+        # Verina's combined metrics: each part passed
+        "precond_sound_complete": (1, 1), "postcond_sound_complete": (1, 1), "precond_postcond": (1, 1),
+        "code_spec": (1, 1),
     }
     assert score.reasons == ["proof: unknown (unsupported): the embedded engine cannot check proofs (use --backend lean)"]
     # 5 tests (precond, code, postcond each), 2 rejects, 11 unexpected outputs; no proof check.
@@ -69,7 +72,8 @@ def test_ground_truth_scores_one_on_everything_but_the_proof(clamp: Task, embedd
 
 def test_only_submitted_metrics_are_scored(clamp: Task, embedded: Backend) -> None:
     assert set(_bounds(_score(clamp, embedded, code="  xs.map (clampOne lo hi)"))) == {"code"}
-    assert set(_bounds(_score(clamp, embedded, precond_aux=""))) == {"precond_sound", "precond_complete"}
+    assert set(_bounds(_score(clamp, embedded, precond_aux=""))) == {
+        "precond_sound", "precond_complete"}
     assert set(_bounds(_score(clamp, embedded, postcond="  True"))) == {"postcond_sound", "postcond_complete"}
 
 
@@ -77,7 +81,7 @@ def test_a_metric_stops_at_its_first_failure(clamp: Task, embedded: Backend) -> 
     score = _score(clamp, embedded, code="  xs")
     assert _bounds(score) == {"code": (0, 0)}
     assert score.checks == 1  # test 0 already fails; nothing else was run
-    assert score.reasons == ["code: test 0: returned [5, -2, 11], expected [5, 0, 10]"]
+    assert score.reasons == ["code: test 1: returned [5, -2, 11], expected [5, 0, 10]"]
 
 
 def test_a_wrong_answer_on_a_later_test_is_found(clamp: Task, embedded: Backend) -> None:
@@ -85,7 +89,7 @@ def test_a_wrong_answer_on_a_later_test_is_found(clamp: Task, embedded: Backend)
     code = "  if lo = 2 then xs else xs.map (clampOne lo hi)"
     score = _score(clamp, embedded, code=code)
     assert _bounds(score) == {"code": (0, 0)}
-    assert score.reasons[0].startswith("code: test 4: returned [1, 2, 3, 4]")
+    assert score.reasons[0].startswith("code: test 5: returned [1, 2, 3, 4]")
 
 
 def test_alternative_correct_answers_pass(clamp: Task, embedded: Backend) -> None:
@@ -104,8 +108,10 @@ def test_undecidable_answers_lift_only_the_upper_bound(clamp: Task, embedded: Ba
     # An unbounded quantifier the engine cannot decide: neither a pass nor a failure.
     score = _score(clamp, embedded, precond="  lo ≤ hi ∧ ∀ n : Nat, n + 0 = n")
     bounds = _bounds(score)
-    assert bounds["precond_complete"] == (0, 1)
-    assert any(r.startswith("precond_complete:") and "unknown" in r for r in score.reasons)
+    # undecided on the test inputs (soundness); decided false on the reject inputs (completeness)
+    assert bounds["precond_sound"] == (0, 1)
+    assert bounds["precond_complete"] == (1, 1)
+    assert any(r.startswith("precond_sound:") and "unknown" in r for r in score.reasons)
 
 
 class ScriptedBackend(Backend):
@@ -161,14 +167,14 @@ def test_unreadable_stored_values_are_skipped_named_and_counted() -> None:
     score = merge_groups(task.id, score_task(task, ground_truth_submission(task, SPEC_AND_CODE), EmbeddedBackend()))
     assert set(_bounds(score).values()) == {(1, 1)}
     assert score.skipped == {
-        "precond_sound": 1,       # reject 1 does not parse
-        "precond_complete": 1,    # test 2's input does not parse (a negative Nat)
-        "postcond_sound": 2,      # test 0's unexpected 1, and test 2 (its input)
-        "postcond_complete": 2,   # test 1's truncated expected, test 2
+        "precond_sound": 1,       # test 3's input does not parse (a negative Nat)
+        "precond_complete": 1,    # reject 2 does not parse
+        "postcond_sound": 2,      # test 1's unexpected 2, and test 3 (its input)
+        "postcond_complete": 2,   # test 2's truncated expected, test 3
         "code": 2,
     }
     code_reason = next(r for r in score.reasons if r.startswith("code:"))
-    assert "test 1, test 2" in code_reason and "truncated" in code_reason
+    assert "test 2, test 3" in code_reason and "truncated" in code_reason
 
 
 def test_skipped_tests_do_not_hide_a_wrong_answer() -> None:
@@ -235,7 +241,8 @@ def test_score_suite_reports_errors_missing_tasks_and_the_issue_layout(tmp_path:
     layout = report.to_json()
     entry = layout["tasks"][0]
     # Only the submitted metrics appear; precond and proof are left out.
-    assert {k for k in entry if k in METRICS} == {"code", "postcond_sound", "postcond_complete"}
+    assert {k for k in entry if k in METRICS} == {
+        "code", "postcond_sound", "postcond_complete", "postcond_sound_complete"}
     assert entry["code"] == {"lower": 0, "upper": 0}
     assert entry["postcond_complete"] == {"lower": 1, "upper": 1}
     assert any(r.startswith("postcond_sound: ") for r in entry["reasons"])

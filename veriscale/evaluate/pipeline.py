@@ -36,6 +36,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from veriscale.evaluate.prompts import DEFAULT_EXAMPLES, TaskKind, build_prompt, headers_for
 from veriscale.evaluate.replies import ReplyError, parse_reply
 from veriscale.llm import LLMCallError, LLMClient, LLMConfig, TokenBudgetExceeded
+from veriscale.score.models import METRICS
 from veriscale.store import RunStore
 from veriscale.task import Task, load_benchmark
 
@@ -53,7 +54,8 @@ __all__ = [
 DEFAULT_EVAL_ROOT = Path("runs") / "eval"
 KIND_METRICS: dict[str, tuple[str, ...]] = {
     "codegen": ("code",),
-    "specgen": ("precond_sound", "precond_complete", "postcond_sound", "postcond_complete"),
+    "specgen": ("precond_sound", "precond_complete", "postcond_sound", "postcond_complete",
+                "precond_sound_complete", "postcond_sound_complete", "precond_postcond"),
 }
 """The score metrics each task kind is judged on."""
 
@@ -62,7 +64,7 @@ KIND_METRICS: dict[str, tuple[str, ...]] = {
 # outlasted the retries. Other client errors (401, 403, 404) and an unreachable endpoint would fail
 # every request the same way: they stop the run (what was answered stays in the store).
 _TASK_LEVEL_STATUSES = {400, 413, 422}
-_METRIC_ORDER = ("precond_sound", "precond_complete", "postcond_sound", "postcond_complete", "code", "proof")
+_METRIC_ORDER = METRICS
 
 
 class EvalOptions(BaseModel):

@@ -226,24 +226,25 @@ def format_report(report: ScoreReport, *, verbose: bool = False) -> str:
     """A table: one row per task (only the imperfect ones unless ``verbose``) and the totals."""
     metrics = [m for m in METRICS if m in report.totals]
     width = max([len(s.task) for s in report.tasks] + [5])
-    header = f"{'task':<{width}}" + "".join(f"{m:>19}" for m in metrics)
+    cell = max([len(m) for m in metrics] + [17]) + 2
+    header = f"{'task':<{width}}" + "".join(f"{m:>{cell}}" for m in metrics)
     lines = [header]
     for score in report.tasks:
         bounds = [score.bound(m) for m in metrics]
         perfect = all(b is None or b.lower == 1 for b in bounds)
         if perfect and not verbose:
             continue
-        cells = "".join(f"{'-' if b is None else f'{b.lower}/{b.upper}':>19}" for b in bounds)
+        cells = "".join(f"{'-' if b is None else f'{b.lower}/{b.upper}':>{cell}}" for b in bounds)
         lines.append(f"{score.task:<{width}}{cells}")
         for reason in score.reasons[: 3 if not verbose else None]:
             lines.append(f"{'':<{width}}  {reason[:150]}")
     lines.append(
         f"{'TOTAL':<{width}}"
-        + "".join(f"{f'{t.lower}/{t.upper}/{t.tasks}':>19}" for t in (report.totals[m] for m in metrics))
+        + "".join(f"{f'{t.lower}/{t.upper}/{t.tasks}':>{cell}}" for t in (report.totals[m] for m in metrics))
     )
     lines.append(
         f"{'rate':<{width}}"
-        + "".join(f"{f'{t.lower_rate:.3f}-{t.upper_rate:.3f}':>19}" for t in (report.totals[m] for m in metrics))
+        + "".join(f"{f'{t.lower_rate:.3f}-{t.upper_rate:.3f}':>{cell}}" for t in (report.totals[m] for m in metrics))
     )
     lines.append("")
     lines.append(f"{len(report.tasks)} task(s) scored; totals are lower/upper/tasks")

@@ -6,9 +6,21 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
-METRICS: tuple[str, ...] = (
+BASE_METRICS: tuple[str, ...] = (
     "precond_sound", "precond_complete", "postcond_sound", "postcond_complete", "code", "proof",
 )
+"""The metrics judged by running checks, in report order."""
+
+COMBINED_METRICS: dict[str, tuple[str, ...]] = {
+    "precond_sound_complete": ("precond_sound", "precond_complete"),
+    "postcond_sound_complete": ("postcond_sound", "postcond_complete"),
+    "precond_postcond": ("precond_sound_complete", "postcond_sound_complete"),
+    "code_spec": ("code", "precond_postcond"),
+}
+"""Verina's combined metrics (its ``DatapointSummaryReport.extract_score``): each passes when all
+of its parts pass, and exists only when all of its parts were scored. In dependency order."""
+
+METRICS: tuple[str, ...] = BASE_METRICS + tuple(COMBINED_METRICS)
 """Every metric, in report order."""
 
 
@@ -33,6 +45,10 @@ class TaskScore(BaseModel):
     postcond_sound: Bound | None = None
     postcond_complete: Bound | None = None
     proof: Bound | None = None
+    precond_sound_complete: Bound | None = None
+    postcond_sound_complete: Bound | None = None
+    precond_postcond: Bound | None = None
+    code_spec: Bound | None = None
     reasons: list[str] = Field(default_factory=list)
     """Why each failed or unknown metric is so: ``"<metric>: test 3: <reason>"``."""
     checks: int = 0
@@ -45,6 +61,18 @@ class TaskScore(BaseModel):
     def bound(self, metric: str) -> Bound | None:
         value: Bound | None = getattr(self, metric)
         return value
+
+    def add_combined(self) -> None:
+        """Set the combined metrics whose parts are all scored (a conjunction of bounds)."""
+        for metric, parts in COMBINED_METRICS.items():
+            bounds = [self.bound(p) for p in parts]
+            if all(b is not None for b in bounds):
+                setattr(self, metric, conjunction([b for b in bounds if b is not None]))
+
+
+def conjunction(bounds: list[Bound]) -> Bound:
+    """Bounds of "all of these pass": the lower bound needs every lower bound, likewise upper."""
+    return Bound(lower=min(b.lower for b in bounds), upper=min(b.upper for b in bounds))
 
 
 class MetricTotal(BaseModel):

@@ -2,8 +2,8 @@
 
 A metric's checks (Verina's definitions):
 
-* ``precond_complete``  the precondition is true on every test input;
-* ``precond_sound``     the precondition is false on every reject input;
+* ``precond_sound``     the precondition is true on every test input (the ground truth implies it);
+* ``precond_complete``  the precondition is false on every reject input (it implies the ground truth);
 * ``postcond_complete`` the postcondition is true on (input, expected) of every test;
 * ``postcond_sound``    the postcondition is false on (input, u) for every unexpected output u;
 * ``code``              the code returns the expected output on every test input, compared as
@@ -108,7 +108,8 @@ def _unknown_text(answer: Answer) -> str:
 @dataclass(frozen=True)
 class Planned:
     label: str
-    """``test 3``, ``reject 1``, ``test 3 unexpected 0`` (0-based positions in the suite files)."""
+    """``test 3``, ``reject 1``, ``test 3 unexpected 1``: 1-based positions in the suite's files (the
+    n-th row of ``test.json`` / ``reject_inputs.json``, the n-th unexpected output of a row)."""
     check: Check
     expect: Any
     """The truth value a pre/postcondition check must have, or the typed expected output."""
@@ -227,8 +228,8 @@ class Judge:
                 state.skip(label, suspect)
                 return
         what = {
-            "precond_complete": "the precondition is false on a test input",
-            "precond_sound": "the precondition is true on a reject input",
+            "precond_sound": "the precondition is false on a test input",
+            "precond_complete": "the precondition is true on a reject input",
             "postcond_complete": "the postcondition is false on the expected output",
             "postcond_sound": "the postcondition is true on an unexpected (wrong) output",
         }.get(state.metric, f"decided {got}, should be {planned.expect}")
@@ -282,21 +283,21 @@ def plan_metrics(view: TypedTask, metrics: Sequence[str]) -> Plan:
         return _clip(f"{p.field} does not parse ({p.kind}): {p.reason}", 120)
 
     for test in view.tests:
-        row = f"test {test.index}"
+        row = f"test {test.index + 1}"
         where = f"test.json[{test.index}]"
-        for m in ("precond_complete", "code", "postcond_complete"):
+        for m in ("precond_sound", "code", "postcond_complete"):
             if m in states:
                 had[m] = True
         if "postcond_sound" in states and task.tests[test.index].unexpected:
             had["postcond_sound"] = True
         if test.args is None:
             reason = problem_text(f"{where}.input")
-            for m in ("precond_complete", "code", "postcond_complete", "postcond_sound"):
+            for m in ("precond_sound", "code", "postcond_complete", "postcond_sound"):
                 if m in states and (m != "postcond_sound" or task.tests[test.index].unexpected):
                     states[m].skip(row, reason)
             continue
-        if "precond_complete" in states:
-            states["precond_complete"].planned.append(
+        if "precond_sound" in states:
+            states["precond_sound"].planned.append(
                 Planned(row, Check(kind=CheckKind.PRECOND, args=test.args), True, test.index))
         if test.expected_ok:
             if "code" in states:
@@ -315,19 +316,19 @@ def plan_metrics(view: TypedTask, metrics: Sequence[str]) -> Plan:
             for j in range(len(task.tests[test.index].unexpected)):
                 if j not in readable:
                     states["postcond_sound"].skip(
-                        f"{row} unexpected {j}", problem_text(f"{where}.unexpected[{j}]"))
+                        f"{row} unexpected {j + 1}", problem_text(f"{where}.unexpected[{j}]"))
             for j, value in test.unexpected:
                 states["postcond_sound"].planned.append(Planned(
-                    f"{row} unexpected {j}", Check(kind=CheckKind.POSTCOND, args=test.args, output=value),
+                    f"{row} unexpected {j + 1}", Check(kind=CheckKind.POSTCOND, args=test.args, output=value),
                     False, test.index))
-    if "precond_sound" in states:
+    if "precond_complete" in states:
         for reject in view.rejects:
-            had["precond_sound"] = True
-            label = f"reject {reject.index}"
+            had["precond_complete"] = True
+            label = f"reject {reject.index + 1}"
             if reject.args is None:
-                states["precond_sound"].skip(label, problem_text(f"reject_inputs.json[{reject.index}]"))
+                states["precond_complete"].skip(label, problem_text(f"reject_inputs.json[{reject.index}]"))
                 continue
-            states["precond_sound"].planned.append(
+            states["precond_complete"].planned.append(
                 Planned(label, Check(kind=CheckKind.PRECOND, args=reject.args), False))
     return Plan(states=[states[m] for m in metrics], had_tests=had)
 
@@ -611,4 +612,5 @@ def merge_groups(task_id: str, results: Sequence[GroupResult]) -> TaskScore:
         score.skipped.update(result.skipped)
         score.seconds += result.seconds
     score.seconds = round(score.seconds, 3)
+    score.add_combined()
     return score
