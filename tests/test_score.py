@@ -246,7 +246,9 @@ def test_score_suite_reports_errors_missing_tasks_and_the_issue_layout(tmp_path:
     assert entry["code"] == {"lower": 0, "upper": 0}
     assert entry["postcond_complete"] == {"lower": 1, "upper": 1}
     assert any(r.startswith("postcond_sound: ") for r in entry["reasons"])
-    assert layout["totals"]["code"] == {"tasks": 1, "lower": 0, "upper": 0, "lower_rate": 0.0, "upper_rate": 0.0}
+    assert layout["totals"]["code"] == {"tasks": 1, "lower": 0, "upper": 0, "lower_rate": 0.0, "upper_rate": 0.0,
+                                        "samples": 1, "pass_at_k": [{"k": 1, "lower": 0.0, "upper": 0.0}],
+                                        "notes": []}
     assert "precond_sound" not in layout["totals"]
     json.dumps(layout)  # serialisable as it is
     # the embedded engine's elaborator is a model of Lean's, and the report says so

@@ -247,6 +247,9 @@ def eval_command(
     token_budget: Annotated[int | None, typer.Option(help="Prompt + completion tokens the run may use.")] = None,
     backend: Annotated[str, typer.Option(help="Scoring engine: auto, embedded or lean.")] = "embedded",
     workers: Annotated[int | None, typer.Option(help="Scoring worker processes.")] = None,
+    samples: Annotated[
+        int, typer.Option("--samples", min=1, help="Replies per task (sample k sent with seed + k), for pass@k.")
+    ] = 1,
 ) -> None:
     """Ask a model for CodeGen or SpecGen answers on every task of a suite and score them (resumable)."""
     from veriscale.evaluate import EvalOptions, run_eval
@@ -267,6 +270,7 @@ def eval_command(
         concurrency=concurrency,
         backend=backend,
         workers=workers,
+        samples=samples,
     )
     config = LLMConfig(model=model, base_url=base_url, token_budget=token_budget)
     try:
@@ -287,9 +291,11 @@ def eval_command(
     for reason, count in summary.failure_reasons.items():
         typer.echo(f"  failed replies: {reason}: {count}")
     for metric, total in summary.totals.items():
+        passes = "".join(f"  pass@{p['k']} {p['lower']:.3f}-{p['upper']:.3f}" for p in total.get("pass_at_k", [])[1:])
         typer.echo(
-            f"  {metric:<18} lower {total['lower']}/{total['tasks']} ({100 * total['lower_rate']:.1f}%)  "
-            f"upper {total['upper']}/{total['tasks']} ({100 * total['upper_rate']:.1f}%)"
+            f"  {metric:<24} lower {total['lower']}/{total.get('samples', total['tasks'])} "
+            f"({100 * total['lower_rate']:.1f}%)  upper {total['upper']}/{total.get('samples', total['tasks'])} "
+            f"({100 * total['upper_rate']:.1f}%){passes}"
         )
     typer.echo(f"wrote {summary.out}")
 
@@ -328,8 +334,15 @@ def score(
     backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
     workers: Annotated[int | None, typer.Option(help="Worker processes (default: one per core).")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every task, not only the imperfect.")] = False,
+    k: Annotated[
+        list[int] | None,
+        typer.Option("--k", min=1, help="Report pass@k for this k (repeatable; default: the number of samples)."),
+    ] = None,
 ) -> None:
-    """Score model output (code, pre/postconditions, proofs) with lower and upper bounds per task."""
+    """Score model output (code, pre/postconditions, proofs) with lower and upper bounds per task.
+
+    A submission file may hold several samples per task ("sample": 0, 1, ...): the totals give
+    pass@1 and pass@k (the unbiased estimator), each with a lower and an upper bound."""
     from veriscale.backends.select import BackendUnavailable
     from veriscale.score import format_report, load_submissions, score_suite
 
@@ -345,7 +358,8 @@ def score(
     for error in errors:
         _echo_err(f"submission: {error}")
     try:
-        report = score_suite(suite, submissions, backend=backend_name, workers=workers, progress=True)
+        report = score_suite(suite, submissions, backend=backend_name, workers=workers, progress=True,
+                             ks=sorted({1, *k}) if k else None)
     except BackendUnavailable as exc:
         _echo_err(f"error: {exc}")
         raise typer.Exit(2) from exc

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
 from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
@@ -39,6 +41,8 @@ class Bound(BaseModel):
 
 class TaskScore(BaseModel):
     task: str
+    sample: int = 0
+    """Which sample of the task's submissions this is scored from (0-based)."""
     code: Bound | None = None
     precond_sound: Bound | None = None
     precond_complete: Bound | None = None
@@ -75,12 +79,31 @@ def conjunction(bounds: list[Bound]) -> Bound:
     return Bound(lower=min(b.lower for b in bounds), upper=min(b.upper for b in bounds))
 
 
+class PassAtK(BaseModel):
+    """pass@k over the tasks, counting unknowns as failures (``lower``) or as passes (``upper``)."""
+
+    k: int
+    lower: float
+    upper: float
+
+
 class MetricTotal(BaseModel):
     tasks: int
+    """Tasks with at least one scored sample of this metric."""
     lower: int
+    """Samples that pass with unknowns counted as failures (= tasks passed, with one sample each)."""
     upper: int
+    """Samples that pass with unknowns counted as passes."""
     lower_rate: float
+    """pass@1 lower bound: the mean over tasks of the fraction of their samples that pass."""
     upper_rate: float
+    """pass@1 upper bound."""
+    samples: int = 0
+    """Scored samples (the number of tasks, with one sample each)."""
+    pass_at_k: list[PassAtK] = Field(default_factory=list)
+    """pass@k for each reported k (1 first), each a mean over tasks of the unbiased estimator."""
+    notes: list[str] = Field(default_factory=list)
+    """Why a requested k is not reported (a task has fewer than k samples)."""
 
 
 class ScoreReport(BaseModel):
@@ -108,7 +131,7 @@ class ScoreReport(BaseModel):
         """The issue's layout: a task's metric is left out when its submission lacks the sections."""
         tasks = []
         for score in self.tasks:
-            entry: dict[str, Any] = {"task": score.task}
+            entry: dict[str, Any] = {"task": score.task, "sample": score.sample}
             for metric in METRICS:
                 bound = score.bound(metric)
                 if bound is not None:
@@ -133,17 +156,58 @@ class ScoreReport(BaseModel):
         }
 
 
-def compute_totals(scores: list[TaskScore]) -> dict[str, MetricTotal]:
-    """Sum the bounds per metric over the tasks that have it."""
+def pass_at_k(n: int, c: int, k: int) -> float:
+    """The unbiased estimator of pass@k from ``n`` samples of which ``c`` pass:
+    ``1 - C(n-c, k) / C(n, k)``, the chance that k samples drawn without replacement include a
+    passing one. Needs ``1 <= k <= n``."""
+    if not 0 <= c <= n or not 1 <= k <= n:
+        raise ValueError(f"pass@k needs 0 <= c <= n and 1 <= k <= n, got n={n} c={c} k={k}")
+    return 1.0 - math.comb(n - c, k) / math.comb(n, k)
+
+
+def default_ks(scores: Sequence[TaskScore]) -> tuple[int, ...]:
+    """pass@1, and pass@n for n the largest number of samples a task has (when more than one)."""
+    per_task: dict[str, int] = {}
+    for score in scores:
+        per_task[score.task] = per_task.get(score.task, 0) + 1
+    most = max(per_task.values(), default=1)
+    return (1,) if most <= 1 else (1, most)
+
+
+def compute_totals(scores: Sequence[TaskScore], ks: Sequence[int] | None = None) -> dict[str, MetricTotal]:
+    """Per metric, over the tasks that have it: sample counts, pass@1 and pass@k bounds.
+
+    pass@k is averaged over tasks (Verina's ``pass_at_k`` summary); a k larger than some task's
+    number of samples is not reported for that metric, and a note says so."""
+    ks = tuple(sorted(set(ks))) if ks else default_ks(scores)
     totals: dict[str, MetricTotal] = {}
     for metric in METRICS:
-        bounds = [b for s in scores if (b := s.bound(metric)) is not None]
-        if not bounds:
+        by_task: dict[str, list[Bound]] = {}
+        for score in scores:
+            bound = score.bound(metric)
+            if bound is not None:
+                by_task.setdefault(score.task, []).append(bound)
+        if not by_task:
             continue
-        lower = sum(b.lower for b in bounds)
-        upper = sum(b.upper for b in bounds)
+        samples = [b for bounds in by_task.values() for b in bounds]
+        fewest = min(len(bounds) for bounds in by_task.values())
+        reported: list[PassAtK] = []
+        notes: list[str] = []
+        for k in ks:
+            if k > fewest:
+                notes.append(f"pass@{k} not reported: a task has only {fewest} sample(s)")
+                continue
+            reported.append(PassAtK(k=k, lower=_mean_pass_at_k(by_task, k, "lower"),
+                                    upper=_mean_pass_at_k(by_task, k, "upper")))
         totals[metric] = MetricTotal(
-            tasks=len(bounds), lower=lower, upper=upper,
-            lower_rate=round(lower / len(bounds), 4), upper_rate=round(upper / len(bounds), 4),
+            tasks=len(by_task), samples=len(samples),
+            lower=sum(b.lower for b in samples), upper=sum(b.upper for b in samples),
+            lower_rate=_mean_pass_at_k(by_task, 1, "lower"), upper_rate=_mean_pass_at_k(by_task, 1, "upper"),
+            pass_at_k=reported, notes=notes,
         )
     return totals
+
+
+def _mean_pass_at_k(by_task: dict[str, list[Bound]], k: int, side: str) -> float:
+    values = [pass_at_k(len(bounds), sum(getattr(b, side) for b in bounds), k) for bounds in by_task.values()]
+    return round(sum(values) / len(values), 4)

@@ -486,6 +486,7 @@ class GroupResult:
     checks: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    sample: int = 0
 
 
 def _all_fail(task: str, group: str, reasons: list[str]) -> GroupResult:
@@ -594,12 +595,15 @@ def score_task(task: Task, submission: Submission, backend: Backend, groups: Seq
             view = typed_view(task)
         except TypedTaskError:
             view = None  # score_group reports it per group
-    return [score_group(task, submission, g, backend, view=view, screened=screened) for g in groups]
+    results = [score_group(task, submission, g, backend, view=view, screened=screened) for g in groups]
+    for result in results:
+        result.sample = submission.sample
+    return results
 
 
-def merge_groups(task_id: str, results: Sequence[GroupResult]) -> TaskScore:
-    """One TaskScore from the results of a task's groups."""
-    score = TaskScore(task=task_id)
+def merge_groups(task_id: str, results: Sequence[GroupResult], sample: int = 0) -> TaskScore:
+    """One TaskScore from the results of one sample's groups."""
+    score = TaskScore(task=task_id, sample=sample)
     by_group = {r.group: r for r in results}
     for group in GROUP_METRICS:  # report order, whatever order the results came in
         result = by_group.get(group)
