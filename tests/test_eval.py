@@ -414,5 +414,8 @@ def test_samples_are_distinct_requests_scored_for_pass_at_k(tmp_path: Path) -> N
     assert (code["tasks"], code["samples"], code["lower"], code["upper"]) == (4, 12, 2, 2)
     assert code["lower_rate"] == pytest.approx((2 / 3) / 4, abs=1e-4)
     assert {p["k"]: p["lower"] for p in code["pass_at_k"]} == {1: pytest.approx(2 / 12, abs=1e-4), 3: 0.25}
+    score = json.loads((tmp_path / "run" / "score.json").read_text(encoding="utf-8"))
+    assert score["model"] == score["provenance"]["model"] == "fake-coder"
+    assert {t["sample"] for t in score["tasks"]} == {0, 1, 2}
     lines = read_jsonl(tmp_path / "run" / "submissions.jsonl")
     assert [(s["task"], s.get("sample", 0)) for s in lines][:3] == [("mini_clamp", k) for k in range(3)]

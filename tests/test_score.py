@@ -77,11 +77,27 @@ def test_only_submitted_metrics_are_scored(clamp: Task, embedded: Backend) -> No
     assert set(_bounds(_score(clamp, embedded, postcond="  True"))) == {"postcond_sound", "postcond_complete"}
 
 
-def test_a_metric_stops_at_its_first_failure(clamp: Task, embedded: Backend) -> None:
+def test_every_failing_test_is_named_with_the_first_ones_values(clamp: Task, embedded: Backend) -> None:
     score = _score(clamp, embedded, code="  xs")
     assert _bounds(score) == {"code": (0, 0)}
-    assert score.checks == 1  # test 0 already fails; nothing else was run
-    assert score.reasons == ["code: test 1: returned [5, -2, 11], expected [5, 0, 10]"]
+    assert score.checks == 5  # a wrong answer does not stop the metric
+    # `xs` unchanged is right where every element is already in range (tests 2 and 3).
+    failing = score.failures["code"]
+    assert failing.failing == ["test 1", "test 4", "test 5"]
+    assert (failing.first, failing.input) == ("test 1", {"xs": "[5, -2, 11]", "lo": "0", "hi": "10"})
+    assert (failing.returned, failing.expected, failing.halted) == ("[5, -2, 11]", "[5, 0, 10]", None)
+    assert score.reasons == ["code: test 1: returned [5, -2, 11], expected [5, 0, 10]",
+                             "code: 3 failing test(s): test 1, test 4, test 5"]
+
+
+def test_an_accepted_wrong_output_is_shown(clamp: Task, embedded: Backend) -> None:
+    score = _score(clamp, embedded, postcond="  result.length = xs.length")
+    failing = score.failures["postcond_sound"]
+    # test 1's unexpected outputs: [5, -2, 11] (right length: accepted), [5, 0] (rejected), [5, 0, 9]
+    assert failing.failing[:2] == ["test 1 unexpected 1", "test 1 unexpected 3"]
+    assert failing.output == "[5, -2, 11]" and failing.input["xs"] == "[5, -2, 11]"
+    assert (failing.returned, failing.expected) == ("true", "false")
+    assert "postcond_complete" not in score.failures
 
 
 def test_a_wrong_answer_on_a_later_test_is_found(clamp: Task, embedded: Backend) -> None:
@@ -138,8 +154,9 @@ def test_an_unknown_is_never_a_pass(clamp: Task, reason: UnknownReason) -> None:
         assert bound[0] == 0, metric
         assert bound[1] == (1 if soft else 0), metric
     if not soft:
-        # A hard unknown ends each metric at its first check.
+        # A hard unknown ends each metric at its first check, and says so.
         assert score.checks == 5
+        assert all(f.halted is not None and f.failing == [f.first] for f in score.failures.values())
 
 
 def test_engine_answers_of_the_wrong_kind_are_failures(clamp: Task) -> None:
@@ -156,8 +173,10 @@ def test_chunks_grow_so_passing_metrics_cost_few_engine_calls(clamp: Task) -> No
     backend = ScriptedBackend({CheckKind.POSTCOND: Answer.of_bool(False, "scripted")})
     score = _score(clamp, backend, postcond="  False")
     assert _bounds(score) == {"postcond_sound": (1, 1), "postcond_complete": (0, 0)}
-    # First call: one check per metric; then 4 more of postcond_sound, then the rest.
-    assert backend.calls == [2, 4, 6]
+    # First call: one check per metric; then 4 more of each, then the rest of postcond_sound (a
+    # failing metric runs on, to name every failing test).
+    assert backend.calls == [2, 8, 6]
+    assert score.failures["postcond_complete"].failing == [f"test {i}" for i in range(1, 6)]
 
 
 def test_unreadable_stored_values_are_skipped_named_and_counted() -> None:

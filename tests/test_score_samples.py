@@ -102,3 +102,53 @@ def test_cli_reports_pass_at_k(tmp_path: Path) -> None:
     assert "pass@3" in result.output
     totals = json.loads(out.read_text(encoding="utf-8"))["totals"]
     assert [p["k"] for p in totals["code"]["pass_at_k"]] == [1, 3]
+
+
+def test_results_carry_provenance(tmp_path: Path) -> None:
+    import veriscale
+    from veriscale.score.provenance import suite_hash
+
+    path = tmp_path / "samples.jsonl"
+    write_submissions(path, _samples())
+    out = tmp_path / "score.json"
+    result = CliRunner().invoke(app, ["score", str(SUITE), "--submission", str(path), "--model", "m-1",
+                                      "--json", str(out), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    layout = json.loads(out.read_text(encoding="utf-8"))
+    prov = layout["provenance"]
+    assert layout["model"] == prov["model"] == "m-1"
+    assert prov["veriscale_version"] == veriscale.__version__
+    assert prov["suite"] == str(SUITE) and prov["suite_hash"] == suite_hash(SUITE)
+    assert prov["engine"] == "embedded" and prov["options"]["workers"] == 1
+    assert prov["date"].endswith("+00:00") and "git_commit" in prov
+    entry = next(t for t in layout["tasks"] if t["task"] == "score_defects" and t["sample"] == 0)
+    code = entry["failures"]["code"]
+    assert code["first"] == "test 1" and code["input"] == {"xs": "[1, 2]"}
+    assert (code["returned"], code["expected"]) == ("[1, 2]", "[2, 4]")
+
+
+def test_the_suite_hash_sees_every_change(tmp_path: Path) -> None:
+    import shutil
+
+    from veriscale.score.provenance import suite_hash
+
+    copy = tmp_path / "suite"
+    shutil.copytree(SUITE, copy)
+    before = suite_hash(copy)
+    assert before == suite_hash(SUITE)
+    (copy / "score_defects" / "reject_inputs.json").write_text("[]", encoding="utf-8")
+    assert suite_hash(copy) != before
+
+
+def test_tasks_selects_and_an_unknown_id_is_one_line_and_exit_2(tmp_path: Path) -> None:
+    path = tmp_path / "samples.jsonl"
+    write_submissions(path, _samples())
+    runner = CliRunner()
+    out = tmp_path / "score.json"
+    result = runner.invoke(app, ["score", str(SUITE), "--submission", str(path), "--tasks", "score_defects",
+                                 "--json", str(out), "--workers", "1"])
+    assert result.exit_code == 0, result.output
+    assert {t["task"] for t in json.loads(out.read_text(encoding="utf-8"))["tasks"]} == {"score_defects"}
+    result = runner.invoke(app, ["score", str(SUITE), "--submission", str(path), "--tasks", "nope,nada"])
+    assert result.exit_code == 2
+    assert result.output.strip().splitlines() == [f"error: none of the task ids nada, nope is a task of {SUITE}"]

@@ -33,6 +33,13 @@ def _write_json(path: Path, payload: object) -> None:
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def _task_ids(given: list[str] | None) -> list[str] | None:
+    """``--tasks a --tasks b,c`` -> ``[a, b, c]``; ``None`` when not given."""
+    if not given:
+        return None
+    return [part.strip() for item in given for part in item.split(",") if part.strip()]
+
+
 def _backend_name_or_exit(backend: str) -> str:
     """The engine ``--backend`` names (``auto`` resolved), or exit 2 saying why it is unusable."""
     from veriscale.backends.select import BackendUnavailable, resolve_backend_name
@@ -338,13 +345,17 @@ def score(
         list[int] | None,
         typer.Option("--k", min=1, help="Report pass@k for this k (repeatable; default: the number of samples)."),
     ] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Whose submissions these are (recorded).")] = None,
+    tasks: Annotated[
+        list[str] | None, typer.Option("--tasks", help="Only these task ids (repeatable, or comma-separated).")
+    ] = None,
 ) -> None:
     """Score model output (code, pre/postconditions, proofs) with lower and upper bounds per task.
 
     A submission file may hold several samples per task ("sample": 0, 1, ...): the totals give
     pass@1 and pass@k (the unbiased estimator), each with a lower and an upper bound."""
     from veriscale.backends.select import BackendUnavailable
-    from veriscale.score import format_report, load_submissions, score_suite
+    from veriscale.score import NoTaskSelected, format_report, load_submissions, score_suite
 
     if not suite.is_dir():
         _echo_err(f"error: {suite}: not a directory")
@@ -359,8 +370,8 @@ def score(
         _echo_err(f"submission: {error}")
     try:
         report = score_suite(suite, submissions, backend=backend_name, workers=workers, progress=True,
-                             ks=sorted({1, *k}) if k else None)
-    except BackendUnavailable as exc:
+                             ks=sorted({1, *k}) if k else None, model=model, task_ids=_task_ids(tasks))
+    except (BackendUnavailable, NoTaskSelected) as exc:
         _echo_err(f"error: {exc}")
         raise typer.Exit(2) from exc
     report.errors[:0] = [str(e) for e in errors]

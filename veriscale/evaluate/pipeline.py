@@ -298,7 +298,8 @@ def run_eval(
 
     failed = {(r.task, r.sample): r.reason or "unknown" for r in ordered if r.status != "ok"}
     score_started = time.monotonic()
-    report = score_suite(suite, submissions, backend=options.backend, workers=options.workers, progress=progress)
+    report = score_suite(suite, submissions, backend=options.backend, workers=options.workers, progress=progress,
+                         model=llm.model)
     score_seconds = time.monotonic() - score_started
     score_json = _with_failed_replies(report, failed, options.kind).to_json()
     _write_json(out / "score.json", score_json)

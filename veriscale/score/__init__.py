@@ -29,6 +29,8 @@ from veriscale.score.models import (
     TaskScore,
     compute_totals,
 )
+from veriscale.score.provenance import Provenance
+from veriscale.score.provenance import collect as collect_provenance
 from veriscale.score.scoring import GROUP_METRICS, GroupResult, groups_of, merge_groups, score_task
 from veriscale.score.submission import (
     SUBMITTABLE_SECTIONS,
@@ -44,6 +46,8 @@ __all__ = [
     "SUBMITTABLE_SECTIONS",
     "Bound",
     "MetricTotal",
+    "NoTaskSelected",
+    "Provenance",
     "ScoreReport",
     "Submission",
     "SubmissionError",
@@ -64,6 +68,10 @@ EMBEDDED_CAVEAT = (
     "bounds, termination), not by Lean itself; what it cannot judge lowers the lower bound, and final "
     "scores need --backend lean"
 )
+
+
+class NoTaskSelected(ValueError):
+    """``task_ids`` named no task of the suite."""
 
 
 def ground_truth_submission(task: Task, sections: Sequence[str] = SUBMITTABLE_SECTIONS) -> Submission:
@@ -156,11 +164,15 @@ def score_suite(
     workers: int | None = None,
     progress: bool = True,
     ks: Sequence[int] | None = None,
+    model: str | None = None,
+    task_ids: Sequence[str] | None = None,
 ) -> ScoreReport:
     """Score every submission whose task is in ``suite``; the others are reported in ``errors``.
 
     A task may have several submissions (samples); the totals give pass@1 and pass@k for each k
-    of ``ks`` (default: 1 and the largest number of samples of a task).
+    of ``ks`` (default: 1 and the largest number of samples of a task). ``task_ids`` keeps only
+    those tasks' submissions (and raises ``NoTaskSelected`` when none of the ids is a suite task).
+    ``model`` names whose submissions these are, for the report's provenance.
 
     Tasks of the suite without a submission are left out of the report (and of the totals).
     ``workers=1`` scores in this process (no protection against a crashing evaluator).
@@ -171,8 +183,17 @@ def score_suite(
     started = time.perf_counter()
     # raises here when Lean is asked for but not usable, not in every worker's initializer
     engine = resolve_backend_name(backend)
+    options: dict[str, object] = {"backend": backend, "workers": workers, "ks": list(ks) if ks else None,
+                                  "tasks": sorted(task_ids) if task_ids else None}
+    provenance = collect_provenance(Path(suite), engine, options, model)
     loaded = load_benchmark(suite)
     tasks = {t.id: t for t in loaded.tasks}
+    if task_ids:
+        wanted = set(task_ids)
+        if not wanted & (set(tasks) | {f.task for f in loaded.failures}):
+            raise NoTaskSelected(f"none of the task ids {', '.join(sorted(wanted))} is a task of {suite}")
+        tasks = {i: t for i, t in tasks.items() if i in wanted}
+        submissions = [s for s in submissions if s.task in wanted]
     load_failures = {f.task: f for f in loaded.failures}
     errors: list[str] = []
     units: list[_Unit] = []
@@ -224,6 +245,8 @@ def score_suite(
     scores.sort(key=lambda s: (s.task, s.sample))
     return ScoreReport(
         suite=str(suite),
+        model=model,
+        provenance=provenance,
         engine=engine,
         seconds=round(time.perf_counter() - started, 2),
         checks=sum(s.checks for s in scores),

@@ -8,6 +8,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field, model_validator
 
+from veriscale.score.provenance import Provenance
+
 BASE_METRICS: tuple[str, ...] = (
     "precond_sound", "precond_complete", "postcond_sound", "postcond_complete", "code", "proof",
 )
@@ -39,6 +41,28 @@ class Bound(BaseModel):
         return self
 
 
+class FailingTests(BaseModel):
+    """Every failing test of one metric, and what the first one shows."""
+
+    failing: list[str] = Field(default_factory=list)
+    """Stable ids of every test the metric failed (``test 3``, ``test 3 unexpected 2``,
+    ``reject 1``: 1-based rows of the suite's files), in suite order."""
+    first: str = ""
+    """The id of the first failing test."""
+    input: dict[str, str] = Field(default_factory=dict)
+    """Its input, rendered as Lean values (long values shortened)."""
+    returned: str | None = None
+    """What the submission gave: the code's output, or the proposition's truth value."""
+    expected: str | None = None
+    """What it should have given: the expected output, or the required truth value."""
+    output: str | None = None
+    """For a postcondition: the output it was checked on (an accepted wrong output, for
+    ``postcond_sound``; the rejected expected output, for ``postcond_complete``)."""
+    halted: str | None = None
+    """Why the metric's remaining checks were not run (a check that timed out or errored:
+    running on would cost a time limit per test), or ``None`` when every check ran."""
+
+
 class TaskScore(BaseModel):
     task: str
     sample: int = 0
@@ -57,6 +81,8 @@ class TaskScore(BaseModel):
     """Why each failed or unknown metric is so: ``"<metric>: test 3: <reason>"``."""
     checks: int = 0
     """Checks the engine answered for this task."""
+    failures: dict[str, FailingTests] = Field(default_factory=dict)
+    """Per failed metric, its failing tests and the first one's input and values."""
     skipped: dict[str, int] = Field(default_factory=dict)
     """Per metric, tests left out because a stored value of the suite cannot be read (or is a
     known defect of the published data); each is named in ``reasons``."""
@@ -108,6 +134,8 @@ class MetricTotal(BaseModel):
 
 class ScoreReport(BaseModel):
     suite: str
+    model: str | None = None
+    """Whose submissions were scored (``None``: not said)."""
     engine: str
     seconds: float
     checks: int
@@ -122,6 +150,7 @@ class ScoreReport(BaseModel):
     """Tasks of the suite without a submission (left out of the report and the totals)."""
     caveats: list[str] = Field(default_factory=list)
     """What the engine could not establish about every submission (said once, not per task)."""
+    provenance: Provenance | None = None
 
     @property
     def checks_per_second(self) -> float:
@@ -137,12 +166,16 @@ class ScoreReport(BaseModel):
                 if bound is not None:
                     entry[metric] = {"lower": bound.lower, "upper": bound.upper}
             entry["reasons"] = list(score.reasons)
+            if score.failures:
+                entry["failures"] = {m: f.model_dump(exclude_none=True) for m, f in score.failures.items()}
             if score.skipped:
                 entry["skipped"] = dict(score.skipped)
             entry["checks"] = score.checks
             entry["seconds"] = score.seconds
             tasks.append(entry)
         return {
+            "model": self.model,
+            "provenance": self.provenance.model_dump() if self.provenance is not None else None,
             "suite": self.suite,
             "engine": self.engine,
             "seconds": self.seconds,
