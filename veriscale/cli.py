@@ -382,6 +382,66 @@ def score(
 
 
 @app.command()
+def compare(
+    submissions: Annotated[
+        list[str], typer.Argument(help="Submission files, one per model; NAME=PATH names the model (default: file stem).")
+    ],
+    suites: Annotated[
+        list[Path], typer.Option("--suite", help="Suites in order, the reference first (original, Plus, Lite); repeatable.")
+    ],
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the comparisons as JSON.")] = None,
+    backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
+    workers: Annotated[int | None, typer.Option(help="Worker processes (default: one per core).")] = None,
+    tasks: Annotated[
+        list[str] | None, typer.Option("--tasks", help="Only these task ids (repeatable, or comma-separated).")
+    ] = None,
+) -> None:
+    """Score each model on every suite side by side: the drop, and what passes the first suite but
+    fails a later one, with the input that exposes it."""
+    from veriscale.backends.select import BackendUnavailable
+    from veriscale.score import NoTaskSelected, load_submissions, score_suite
+    from veriscale.score.suites import compare_reports, format_comparison
+
+    if len(suites) < 2:
+        _echo_err("error: --suite must be given at least twice (the reference suite first)")
+        raise typer.Exit(2)
+    for suite in suites:
+        if not suite.is_dir():
+            _echo_err(f"error: {suite}: not a directory")
+            raise typer.Exit(2)
+    backend_name = _backend_name_or_exit(backend)
+    labels = [suite.name for suite in suites]
+    if len(set(labels)) != len(labels):
+        labels = [f"{i + 1}:{label}" for i, label in enumerate(labels)]
+    results = []
+    for given in submissions:
+        name, _, path_text = given.rpartition("=") if "=" in given else ("", "", given)
+        path = Path(path_text)
+        try:
+            loaded, errors = load_submissions(path)
+        except (OSError, UnicodeDecodeError) as exc:
+            _echo_err(f"error: {path}: {exc}")
+            raise typer.Exit(2) from exc
+        for error in errors:
+            _echo_err(f"submission: {error}")
+        model = name or path.stem
+        try:
+            reports = [(label, score_suite(suite, loaded, backend=backend_name, workers=workers, progress=False,
+                                           model=model, task_ids=_task_ids(tasks)))
+                       for label, suite in zip(labels, suites)]
+        except (BackendUnavailable, NoTaskSelected) as exc:
+            _echo_err(f"error: {exc}")
+            raise typer.Exit(2) from exc
+        comparison = compare_reports(model, reports)
+        results.append(comparison)
+        typer.echo(format_comparison(comparison))
+        typer.echo("")
+    if json_out is not None:
+        _write_json(json_out, {"comparisons": [c.model_dump() for c in results]})
+        typer.echo(f"wrote {json_out}")
+
+
+@app.command()
 def power(
     suites: Annotated[list[Path], typer.Argument(help="Suite directories; the first one's tasks are the ground truth.")],
     json_out: Annotated[Path | None, typer.Option("--json", help="Write {\"suites\": [...], ...} as JSON.")] = None,
