@@ -390,3 +390,32 @@ def test_cli_eval_writes_the_default_layout(code_server: FakeOpenAIServer, tmp_p
 
     bad = CliRunner().invoke(app, ["eval", "--model", "m", "--suite", str(suite), "--task", "proofgen"])
     assert bad.exit_code == 2
+
+
+def test_samples_are_distinct_requests_scored_for_pass_at_k(tmp_path: Path) -> None:
+    """Three samples per task, seeds 42, 43, 44: clampToRange is right for the even seeds only."""
+    wrong_clamp = fenced(f"{CLAMP_HEADER}\n  x\n")
+
+    def by_seed(body: Any) -> Behaviour:
+        if body.get("seed") % 2 == 1 and "def clampToRange " in body["messages"][-1]["content"]:
+            return Reply(content=wrong_clamp)
+        return scripted(CODE_REPLIES)(body)
+
+    with FakeOpenAIServer(default=by_seed) as server:
+        options = EvalOptions(kind="codegen", concurrency=2, workers=1, samples=3)
+        summary = run_eval(MINI, llm_config(server), options, tmp_path / "run", progress=False)
+        assert server.request_count == 12
+        assert sorted({r.body["seed"] for r in server.requests}) == [42, 43, 44]
+        again = run_eval(MINI, llm_config(server), options, tmp_path / "run", progress=False)
+        assert server.request_count == 12 and again.cache_hits == 12
+    assert summary.failed_tasks["mini_dedup_sorted#2"] == "refusal"
+    code = summary.totals["code"]
+    # clamp: 2 of 3 right; running max: 0 of 3; the other two tasks have no usable reply (0 of 3).
+    assert (code["tasks"], code["samples"], code["lower"], code["upper"]) == (4, 12, 2, 2)
+    assert code["lower_rate"] == pytest.approx((2 / 3) / 4, abs=1e-4)
+    assert {p["k"]: p["lower"] for p in code["pass_at_k"]} == {1: pytest.approx(2 / 12, abs=1e-4), 3: 0.25}
+    score = json.loads((tmp_path / "run" / "score.json").read_text(encoding="utf-8"))
+    assert score["model"] == score["provenance"]["model"] == "fake-coder"
+    assert {t["sample"] for t in score["tasks"]} == {0, 1, 2}
+    lines = read_jsonl(tmp_path / "run" / "submissions.jsonl")
+    assert [(s["task"], s.get("sample", 0)) for s in lines][:3] == [("mini_clamp", k) for k in range(3)]

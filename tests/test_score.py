@@ -26,7 +26,7 @@ from veriscale.score import (
     score_suite,
     write_submissions,
 )
-from veriscale.score.models import Bound, TaskScore, compute_totals
+from veriscale.score.models import BASE_METRICS, Bound, TaskScore, compute_totals
 from veriscale.score.scoring import merge_groups, score_task
 from veriscale.task import Task, load_task
 
@@ -52,16 +52,19 @@ def _score(task: Task, backend: Backend, **sections: str) -> TaskScore:
     return merge_groups(task.id, score_task(task, Submission(task=task.id, **sections), backend))
 
 
-def _bounds(score: TaskScore) -> dict[str, tuple[int, int]]:
-    return {m: (b.lower, b.upper) for m in METRICS if (b := score.bound(m)) is not None}
+def _bounds(score: TaskScore, metrics: Sequence[str] = BASE_METRICS) -> dict[str, tuple[int, int]]:
+    return {m: (b.lower, b.upper) for m in metrics if (b := score.bound(m)) is not None}
 
 
 def test_ground_truth_scores_one_on_everything_but_the_proof(clamp: Task, embedded: Backend) -> None:
     score = merge_groups(clamp.id, score_task(clamp, ground_truth_submission(clamp), embedded))
-    bounds = _bounds(score)
+    bounds = _bounds(score, METRICS)
     assert bounds == {
         "precond_sound": (1, 1), "precond_complete": (1, 1), "postcond_sound": (1, 1),
         "postcond_complete": (1, 1), "code": (1, 1), "proof": (0, 1),
+        # Verina's combined metrics: each part passed
+        "precond_sound_complete": (1, 1), "postcond_sound_complete": (1, 1), "precond_postcond": (1, 1),
+        "code_spec": (1, 1),
     }
     assert score.reasons == ["proof: unknown (unsupported): the embedded engine cannot check proofs (use --backend lean)"]
     # 5 tests (precond, code, postcond each), 2 rejects, 11 unexpected outputs; no proof check.
@@ -70,15 +73,32 @@ def test_ground_truth_scores_one_on_everything_but_the_proof(clamp: Task, embedd
 
 def test_only_submitted_metrics_are_scored(clamp: Task, embedded: Backend) -> None:
     assert set(_bounds(_score(clamp, embedded, code="  xs.map (clampOne lo hi)"))) == {"code"}
-    assert set(_bounds(_score(clamp, embedded, precond_aux=""))) == {"precond_sound", "precond_complete"}
+    assert set(_bounds(_score(clamp, embedded, precond_aux=""))) == {
+        "precond_sound", "precond_complete"}
     assert set(_bounds(_score(clamp, embedded, postcond="  True"))) == {"postcond_sound", "postcond_complete"}
 
 
-def test_a_metric_stops_at_its_first_failure(clamp: Task, embedded: Backend) -> None:
+def test_every_failing_test_is_named_with_the_first_ones_values(clamp: Task, embedded: Backend) -> None:
     score = _score(clamp, embedded, code="  xs")
     assert _bounds(score) == {"code": (0, 0)}
-    assert score.checks == 1  # test 0 already fails; nothing else was run
-    assert score.reasons == ["code: test 0: returned [5, -2, 11], expected [5, 0, 10]"]
+    assert score.checks == 5  # a wrong answer does not stop the metric
+    # `xs` unchanged is right where every element is already in range (tests 2 and 3).
+    failing = score.failures["code"]
+    assert failing.failing == ["test 1", "test 4", "test 5"]
+    assert (failing.first, failing.input) == ("test 1", {"xs": "[5, -2, 11]", "lo": "0", "hi": "10"})
+    assert (failing.returned, failing.expected, failing.halted) == ("[5, -2, 11]", "[5, 0, 10]", None)
+    assert score.reasons == ["code: test 1: returned [5, -2, 11], expected [5, 0, 10]",
+                             "code: 3 failing test(s): test 1, test 4, test 5"]
+
+
+def test_an_accepted_wrong_output_is_shown(clamp: Task, embedded: Backend) -> None:
+    score = _score(clamp, embedded, postcond="  result.length = xs.length")
+    failing = score.failures["postcond_sound"]
+    # test 1's unexpected outputs: [5, -2, 11] (right length: accepted), [5, 0] (rejected), [5, 0, 9]
+    assert failing.failing[:2] == ["test 1 unexpected 1", "test 1 unexpected 3"]
+    assert failing.output == "[5, -2, 11]" and failing.input["xs"] == "[5, -2, 11]"
+    assert (failing.returned, failing.expected) == ("true", "false")
+    assert "postcond_complete" not in score.failures
 
 
 def test_a_wrong_answer_on_a_later_test_is_found(clamp: Task, embedded: Backend) -> None:
@@ -86,7 +106,7 @@ def test_a_wrong_answer_on_a_later_test_is_found(clamp: Task, embedded: Backend)
     code = "  if lo = 2 then xs else xs.map (clampOne lo hi)"
     score = _score(clamp, embedded, code=code)
     assert _bounds(score) == {"code": (0, 0)}
-    assert score.reasons[0].startswith("code: test 4: returned [1, 2, 3, 4]")
+    assert score.reasons[0].startswith("code: test 5: returned [1, 2, 3, 4]")
 
 
 def test_alternative_correct_answers_pass(clamp: Task, embedded: Backend) -> None:
@@ -105,8 +125,10 @@ def test_undecidable_answers_lift_only_the_upper_bound(clamp: Task, embedded: Ba
     # An unbounded quantifier the engine cannot decide: neither a pass nor a failure.
     score = _score(clamp, embedded, precond="  lo ≤ hi ∧ ∀ n : Nat, n + 0 = n")
     bounds = _bounds(score)
-    assert bounds["precond_complete"] == (0, 1)
-    assert any(r.startswith("precond_complete:") and "unknown" in r for r in score.reasons)
+    # undecided on the test inputs (soundness); decided false on the reject inputs (completeness)
+    assert bounds["precond_sound"] == (0, 1)
+    assert bounds["precond_complete"] == (1, 1)
+    assert any(r.startswith("precond_sound:") and "unknown" in r for r in score.reasons)
 
 
 class ScriptedBackend(Backend):
@@ -133,8 +155,9 @@ def test_an_unknown_is_never_a_pass(clamp: Task, reason: UnknownReason) -> None:
         assert bound[0] == 0, metric
         assert bound[1] == (1 if soft else 0), metric
     if not soft:
-        # A hard unknown ends each metric at its first check.
+        # A hard unknown ends each metric at its first check, and says so.
         assert score.checks == 5
+        assert all(f.halted is not None and f.failing == [f.first] for f in score.failures.values())
 
 
 def test_engine_answers_of_the_wrong_kind_are_failures(clamp: Task) -> None:
@@ -151,8 +174,10 @@ def test_chunks_grow_so_passing_metrics_cost_few_engine_calls(clamp: Task) -> No
     backend = ScriptedBackend({CheckKind.POSTCOND: Answer.of_bool(False, "scripted")})
     score = _score(clamp, backend, postcond="  False")
     assert _bounds(score) == {"postcond_sound": (1, 1), "postcond_complete": (0, 0)}
-    # First call: one check per metric; then 4 more of postcond_sound, then the rest.
-    assert backend.calls == [2, 4, 6]
+    # First call: one check per metric; then 4 more of each, then the rest of postcond_sound (a
+    # failing metric runs on, to name every failing test).
+    assert backend.calls == [2, 8, 6]
+    assert score.failures["postcond_complete"].failing == [f"test {i}" for i in range(1, 6)]
 
 
 def test_unreadable_stored_values_are_skipped_named_and_counted() -> None:
@@ -162,14 +187,14 @@ def test_unreadable_stored_values_are_skipped_named_and_counted() -> None:
     score = merge_groups(task.id, score_task(task, ground_truth_submission(task, SPEC_AND_CODE), EmbeddedBackend()))
     assert set(_bounds(score).values()) == {(1, 1)}
     assert score.skipped == {
-        "precond_sound": 1,       # reject 1 does not parse
-        "precond_complete": 1,    # test 2's input does not parse (a negative Nat)
-        "postcond_sound": 2,      # test 0's unexpected 1, and test 2 (its input)
-        "postcond_complete": 2,   # test 1's truncated expected, test 2
+        "precond_sound": 1,       # test 3's input does not parse (a negative Nat)
+        "precond_complete": 1,    # reject 2 does not parse
+        "postcond_sound": 2,      # test 1's unexpected 2, and test 3 (its input)
+        "postcond_complete": 2,   # test 2's truncated expected, test 3
         "code": 2,
     }
     code_reason = next(r for r in score.reasons if r.startswith("code:"))
-    assert "test 1, test 2" in code_reason and "truncated" in code_reason
+    assert "test 2, test 3" in code_reason and "truncated" in code_reason
 
 
 def test_skipped_tests_do_not_hide_a_wrong_answer() -> None:
@@ -236,11 +261,14 @@ def test_score_suite_reports_errors_missing_tasks_and_the_issue_layout(tmp_path:
     layout = report.to_json()
     entry = layout["tasks"][0]
     # Only the submitted metrics appear; precond and proof are left out.
-    assert {k for k in entry if k in METRICS} == {"code", "postcond_sound", "postcond_complete"}
+    assert {k for k in entry if k in METRICS} == {
+        "code", "postcond_sound", "postcond_complete", "postcond_sound_complete"}
     assert entry["code"] == {"lower": 0, "upper": 0}
     assert entry["postcond_complete"] == {"lower": 1, "upper": 1}
     assert any(r.startswith("postcond_sound: ") for r in entry["reasons"])
-    assert layout["totals"]["code"] == {"tasks": 1, "lower": 0, "upper": 0, "lower_rate": 0.0, "upper_rate": 0.0}
+    assert layout["totals"]["code"] == {"tasks": 1, "lower": 0, "upper": 0, "lower_rate": 0.0, "upper_rate": 0.0,
+                                        "samples": 1, "pass_at_k": [{"k": 1, "lower": 0.0, "upper": 0.0}],
+                                        "notes": []}
     assert "precond_sound" not in layout["totals"]
     json.dumps(layout)  # serialisable as it is
     # the embedded engine's elaborator is a model of Lean's, and the report says so

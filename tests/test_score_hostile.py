@@ -18,7 +18,8 @@ import pytest
 
 from veriscale.backends.base import Backend
 from veriscale.backends.embedded.backend import EmbeddedBackend
-from veriscale.score import METRICS, Submission
+from veriscale.score import Submission
+from veriscale.score.models import BASE_METRICS
 from veriscale.score.scoring import GROUP_METRICS, merge_groups, score_group, score_task
 from veriscale.task import Task, load_task
 
@@ -61,7 +62,7 @@ def test_the_corpus_covers_every_trick_of_the_issue() -> None:
     for trick in ("beq", "huge_output", "deep_recursion", "timeout"):
         assert trick in names, trick
     attacked = {m for e in CORPUS for m in e["attacks"]}
-    assert attacked == set(METRICS)
+    assert attacked == set(BASE_METRICS)
 
 
 def test_a_beq_override_cannot_fool_the_typed_comparison_even_unscreened(task: Task, backend: Backend) -> None:
@@ -74,14 +75,14 @@ def test_a_beq_override_cannot_fool_the_typed_comparison_even_unscreened(task: T
     )
     result = score_group(task, submission, "code", backend, screened={})  # the screen bypassed
     assert result.bounds["code"].lower == 0 and result.bounds["code"].upper == 0
-    assert result.reasons[0].startswith("code: test 0: returned [0, 0, 0]")
+    assert result.reasons[0].startswith("code: test 1: returned [0, 0, 0]")
 
 
 def test_an_unsafe_precondition_also_fails_the_postcondition_that_runs_with_it(task: Task, backend: Backend) -> None:
     submission = Submission(task=task.id, precond_aux="#exit", precond="  lo ≤ hi",
                             postcond="  result = xs.map (clampOne lo hi)")
     score = merge_groups(task.id, score_task(task, submission, backend))
-    assert {m: (b.lower, b.upper) for m in METRICS if (b := score.bound(m))} == {
+    assert {m: (b.lower, b.upper) for m in BASE_METRICS if (b := score.bound(m))} == {
         "precond_sound": (0, 0), "precond_complete": (0, 0), "postcond_sound": (0, 0), "postcond_complete": (0, 0)}
     assert all("exit-command" in r for r in score.reasons)
 

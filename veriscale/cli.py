@@ -33,6 +33,13 @@ def _write_json(path: Path, payload: object) -> None:
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def _task_ids(given: list[str] | None) -> list[str] | None:
+    """``--tasks a --tasks b,c`` -> ``[a, b, c]``; ``None`` when not given."""
+    if not given:
+        return None
+    return [part.strip() for item in given for part in item.split(",") if part.strip()]
+
+
 def _backend_name_or_exit(backend: str) -> str:
     """The engine ``--backend`` names (``auto`` resolved), or exit 2 saying why it is unusable."""
     from veriscale.backends.select import BackendUnavailable, resolve_backend_name
@@ -282,6 +289,9 @@ def eval_command(
     token_budget: Annotated[int | None, typer.Option(help="Prompt + completion tokens the run may use.")] = None,
     backend: Annotated[str, typer.Option(help="Scoring engine: auto, embedded or lean.")] = "embedded",
     workers: Annotated[int | None, typer.Option(help="Scoring worker processes.")] = None,
+    samples: Annotated[
+        int, typer.Option("--samples", min=1, help="Replies per task (sample k sent with seed + k), for pass@k.")
+    ] = 1,
 ) -> None:
     """Ask a model for CodeGen or SpecGen answers on every task of a suite and score them (resumable)."""
     from veriscale.evaluate import EvalOptions, run_eval
@@ -302,6 +312,7 @@ def eval_command(
         concurrency=concurrency,
         backend=backend,
         workers=workers,
+        samples=samples,
     )
     config = LLMConfig(model=model, base_url=base_url, token_budget=token_budget)
     try:
@@ -322,9 +333,11 @@ def eval_command(
     for reason, count in summary.failure_reasons.items():
         typer.echo(f"  failed replies: {reason}: {count}")
     for metric, total in summary.totals.items():
+        passes = "".join(f"  pass@{p['k']} {p['lower']:.3f}-{p['upper']:.3f}" for p in total.get("pass_at_k", [])[1:])
         typer.echo(
-            f"  {metric:<18} lower {total['lower']}/{total['tasks']} ({100 * total['lower_rate']:.1f}%)  "
-            f"upper {total['upper']}/{total['tasks']} ({100 * total['upper_rate']:.1f}%)"
+            f"  {metric:<24} lower {total['lower']}/{total.get('samples', total['tasks'])} "
+            f"({100 * total['lower_rate']:.1f}%)  upper {total['upper']}/{total.get('samples', total['tasks'])} "
+            f"({100 * total['upper_rate']:.1f}%){passes}"
         )
     typer.echo(f"wrote {summary.out}")
 
@@ -363,10 +376,21 @@ def score(
     backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
     workers: Annotated[int | None, typer.Option(help="Worker processes (default: one per core).")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every task, not only the imperfect.")] = False,
+    k: Annotated[
+        list[int] | None,
+        typer.Option("--k", min=1, help="Report pass@k for this k (repeatable; default: the number of samples)."),
+    ] = None,
+    model: Annotated[str | None, typer.Option("--model", help="Whose submissions these are (recorded).")] = None,
+    tasks: Annotated[
+        list[str] | None, typer.Option("--tasks", help="Only these task ids (repeatable, or comma-separated).")
+    ] = None,
 ) -> None:
-    """Score model output (code, pre/postconditions, proofs) with lower and upper bounds per task."""
+    """Score model output (code, pre/postconditions, proofs) with lower and upper bounds per task.
+
+    A submission file may hold several samples per task ("sample": 0, 1, ...): the totals give
+    pass@1 and pass@k (the unbiased estimator), each with a lower and an upper bound."""
     from veriscale.backends.select import BackendUnavailable
-    from veriscale.score import format_report, load_submissions, score_suite
+    from veriscale.score import NoTaskSelected, format_report, load_submissions, score_suite
 
     if not suite.is_dir():
         _echo_err(f"error: {suite}: not a directory")
@@ -380,14 +404,75 @@ def score(
     for error in errors:
         _echo_err(f"submission: {error}")
     try:
-        report = score_suite(suite, submissions, backend=backend_name, workers=workers, progress=True)
-    except BackendUnavailable as exc:
+        report = score_suite(suite, submissions, backend=backend_name, workers=workers, progress=True,
+                             ks=sorted({1, *k}) if k else None, model=model, task_ids=_task_ids(tasks))
+    except (BackendUnavailable, NoTaskSelected) as exc:
         _echo_err(f"error: {exc}")
         raise typer.Exit(2) from exc
     report.errors[:0] = [str(e) for e in errors]
     typer.echo(format_report(report, verbose=verbose))
     if json_out is not None:
         _write_json(json_out, report.to_json())
+        typer.echo(f"wrote {json_out}")
+
+
+@app.command()
+def compare(
+    submissions: Annotated[
+        list[str], typer.Argument(help="Submission files, one per model; NAME=PATH names the model (default: file stem).")
+    ],
+    suites: Annotated[
+        list[Path], typer.Option("--suite", help="Suites in order, the reference first (original, Plus, Lite); repeatable.")
+    ],
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the comparisons as JSON.")] = None,
+    backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
+    workers: Annotated[int | None, typer.Option(help="Worker processes (default: one per core).")] = None,
+    tasks: Annotated[
+        list[str] | None, typer.Option("--tasks", help="Only these task ids (repeatable, or comma-separated).")
+    ] = None,
+) -> None:
+    """Score each model on every suite side by side: the drop, and what passes the first suite but
+    fails a later one, with the input that exposes it."""
+    from veriscale.backends.select import BackendUnavailable
+    from veriscale.score import NoTaskSelected, load_submissions, score_suite
+    from veriscale.score.suites import compare_reports, format_comparison
+
+    if len(suites) < 2:
+        _echo_err("error: --suite must be given at least twice (the reference suite first)")
+        raise typer.Exit(2)
+    for suite in suites:
+        if not suite.is_dir():
+            _echo_err(f"error: {suite}: not a directory")
+            raise typer.Exit(2)
+    backend_name = _backend_name_or_exit(backend)
+    labels = [suite.name for suite in suites]
+    if len(set(labels)) != len(labels):
+        labels = [f"{i + 1}:{label}" for i, label in enumerate(labels)]
+    results = []
+    for given in submissions:
+        name, _, path_text = given.rpartition("=") if "=" in given else ("", "", given)
+        path = Path(path_text)
+        try:
+            loaded, errors = load_submissions(path)
+        except (OSError, UnicodeDecodeError) as exc:
+            _echo_err(f"error: {path}: {exc}")
+            raise typer.Exit(2) from exc
+        for error in errors:
+            _echo_err(f"submission: {error}")
+        model = name or path.stem
+        try:
+            reports = [(label, score_suite(suite, loaded, backend=backend_name, workers=workers, progress=False,
+                                           model=model, task_ids=_task_ids(tasks)))
+                       for label, suite in zip(labels, suites)]
+        except (BackendUnavailable, NoTaskSelected) as exc:
+            _echo_err(f"error: {exc}")
+            raise typer.Exit(2) from exc
+        comparison = compare_reports(model, reports)
+        results.append(comparison)
+        typer.echo(format_comparison(comparison))
+        typer.echo("")
+    if json_out is not None:
+        _write_json(json_out, {"comparisons": [c.model_dump() for c in results]})
         typer.echo(f"wrote {json_out}")
 
 

@@ -37,6 +37,7 @@ from veriscale.benchmark import load_benchmark
 from veriscale.evaluate.prompts import DEFAULT_EXAMPLES, TaskKind, build_prompt, headers_for
 from veriscale.evaluate.replies import ReplyError, parse_reply
 from veriscale.llm import LLMCallError, LLMClient, LLMConfig, TokenBudgetExceeded
+from veriscale.score.models import Bound, ScoreReport, TaskScore, compute_totals
 from veriscale.store import RunStore
 from veriscale.task import Task
 
@@ -54,7 +55,8 @@ __all__ = [
 DEFAULT_EVAL_ROOT = Path("runs") / "eval"
 KIND_METRICS: dict[str, tuple[str, ...]] = {
     "codegen": ("code",),
-    "specgen": ("precond_sound", "precond_complete", "postcond_sound", "postcond_complete"),
+    "specgen": ("precond_sound", "precond_complete", "postcond_sound", "postcond_complete",
+                "precond_sound_complete", "postcond_sound_complete", "precond_postcond"),
 }
 """The score metrics each task kind is judged on."""
 
@@ -63,7 +65,6 @@ KIND_METRICS: dict[str, tuple[str, ...]] = {
 # outlasted the retries. Other client errors (401, 403, 404) and an unreachable endpoint would fail
 # every request the same way: they stop the run (what was answered stays in the store).
 _TASK_LEVEL_STATUSES = {400, 413, 422}
-_METRIC_ORDER = ("precond_sound", "precond_complete", "postcond_sound", "postcond_complete", "code", "proof")
 
 
 class EvalOptions(BaseModel):
@@ -82,12 +83,15 @@ class EvalOptions(BaseModel):
     """Scoring engine (``score_suite``'s ``backend``)."""
     workers: int | None = None
     """Scoring worker processes (``score_suite``'s ``workers``)."""
+    samples: int = Field(default=1, ge=1)
+    """Replies asked per task (sample k is sent with seed ``seed + k``), for pass@k."""
 
 
 class TaskReply(BaseModel):
     """What became of one task's request (a line of ``replies.jsonl``)."""
 
     task: str
+    sample: int = 0
     status: str
     """``ok`` or ``failed``."""
     reason: str | None = None
@@ -116,7 +120,8 @@ class EvalSummary(BaseModel):
     failure_reasons: dict[str, int] = Field(default_factory=dict)
     """Failed replies by reason kind (the part of the reason before ``:``)."""
     failed_tasks: dict[str, str] = Field(default_factory=dict)
-    """Task id -> reason, for every failed reply."""
+    """Task id (``<task>#<k>`` for sample k when several samples are asked) -> reason, for every
+    failed reply."""
     load_failures: list[str] = Field(default_factory=list)
     prompt_tokens: int = 0
     completion_tokens: int = 0
@@ -148,22 +153,25 @@ def _reason_kind(reason: str) -> str:
     return reason.split(":", 1)[0].strip()
 
 
-def _ask(client: LLMClient, task: Task, options: EvalOptions, stop: threading.Event) -> TaskReply:
-    """One task: prompt, request (through the cache), strict read.
+def _ask(client: LLMClient, task: Task, options: EvalOptions, stop: threading.Event, sample: int = 0) -> TaskReply:
+    """One sample of one task: prompt, request (through the cache), strict read.
+
+    Sample ``k`` is requested with seed ``options.seed + k``: a distinct request (and cache entry),
+    while sample 0 is the very request of a one-sample run.
 
     ``stop`` is set when the run is ending (a configuration error, an interrupt): tasks not yet
     started then send nothing.
     """
     if stop.is_set():
-        return TaskReply(task=task.id, status="failed", reason="stopped")
+        return TaskReply(task=task.id, sample=sample, status="failed", reason="stopped")
     try:
         headers = headers_for(task, options.kind)
         messages = build_prompt(task, options.kind, examples=options.examples)
     except Exception as exc:  # a task whose prompt cannot be built is that task's failure
-        return TaskReply(task=task.id, status="failed", reason=f"prompt-error: {exc}")
+        return TaskReply(task=task.id, sample=sample, status="failed", reason=f"prompt-error: {exc}")
     try:
         response = client.complete(
-            messages, temperature=options.temperature, max_tokens=options.max_tokens, seed=options.seed
+            messages, temperature=options.temperature, max_tokens=options.max_tokens, seed=options.seed + sample
         )
     except TokenBudgetExceeded:
         stop.set()  # the rest would go unasked: scoring them 0 would misreport the model
@@ -174,9 +182,10 @@ def _ask(client: LLMClient, task: Task, options: EvalOptions, stop: threading.Ev
             # would fail the same way, and scoring the model 0 for it would be wrong.
             stop.set()
             raise
-        return TaskReply(task=task.id, status="failed", reason=f"llm-error: {exc}")
+        return TaskReply(task=task.id, sample=sample, status="failed", reason=f"llm-error: {exc}")
     reply = TaskReply(
         task=task.id,
+        sample=sample,
         status="failed",
         cached=response.cached,
         prompt_tokens=response.usage.prompt_tokens,
@@ -197,32 +206,18 @@ def _ask(client: LLMClient, task: Task, options: EvalOptions, stop: threading.Ev
     return reply
 
 
-def _failed_scores(report_json: dict[str, Any], failed: dict[str, str], kind: TaskKind) -> dict[str, Any]:
-    """``score.json`` with every failed task scored 0/0 on the kind's metrics, totals recomputed."""
+def _with_failed_replies(report: ScoreReport, failed: dict[tuple[str, int], str], kind: TaskKind) -> ScoreReport:
+    """The report with every failed reply scored 0/0 on the kind's metrics, totals recomputed."""
     metrics = KIND_METRICS[kind]
-    tasks = [t for t in report_json.get("tasks", []) if t.get("task") not in failed]
-    for task_id, reason in failed.items():
-        entry: dict[str, Any] = {"task": task_id}
-        entry.update({metric: {"lower": 0, "upper": 0} for metric in metrics})
-        entry["reasons"] = [f"{metric}: no usable reply: {reason}" for metric in metrics]
-        entry["checks"] = 0
-        tasks.append(entry)
-    tasks.sort(key=lambda t: str(t.get("task")))
-    totals: dict[str, Any] = {}
-    present = {m for t in tasks for m in t if isinstance(t.get(m), dict)}
-    for metric in sorted(present, key=lambda m: (_METRIC_ORDER.index(m) if m in _METRIC_ORDER else 99, m)):
-        bounds = [t[metric] for t in tasks if isinstance(t.get(metric), dict)]
-        lower = sum(int(b["lower"]) for b in bounds)
-        upper = sum(int(b["upper"]) for b in bounds)
-        count = len(bounds)
-        totals[metric] = {
-            "tasks": count,
-            "lower": lower,
-            "upper": upper,
-            "lower_rate": round(lower / count, 4) if count else 0.0,
-            "upper_rate": round(upper / count, 4) if count else 0.0,
-        }
-    return {**report_json, "tasks": tasks, "totals": totals}
+    scores = [s for s in report.tasks if (s.task, s.sample) not in failed]
+    for (task_id, sample), reason in failed.items():
+        score = TaskScore(task=task_id, sample=sample,
+                          reasons=[f"{metric}: no usable reply: {reason}" for metric in metrics])
+        for metric in metrics:
+            setattr(score, metric, Bound(lower=0, upper=0))
+        scores.append(score)
+    scores.sort(key=lambda s: (s.task, s.sample))
+    return report.model_copy(update={"tasks": scores, "totals": compute_totals(scores)})
 
 
 def _write_json(path: Path, payload: Any) -> None:
@@ -271,16 +266,18 @@ def run_eval(
         )
         client = client_factory(llm, store) if client_factory else LLMClient(llm, store)
         llm_started = time.monotonic()
-        bar = tqdm(total=len(tasks), desc=f"eval {options.kind}", unit="task", disable=not progress)
-        replies: dict[str, TaskReply] = {}
+        bar = tqdm(total=len(tasks) * options.samples, desc=f"eval {options.kind}", unit="reply",
+                   disable=not progress)
+        replies: dict[tuple[str, int], TaskReply] = {}
         stop = threading.Event()
         try:
             with ThreadPoolExecutor(max_workers=options.concurrency) as pool:
-                futures = [pool.submit(_ask, client, task, options, stop) for task in tasks]
+                futures = [pool.submit(_ask, client, task, options, stop, sample)
+                           for task in tasks for sample in range(options.samples)]
                 try:
                     for future in futures:  # in task order: deterministic, and errors surface
                         reply = future.result()
-                        replies[reply.task] = reply
+                        replies[(reply.task, reply.sample)] = reply
                         bar.update(1)
                 except BaseException:
                     stop.set()
@@ -293,18 +290,19 @@ def run_eval(
         store.finish_session()
         stats = client.stats
 
-    ordered = [replies[task.id] for task in tasks]
+    ordered = [replies[(task.id, sample)] for task in tasks for sample in range(options.samples)]
     with (out / "replies.jsonl").open("w", encoding="utf-8") as handle:
         for reply in ordered:
             handle.write(json.dumps(reply.model_dump(mode="json"), ensure_ascii=False) + "\n")
-    submissions = [Submission(task=r.task, **r.sections) for r in ordered if r.status == "ok"]
+    submissions = [Submission(task=r.task, sample=r.sample, **r.sections) for r in ordered if r.status == "ok"]
     write_submissions(out / "submissions.jsonl", submissions)
 
-    failed = {r.task: r.reason or "unknown" for r in ordered if r.status != "ok"}
+    failed = {(r.task, r.sample): r.reason or "unknown" for r in ordered if r.status != "ok"}
     score_started = time.monotonic()
-    report = score_suite(suite, submissions, backend=options.backend, workers=options.workers, progress=progress)
+    report = score_suite(suite, submissions, backend=options.backend, workers=options.workers, progress=progress,
+                         model=llm.model)
     score_seconds = time.monotonic() - score_started
-    score_json = _failed_scores(report.to_json(), failed, options.kind)
+    score_json = _with_failed_replies(report, failed, options.kind).to_json()
     _write_json(out / "score.json", score_json)
 
     costs = [r.cost_usd for r in ordered if r.prompt_tokens or r.completion_tokens]
@@ -318,7 +316,8 @@ def run_eval(
         replies_ok=len(submissions),
         replies_failed=len(failed),
         failure_reasons=dict(sorted(Counter(_reason_kind(r) for r in failed.values()).items())),
-        failed_tasks=failed,
+        failed_tasks={(task if options.samples == 1 else f"{task}#{sample}"): reason
+                      for (task, sample), reason in failed.items()},
         load_failures=[str(f) for f in load.failures],
         prompt_tokens=sum(r.prompt_tokens for r in ordered),
         completion_tokens=sum(r.completion_tokens for r in ordered),

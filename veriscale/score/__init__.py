@@ -21,7 +21,17 @@ from pathlib import Path
 
 from veriscale.backends.base import Backend
 from veriscale.benchmark import load_benchmark
-from veriscale.score.models import METRICS, Bound, MetricTotal, ScoreReport, TaskScore, compute_totals
+from veriscale.score.models import (
+    BASE_METRICS,
+    METRICS,
+    Bound,
+    MetricTotal,
+    ScoreReport,
+    TaskScore,
+    compute_totals,
+)
+from veriscale.score.provenance import Provenance
+from veriscale.score.provenance import collect as collect_provenance
 from veriscale.score.scoring import GROUP_METRICS, GroupResult, groups_of, merge_groups, score_task
 from veriscale.score.submission import (
     SUBMITTABLE_SECTIONS,
@@ -37,6 +47,8 @@ __all__ = [
     "SUBMITTABLE_SECTIONS",
     "Bound",
     "MetricTotal",
+    "NoTaskSelected",
+    "Provenance",
     "ScoreReport",
     "Submission",
     "SubmissionError",
@@ -57,6 +69,10 @@ EMBEDDED_CAVEAT = (
     "bounds, termination), not by Lean itself; what it cannot judge lowers the lower bound, and final "
     "scores need --backend lean"
 )
+
+
+class NoTaskSelected(ValueError):
+    """``task_ids`` named no task of the suite."""
 
 
 def ground_truth_submission(task: Task, sections: Sequence[str] = SUBMITTABLE_SECTIONS) -> Submission:
@@ -112,7 +128,7 @@ def _worker_init(backend_name: str, memory_limit: int | None = None) -> None:
 def _crash_results(unit: _Unit, reason: str) -> list[GroupResult]:
     return [
         GroupResult(task=unit.task.id, group=g, bounds={m: Bound(lower=0, upper=0) for m in GROUP_METRICS[g]},
-                    reasons=[f"{m}: error: {reason}" for m in GROUP_METRICS[g]])
+                    reasons=[f"{m}: error: {reason}" for m in GROUP_METRICS[g]], sample=unit.submission.sample)
         for g in unit.groups
     ]
 
@@ -148,8 +164,16 @@ def score_suite(
     backend: str = "embedded",
     workers: int | None = None,
     progress: bool = True,
+    ks: Sequence[int] | None = None,
+    model: str | None = None,
+    task_ids: Sequence[str] | None = None,
 ) -> ScoreReport:
     """Score every submission whose task is in ``suite``; the others are reported in ``errors``.
+
+    A task may have several submissions (samples); the totals give pass@1 and pass@k for each k
+    of ``ks`` (default: 1 and the largest number of samples of a task). ``task_ids`` keeps only
+    those tasks' submissions (and raises ``NoTaskSelected`` when none of the ids is a suite task).
+    ``model`` names whose submissions these are, for the report's provenance.
 
     Tasks of the suite without a submission are left out of the report (and of the totals).
     ``workers=1`` scores in this process (no protection against a crashing evaluator).
@@ -160,8 +184,17 @@ def score_suite(
     started = time.perf_counter()
     # raises here when Lean is asked for but not usable, not in every worker's initializer
     engine = resolve_backend_name(backend)
+    options: dict[str, object] = {"backend": backend, "workers": workers, "ks": list(ks) if ks else None,
+                                  "tasks": sorted(task_ids) if task_ids else None}
+    provenance = collect_provenance(Path(suite), engine, options, model)
     loaded = load_benchmark(suite)
     tasks = {t.id: t for t in loaded.tasks}
+    if task_ids:
+        wanted = set(task_ids)
+        if not wanted & (set(tasks) | {f.task for f in loaded.failures}):
+            raise NoTaskSelected(f"none of the task ids {', '.join(sorted(wanted))} is a task of {suite}")
+        tasks = {i: t for i, t in tasks.items() if i in wanted}
+        submissions = [s for s in submissions if s.task in wanted]
     load_failures = {f.task: f for f in loaded.failures}
     errors: list[str] = []
     units: list[_Unit] = []
@@ -176,7 +209,8 @@ def score_suite(
             continue
         groups = groups_of(submission)
         if not groups:
-            unscored.append(TaskScore(task=task.id, reasons=["the submission has no section to score"]))
+            unscored.append(TaskScore(task=task.id, sample=submission.sample,
+                                      reasons=["the submission has no section to score"]))
             continue
         units.append(_Unit(task, submission, groups))
     # Biggest tasks first keeps every worker busy until the end.
@@ -203,19 +237,22 @@ def score_suite(
         for batch in _progress(stream, len(units), progress):
             results.extend(batch)
 
-    by_task: dict[str, list[GroupResult]] = {}
+    by_sample: dict[tuple[str, int], list[GroupResult]] = {}
     for result in results:
-        by_task.setdefault(result.task, []).append(result)
-    scores = [merge_groups(task_id, group_results) for task_id, group_results in by_task.items()]
+        by_sample.setdefault((result.task, result.sample), []).append(result)
+    scores = [merge_groups(task_id, group_results, sample)
+              for (task_id, sample), group_results in by_sample.items()]
     scores.extend(unscored)
-    scores.sort(key=lambda s: s.task)
+    scores.sort(key=lambda s: (s.task, s.sample))
     return ScoreReport(
         suite=str(suite),
+        model=model,
+        provenance=provenance,
         engine=engine,
         seconds=round(time.perf_counter() - started, 2),
         checks=sum(s.checks for s in scores),
         tasks=scores,
-        totals=compute_totals(scores),
+        totals=compute_totals(scores, ks),
         errors=errors,
         skipped_checks=sum(sum(s.skipped.values()) for s in scores),
         missing=sorted(set(tasks) - {s.task for s in submissions}),
@@ -224,30 +261,39 @@ def score_suite(
 
 
 def format_report(report: ScoreReport, *, verbose: bool = False) -> str:
-    """A table: one row per task (only the imperfect ones unless ``verbose``) and the totals."""
+    """One row per task and sample (only the imperfect ones unless ``verbose``), then a TOTAL
+    table: one row per metric with its pass@1 and pass@k bounds."""
     metrics = [m for m in METRICS if m in report.totals]
-    width = max([len(s.task) for s in report.tasks] + [5])
-    header = f"{'task':<{width}}" + "".join(f"{m:>19}" for m in metrics)
-    lines = [header]
+    row_metrics = [m for m in BASE_METRICS if m in report.totals]
+    several = any(s.sample for s in report.tasks)
+    names = {id(s): f"{s.task}#{s.sample}" if several else s.task for s in report.tasks}
+    width = max([len(n) for n in names.values()] + [len("postcond_sound_complete")])
+    cell = max([len(m) for m in row_metrics] + [5]) + 2
+    lines = [f"{'task':<{width}}" + "".join(f"{m:>{cell}}" for m in row_metrics)]
     for score in report.tasks:
-        bounds = [score.bound(m) for m in metrics]
+        bounds = [score.bound(m) for m in row_metrics]
         perfect = all(b is None or b.lower == 1 for b in bounds)
         if perfect and not verbose:
             continue
-        cells = "".join(f"{'-' if b is None else f'{b.lower}/{b.upper}':>19}" for b in bounds)
-        lines.append(f"{score.task:<{width}}{cells}")
+        cells = "".join(f"{'-' if b is None else f'{b.lower}/{b.upper}':>{cell}}" for b in bounds)
+        lines.append(f"{names[id(score)]:<{width}}{cells}")
         for reason in score.reasons[: 3 if not verbose else None]:
             lines.append(f"{'':<{width}}  {reason[:150]}")
-    lines.append(
-        f"{'TOTAL':<{width}}"
-        + "".join(f"{f'{t.lower}/{t.upper}/{t.tasks}':>19}" for t in (report.totals[m] for m in metrics))
-    )
-    lines.append(
-        f"{'rate':<{width}}"
-        + "".join(f"{f'{t.lower_rate:.3f}-{t.upper_rate:.3f}':>19}" for t in (report.totals[m] for m in metrics))
-    )
     lines.append("")
-    lines.append(f"{len(report.tasks)} task(s) scored; totals are lower/upper/tasks")
+    ks = sorted({p.k for m in metrics for p in report.totals[m].pass_at_k if p.k != 1})
+    lines.append(f"{'TOTAL':<{width}}{'tasks':>7}{'samples':>9}{'pass@1 (lower-upper)':>22}"
+                 + "".join(f"{f'pass@{k}':>15}" for k in ks))
+    for metric in metrics:
+        total = report.totals[metric]
+        at = {p.k: p for p in total.pass_at_k}
+        extra = "".join(f"{f'{at[k].lower:.3f}-{at[k].upper:.3f}' if k in at else '-':>15}" for k in ks)
+        lines.append(f"{metric:<{width}}{total.tasks:>7}{total.samples:>9}"
+                     f"{f'{total.lower_rate:.3f}-{total.upper_rate:.3f}':>22}{extra}")
+    notes = sorted({n for m in metrics for n in report.totals[m].notes})
+    lines.extend(f"note: {n}" for n in notes)
+    lines.append("")
+    tasks = len({s.task for s in report.tasks})
+    lines.append(f"{tasks} task(s), {len(report.tasks)} sample(s) scored; a cell is lower/upper bound")
     if report.skipped_checks:
         lines.append(f"{report.skipped_checks} test(s) skipped for unreadable or defective stored values")
     lines.append(

@@ -2,8 +2,8 @@
 
 A metric's checks (Verina's definitions):
 
-* ``precond_complete``  the precondition is true on every test input;
-* ``precond_sound``     the precondition is false on every reject input;
+* ``precond_sound``     the precondition is true on every test input (the ground truth implies it);
+* ``precond_complete``  the precondition is false on every reject input (it implies the ground truth);
 * ``postcond_complete`` the postcondition is true on (input, expected) of every test;
 * ``postcond_sound``    the postcondition is false on (input, u) for every unexpected output u;
 * ``code``              the code returns the expected output on every test input, compared as
@@ -14,8 +14,9 @@ A metric's checks (Verina's definitions):
 Each answer is *right*, *wrong*, a *soft unknown* (``undecidable``/``unsupported``: the engine
 cannot tell, so only the lower bound drops) or a *hard unknown* (``timeout``/``error``/``unsafe``:
 a check that did not finish is a failure, never a pass). ``lower`` is 1 iff every check was
-right; ``upper`` is 1 iff none was wrong or a hard unknown. A metric stops at its first definite
-failure (both bounds are 0 then and more checks cannot change them).
+right; ``upper`` is 1 iff none was wrong or a hard unknown. A metric runs on past wrong answers,
+so that every failing test is named (:class:`~veriscale.score.models.FailingTests`, with the first
+one's input and values), and stops at its first hard unknown.
 
 The metrics are grouped by the task copy they run on (``code``: the submitted code sections;
 ``precond``: the precondition sections; ``postcond``: the postcondition sections plus any submitted
@@ -35,7 +36,7 @@ from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownRe
 from veriscale.backends.safety import Finding, screen_lean
 from veriscale.compare import same_as_printed
 from veriscale.lean_types import LeanType
-from veriscale.score.models import Bound, TaskScore
+from veriscale.score.models import Bound, FailingTests, TaskScore
 from veriscale.score.submission import SUBMITTABLE_SECTIONS, Submission
 from veriscale.task import Task, TestCase
 from veriscale.typed_task import TypedTask, TypedTaskError, typed_view
@@ -65,9 +66,9 @@ GROUP_SECTIONS: dict[str, tuple[str, ...]] = {
 FIRST_CHUNK = 1
 CHUNK_GROWTH = 4
 MAX_CHUNK = 1024
-"""Checks go to the engine in growing chunks (1, 4, 16, ... per metric), so a metric that fails
-at once costs one check (a check that runs out of time costs the whole time limit) and a metric
-that passes costs few engine calls."""
+"""Checks go to the engine in growing chunks (1, 4, 16, ... per metric), so a metric costs few
+engine calls. A wrong answer does not stop a metric (every failing test is named); a check that
+did not finish does, since every further one could cost the whole time limit."""
 
 SOFT_REASONS = frozenset({UnknownReason.UNDECIDABLE, UnknownReason.UNSUPPORTED})
 MAX_DETAIL = 160
@@ -108,7 +109,8 @@ def _unknown_text(answer: Answer) -> str:
 @dataclass(frozen=True)
 class Planned:
     label: str
-    """``test 3``, ``reject 1``, ``test 3 unexpected 0`` (0-based positions in the suite files)."""
+    """``test 3``, ``reject 1``, ``test 3 unexpected 1``: 1-based positions in the suite's files (the
+    n-th row of ``test.json`` / ``reject_inputs.json``, the n-th unexpected output of a row)."""
     check: Check
     expect: Any
     """The truth value a pre/postcondition check must have, or the typed expected output."""
@@ -131,14 +133,24 @@ class MetricState:
     notes: list[str] = field(default_factory=list)
     """Extra reasons that lower the lower bound (the engine could not read the submission)."""
     lower_cap: bool = False
+    failing: FailingTests = field(default_factory=FailingTests)
+    """Every failing test (a wrong answer or a hard unknown), the first one's details."""
 
     @property
     def live(self) -> bool:
-        return self.failure is None and self.position < len(self.planned)
+        return self.failing.halted is None and self.position < len(self.planned)
 
-    def fail(self, label: str, reason: str) -> None:
+    def fail(self, label: str, reason: str, *, halt: bool = False, **detail: Any) -> None:
+        """Record a failing test. A wrong answer lets the metric go on (to name every failing
+        test); ``halt`` (a check that did not finish) stops its remaining checks."""
+        self.failing.failing.append(label)
         if self.failure is None:
             self.failure = f"{self.metric}: {label}: {reason}"
+            self.failing.first = label
+            for key, value in detail.items():
+                setattr(self.failing, key, value)
+        if halt and self.failing.halted is None:
+            self.failing.halted = _clip(f"{label}: {reason}", MAX_DETAIL)
 
     def soft_unknown(self, label: str, reason: str) -> None:
         if not self.soft:
@@ -159,6 +171,12 @@ class MetricState:
                 f"unreadable or a known defect ({listed}); first: {self.skip_first}"
             )
         if self.failure is not None:
+            failing = self.failing.failing
+            if len(failing) > 1:
+                listed = ", ".join(failing[:MAX_LISTED]) + (", …" if len(failing) > MAX_LISTED else "")
+                reasons.append(f"{self.metric}: {len(failing)} failing test(s): {listed}")
+            if self.failing.halted is not None:
+                reasons.append(f"{self.metric}: later checks not run after {self.failing.halted}")
             return Bound(lower=0, upper=0), [self.failure, *reasons]
         reasons.extend(self.notes)
         lower_ok = not self.soft and not self.lower_cap
@@ -202,19 +220,23 @@ class Judge:
     def __init__(self, view: TypedTask) -> None:
         self.view = view
 
+    def input_text(self, planned: Planned) -> dict[str, str]:
+        types = self.view.param_types
+        return {name: _brief(value, types.get(name)) for name, value in planned.check.args.items()}
+
     def judge(self, state: MetricState, planned: Planned, answer: Answer) -> None:
         label = planned.label
         if answer.is_unknown:
             if answer.reason in SOFT_REASONS:
                 state.soft_unknown(label, _unknown_text(answer))
             else:
-                state.fail(label, _unknown_text(answer))
+                state.fail(label, _unknown_text(answer), halt=True, input=self.input_text(planned))
             return
         if planned.check.kind == CheckKind.CODE:
             self._judge_code(state, planned, answer)
             return
         if answer.status not in ("true", "false"):
-            state.fail(label, f"error: the engine answered {answer.status!r} for a proposition")
+            state.fail(label, f"error: the engine answered {answer.status!r} for a proposition", halt=True)
             return
         got = answer.status == "true"
         state.judged += 1
@@ -227,12 +249,16 @@ class Judge:
                 state.skip(label, suspect)
                 return
         what = {
-            "precond_complete": "the precondition is false on a test input",
-            "precond_sound": "the precondition is true on a reject input",
+            "precond_sound": "the precondition is false on a test input",
+            "precond_complete": "the precondition is true on a reject input",
             "postcond_complete": "the postcondition is false on the expected output",
             "postcond_sound": "the postcondition is true on an unexpected (wrong) output",
         }.get(state.metric, f"decided {got}, should be {planned.expect}")
-        state.fail(label, what)
+        output = None
+        if planned.check.kind == CheckKind.POSTCOND:
+            output = _brief(planned.check.output, self.view.return_type)
+        state.fail(label, what, input=self.input_text(planned), returned=str(got).lower(),
+                   expected=str(planned.expect).lower(), output=output)
 
     def _judge_code(self, state: MetricState, planned: Planned, answer: Answer) -> None:
         if answer.status == "value":
@@ -240,7 +266,7 @@ class Judge:
         elif answer.status in ("true", "false"):
             value = answer.status == "true"
         else:
-            state.fail(planned.label, f"error: the engine answered {answer.status!r}")
+            state.fail(planned.label, f"error: the engine answered {answer.status!r}", halt=True)
             return
         state.judged += 1
         if same_as_printed(value, planned.expect):
@@ -254,7 +280,9 @@ class Judge:
             state.skip(planned.label, f"{explained[0]}: {_clip(explained[1], 100)}")
             return
         ty = self.view.return_type
-        state.fail(planned.label, f"returned {_brief(value, ty)}, expected {_brief(planned.expect, ty)}")
+        returned, expected = _brief(value, ty), _brief(planned.expect, ty)
+        state.fail(planned.label, f"returned {returned}, expected {expected}", input=self.input_text(planned),
+                   returned=returned, expected=expected)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -282,21 +310,21 @@ def plan_metrics(view: TypedTask, metrics: Sequence[str]) -> Plan:
         return _clip(f"{p.field} does not parse ({p.kind}): {p.reason}", 120)
 
     for test in view.tests:
-        row = f"test {test.index}"
+        row = f"test {test.index + 1}"
         where = f"test.json[{test.index}]"
-        for m in ("precond_complete", "code", "postcond_complete"):
+        for m in ("precond_sound", "code", "postcond_complete"):
             if m in states:
                 had[m] = True
         if "postcond_sound" in states and task.tests[test.index].unexpected:
             had["postcond_sound"] = True
         if test.args is None:
             reason = problem_text(f"{where}.input")
-            for m in ("precond_complete", "code", "postcond_complete", "postcond_sound"):
+            for m in ("precond_sound", "code", "postcond_complete", "postcond_sound"):
                 if m in states and (m != "postcond_sound" or task.tests[test.index].unexpected):
                     states[m].skip(row, reason)
             continue
-        if "precond_complete" in states:
-            states["precond_complete"].planned.append(
+        if "precond_sound" in states:
+            states["precond_sound"].planned.append(
                 Planned(row, Check(kind=CheckKind.PRECOND, args=test.args), True, test.index))
         if test.expected_ok:
             if "code" in states:
@@ -315,19 +343,19 @@ def plan_metrics(view: TypedTask, metrics: Sequence[str]) -> Plan:
             for j in range(len(task.tests[test.index].unexpected)):
                 if j not in readable:
                     states["postcond_sound"].skip(
-                        f"{row} unexpected {j}", problem_text(f"{where}.unexpected[{j}]"))
+                        f"{row} unexpected {j + 1}", problem_text(f"{where}.unexpected[{j}]"))
             for j, value in test.unexpected:
                 states["postcond_sound"].planned.append(Planned(
-                    f"{row} unexpected {j}", Check(kind=CheckKind.POSTCOND, args=test.args, output=value),
+                    f"{row} unexpected {j + 1}", Check(kind=CheckKind.POSTCOND, args=test.args, output=value),
                     False, test.index))
-    if "precond_sound" in states:
+    if "precond_complete" in states:
         for reject in view.rejects:
-            had["precond_sound"] = True
-            label = f"reject {reject.index}"
+            had["precond_complete"] = True
+            label = f"reject {reject.index + 1}"
             if reject.args is None:
-                states["precond_sound"].skip(label, problem_text(f"reject_inputs.json[{reject.index}]"))
+                states["precond_complete"].skip(label, problem_text(f"reject_inputs.json[{reject.index}]"))
                 continue
-            states["precond_sound"].planned.append(
+            states["precond_complete"].planned.append(
                 Planned(label, Check(kind=CheckKind.PRECOND, args=reject.args), False))
     return Plan(states=[states[m] for m in metrics], had_tests=had)
 
@@ -351,10 +379,11 @@ def run_plan(task_copy: Task, plan: Plan, judge: Judge, backend: Backend) -> int
         answered += len(batch)
         if len(answers) != len(batch):
             for state, p in batch:
-                state.fail(p.label, f"error: the engine returned {len(answers)} answers for {len(batch)} checks")
+                state.fail(p.label, f"error: the engine returned {len(answers)} answers for {len(batch)} checks",
+                           halt=True)
             continue
         for (state, p), answer in zip(batch, answers):
-            if state.failure is None:
+            if state.failing.halted is None:
                 judge.judge(state, p, answer)
         size = min(size * CHUNK_GROWTH, MAX_CHUNK)
 
@@ -485,6 +514,8 @@ class GroupResult:
     checks: int = 0
     skipped: dict[str, int] = field(default_factory=dict)
     seconds: float = 0.0
+    sample: int = 0
+    failures: dict[str, FailingTests] = field(default_factory=dict)
 
 
 def _all_fail(task: str, group: str, reasons: list[str]) -> GroupResult:
@@ -552,8 +583,9 @@ def score_group(
         reasons.extend(why)
         if state.skipped:
             skipped[state.metric] = len(state.skipped)
+    failures = {s.metric: s.failing for s in plan.states if s.failing.failing}
     return _finish(GroupResult(task=task.id, group=group, bounds=bounds, reasons=reasons, checks=checks,
-                               skipped=skipped), started)
+                               skipped=skipped, failures=failures), started)
 
 
 def _score_proof(task_id: str, copy: Task, backend: Backend) -> GroupResult:
@@ -593,12 +625,15 @@ def score_task(task: Task, submission: Submission, backend: Backend, groups: Seq
             view = typed_view(task)
         except TypedTaskError:
             view = None  # score_group reports it per group
-    return [score_group(task, submission, g, backend, view=view, screened=screened) for g in groups]
+    results = [score_group(task, submission, g, backend, view=view, screened=screened) for g in groups]
+    for result in results:
+        result.sample = submission.sample
+    return results
 
 
-def merge_groups(task_id: str, results: Sequence[GroupResult]) -> TaskScore:
-    """One TaskScore from the results of a task's groups."""
-    score = TaskScore(task=task_id)
+def merge_groups(task_id: str, results: Sequence[GroupResult], sample: int = 0) -> TaskScore:
+    """One TaskScore from the results of one sample's groups."""
+    score = TaskScore(task=task_id, sample=sample)
     by_group = {r.group: r for r in results}
     for group in GROUP_METRICS:  # report order, whatever order the results came in
         result = by_group.get(group)
@@ -609,6 +644,8 @@ def merge_groups(task_id: str, results: Sequence[GroupResult]) -> TaskScore:
         score.reasons.extend(result.reasons)
         score.checks += result.checks
         score.skipped.update(result.skipped)
+        score.failures.update(result.failures)
         score.seconds += result.seconds
     score.seconds = round(score.seconds, 3)
+    score.add_combined()
     return score

@@ -1,5 +1,7 @@
-"""Submissions: one JSONL line per task, ``{"task": id, <section>: body, ...}``.
+"""Submissions: JSONL lines ``{"task": id, "sample": k, <section>: body, ...}``.
 
+A task may have several lines, one per sample (``"sample"``: 0, 1, ...; left out it is 0), for
+pass@k.
 A body is the text of a ``task.lean`` section (what sits between its ``@start``/``@end`` markers),
 exactly as a model would fill it in. Lines that cannot be used are reported with their line number
 and the rest load, so that one malformed answer does not cost a model its whole score.
@@ -11,7 +13,7 @@ import json
 from collections.abc import Iterable
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 SUBMITTABLE_SECTIONS: tuple[str, ...] = (
     "code", "code_aux", "precond", "precond_aux", "postcond", "postcond_aux", "proof", "proof_aux",
@@ -24,6 +26,8 @@ class Submission(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     task: str
+    sample: int = Field(default=0, ge=0)
+    """Which of the task's samples this is (0-based), for pass@k."""
     code: str | None = None
     code_aux: str | None = None
     precond: str | None = None
@@ -61,10 +65,10 @@ def _validation_reason(exc: ValidationError) -> str:
 
 
 def parse_submission_lines(lines: Iterable[str], file: str = "<submission>") -> tuple[list[Submission], list[SubmissionError]]:
-    """Parse JSONL text; blank lines are skipped, a duplicate task keeps its first line."""
+    """Parse JSONL text; blank lines are skipped, a duplicate (task, sample) keeps its first line."""
     submissions: list[Submission] = []
     errors: list[SubmissionError] = []
-    first_line: dict[str, int] = {}
+    first_line: dict[tuple[str, int], int] = {}
     for number, line in enumerate(lines, start=1):
         if not line.strip():
             continue
@@ -83,13 +87,15 @@ def parse_submission_lines(lines: Iterable[str], file: str = "<submission>") -> 
         except ValidationError as exc:
             errors.append(SubmissionError(file=file, line=number, task=task_name, reason=_validation_reason(exc)))
             continue
-        if submission.task in first_line:
+        key = (submission.task, submission.sample)
+        if key in first_line:
             errors.append(SubmissionError(
                 file=file, line=number, task=submission.task,
-                reason=f"duplicate task (first submitted on line {first_line[submission.task]}; that line is scored)",
+                reason=f"duplicate task and sample {submission.sample} (first submitted on line "
+                       f"{first_line[key]}; that line is scored)",
             ))
             continue
-        first_line[submission.task] = number
+        first_line[key] = number
         submissions.append(submission)
     return submissions, errors
 
@@ -110,4 +116,7 @@ def write_submissions(path: Path, submissions: Iterable[Submission]) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     with path.open("w", encoding="utf-8", newline="\n") as handle:
         for submission in submissions:
-            handle.write(json.dumps(submission.model_dump(exclude_none=True), ensure_ascii=False) + "\n")
+            line = submission.model_dump(exclude_none=True)
+            if line["sample"] == 0:
+                del line["sample"]  # the single-sample layout, as before samples existed
+            handle.write(json.dumps(line, ensure_ascii=False) + "\n")
