@@ -18,6 +18,7 @@ from typing import Any
 import pytest
 from fake_openai_server import Behaviour, FakeOpenAIServer, HttpError, Reply
 
+from veriscale.audit import args_from_key
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.benchmark import load_benchmark
@@ -330,6 +331,42 @@ def test_an_undecided_precondition_drops_the_candidates(backend: EmbeddedBackend
     assert sum(c.unknown for c in counts.values()) == sum(c.generated - c.duplicate for c in counts.values()) > 0
     assert result.summary.tests_new == result.summary.rejects_new == 0
     assert any(reason.startswith("precond: ") for reason in result.summary.unknown_reasons)
+
+
+def test_a_reference_output_the_postcondition_rejects_is_a_counterexample_not_a_test(
+    backend: EmbeddedBackend,
+) -> None:
+    # The reference clamps to hi - 1 above the range: it breaks its own postcondition there.
+    task = _clamp().with_sections(code="  if x < lo then lo\n  else if hi < x then hi - 1\n  else x\n")
+    result = expand_task(task, backend, SMALL)
+    found = result.summary.counterexamples
+    assert found, "the broken task was not reported"
+    counts = result.summary.candidates
+    assert sum(c.postcond_false for c in counts.values()) == sum(f.source != "original" for f in found)
+    view = typed_view(result.task)
+    broken_keys = {f.input for f in found}
+    for test in view.tests[len(task.tests):]:
+        assert test.key not in broken_keys
+        assert not test.args["x"] > test.args["hi"]  # exactly the inputs where the reference is wrong
+    # Each counterexample really is one: re-evaluated here from its printed input.
+    for f in found:
+        args = args_from_key(f.input, view)
+        [code] = backend.run(task, [Check(kind=CheckKind.CODE, args=args)])
+        [post] = backend.run(task, [Check(kind=CheckKind.POSTCOND, args=args, output=code.value)])
+        assert post.status == "false" and args["x"] > args["hi"]
+
+
+def test_a_postcondition_undecided_on_the_reference_output_writes_no_test(backend: EmbeddedBackend) -> None:
+    # Decidable on the precondition and the code, never on the postcondition (unbounded quantifier).
+    task = _clamp().with_sections(postcond="  ∀ n : Nat, n + 0 = n\n")
+    result = expand_task(task, backend, SMALL)
+    counts = result.summary.candidates
+    assert result.summary.tests_new == 0
+    assert sum(c.postcond_unknown for c in counts.values()) > 0
+    assert sum(c.accept for c in counts.values()) == 0
+    assert any(reason.startswith("postcond: ") for reason in result.summary.unknown_reasons)
+    assert result.summary.original_postcond_unknown == len(task.tests)
+    assert result.summary.counterexamples == []
 
 
 # ---------------------------------------------------------------------------------------------

@@ -91,6 +91,24 @@ def test_new_rows_agree_with_the_ground_truth(expanded: tuple[ExpandSummary, Pat
         assert recheck.rejected >= 0.95 * recheck.checked
 
 
+def test_the_ground_truth_passes_every_written_test(expanded: tuple[ExpandSummary, Path, Path]) -> None:
+    """Scoring the ground truth on the suite: its postcondition holds on every test's (input,
+    expected output) -- decided true on every new test (expand wrote only those), never false on
+    an original one -- and counterexamples to spec_satisfied were reported, not written."""
+    summary, source, out = expanded
+    backend = EmbeddedBackend()
+    for task_summary in summary.tasks:
+        original = load_task(source / task_summary.task)
+        view = typed_view(load_task(out / task_summary.task))
+        tests = [t for t in view.tests if t.args is not None and t.expected_ok]
+        answers = backend.run(view.task, [Check(kind=CheckKind.POSTCOND, args=t.args, output=t.expected) for t in tests])
+        for test, answer in zip(tests, answers, strict=True):
+            new = test.index >= len(original.tests)
+            assert answer.status == "true" if new else answer.status != "false", (task_summary.task, test.index)
+        written = {t.key for t in view.tests}
+        assert not {c.input for c in task_summary.counterexamples if c.source != "original"} & written
+
+
 def test_a_second_run_writes_the_same_bytes(expanded: tuple[ExpandSummary, Path, Path], tmp_path: Path) -> None:
     summary, source, out = expanded
     # A few of the sampled tasks again, in one process (the first run used two): same bytes.

@@ -135,6 +135,39 @@ def validate(
 
 
 @app.command()
+def audit(
+    path: Annotated[Path, typer.Argument(help="A benchmark (or task) directory.")],
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write every finding as JSON to this file.")] = None,
+    backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
+    seed: Annotated[int, typer.Option(help="Seed of the counterexample search.")] = 42,
+    search: Annotated[bool, typer.Option(help="Search generated inputs for counterexamples.")] = True,
+    task_steps: Annotated[int | None, typer.Option(help="Step budget of one task's search.")] = None,
+    task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
+) -> None:
+    """Everything wrong with a benchmark's tasks and data, with evidence, each finding re-evaluated: counterexamples to spec_satisfied, failing reference code, stored rows the ground truth contradicts, duplicates, unreadable values, broken markers."""
+    from pydantic import ValidationError
+
+    from veriscale.audit import AuditOptions, audit_benchmark, format_audit
+
+    if not path.exists():
+        _echo_err(f"error: {path}: no such file or directory")
+        raise typer.Exit(2)
+    backend_name = _backend_name_or_exit(backend)
+    try:
+        given = {"seed": seed, "search": search, "task_steps": task_steps}
+        options = AuditOptions.model_validate({k: v for k, v in given.items() if v is not None})
+    except ValidationError as exc:
+        _echo_err(f"error: bad option: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}")
+        raise typer.Exit(2) from exc
+    report = audit_benchmark(path, backend_name=backend_name, options=options, task_ids=task,
+                             progress=lambda name: _echo_err(f"audit: {name}"))
+    typer.echo(format_audit(report))
+    if json_out is not None:
+        _write_json(json_out, report.model_dump(mode="json"))
+        typer.echo(f"wrote {json_out}")
+
+
+@app.command()
 def expand(
     path: Annotated[Path, typer.Argument(help="A benchmark directory in Verina's layout.")],
     out: Annotated[Path, typer.Option("--out", help="Where to write the expanded suite (and run.sqlite).")],

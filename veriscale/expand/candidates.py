@@ -1,5 +1,6 @@
 """Candidate inputs of one task: LLM rows, type-driven synthesis, mutation of the seeds; de-duplicated.
 
+Boundary rows come from the numbers the task's specification mentions (``generate.boundaries``).
 The seeds are the task's original test inputs and reject inputs. Sources are merged in the order
 of :data:`~veriscale.expand.models.CANDIDATE_SOURCES`; a candidate whose canonical key
 (``typed_task.typed_input_key``) equals an original input's or an earlier candidate's is dropped
@@ -15,6 +16,7 @@ from typing import Any
 
 from veriscale.expand.models import CANDIDATE_SOURCES, CandidateCounts, ExpandOptions
 from veriscale.generate import mutate, synthesize
+from veriscale.generate.boundaries import boundary_rows
 from veriscale.typed_task import TypedTask, typed_input_key
 
 __all__ = ["Candidate", "gather_candidates", "original_keys", "seed_rows"]
@@ -54,6 +56,10 @@ def gather_candidates(
     produced: dict[str, Sequence[Mapping[str, Any]]] = {
         "llm": llm_rows,
         "synthesis": synthesize(types, structs, seed=options.seed, limit=options.synthesis_limit, salt=task_id),
+        "boundary": boundary_rows(
+            types, structs, {name: view.task.section(name) for name in view.task.section_names()},
+            limit=options.boundary_limit,
+        ),
         "mutation": mutate(
             seeds,
             types,

@@ -21,6 +21,7 @@ __all__ = [
     "CANDIDATE_SOURCES",
     "AdversaryCounts",
     "CandidateCounts",
+    "Counterexample",
     "ExpandOptions",
     "ExpandSummary",
     "LLMTaskCounts",
@@ -28,7 +29,7 @@ __all__ = [
     "UnexpectedCounts",
 ]
 
-CANDIDATE_SOURCES = ("llm", "synthesis", "mutation")
+CANDIDATE_SOURCES = ("llm", "synthesis", "boundary", "mutation")
 """Sources of new candidate inputs, in the order they are merged (an input's source is the first
 that produced it)."""
 
@@ -41,13 +42,17 @@ class ExpandOptions(BaseModel):
     seed: int = 42
     synthesis_limit: int = Field(default=200, ge=0)
     """Rows of type-driven synthesis per task."""
+    boundary_limit: int = Field(default=120, ge=0)
+    """Rows at and around the numbers the specification mentions, whitespace and non-ASCII
+    strings, numeric extremes (``generate.boundaries``) per task."""
     mutants_per_seed: int = Field(default=15, ge=0)
     mutation_max_chain: int = Field(default=5, ge=1)
     ingredient_prob: float = Field(default=0.3, ge=0.0, le=1.0)
     max_mutant_adversaries: int = Field(default=60, ge=0)
     """Passed to ``llm_free_adversaries`` as ``max_mutants``."""
-    output_mutants_per_test: int = Field(default=3, ge=0)
-    """Type-aware mutants of each accept input's expected output, tried as wrong outputs."""
+    output_mutants_per_test: int = Field(default=6, ge=0)
+    """Mutants of each accept input's expected output tried as wrong outputs: near misses
+    (off by one, one element dropped or added, ...) alternating with random type-aware mutants."""
     unexpected_cap: int = Field(default=10, ge=0)
     """New unexpected outputs kept per test (the original benchmark's are kept on top)."""
     task_steps: int | None = Field(default=DEFAULT_TASK_STEPS, ge=1)
@@ -88,6 +93,12 @@ class CandidateCounts(BaseModel):
     """The precondition was not decided: dropped."""
     code_unknown: int = 0
     """Accepted, but the reference implementation's output was not established: dropped."""
+    postcond_unknown: int = 0
+    """The ground-truth postcondition on (input, reference output) was not decided within the
+    budget: dropped (a test the ground truth cannot be shown to pass is never written)."""
+    postcond_false: int = 0
+    """The reference output falsifies the ground-truth postcondition: a counterexample to the
+    task's ``spec_satisfied`` (see ``TaskSummary.counterexamples``), never written."""
     dropped_deadline: int = 0
     """Not classified (or not run) because the task's budget was spent: dropped."""
 
@@ -163,6 +174,18 @@ class LLMTaskCounts(BaseModel):
         self.errors.extend(other.errors)
 
 
+class Counterexample(BaseModel):
+    """An input the precondition accepts on which the reference implementation's output
+    falsifies the reference postcondition: the task's ``spec_satisfied`` theorem is false."""
+
+    input: str
+    """The input's canonical key (``typed_task.typed_input_key``)."""
+    output: str
+    """The reference output, as a Lean literal."""
+    source: str
+    """Where the input came from: ``original`` (a stored test) or a candidate source."""
+
+
 class TaskSummary(BaseModel):
     """The per-task report (``<task>/summary.json``)."""
 
@@ -182,6 +205,12 @@ class TaskSummary(BaseModel):
     """Original tests whose input does not parse at its types (kept as stored, not expanded)."""
     reference_disagreements: int = 0
     """Original tests whose stored expected output the engine computes differently (should be 0)."""
+    original_postcond_unknown: int = 0
+    """Original tests on which the ground-truth postcondition of (input, expected output) was not
+    decided here (kept: they are the benchmark's own)."""
+    counterexamples: list[Counterexample] = Field(default_factory=list)
+    """Inputs (original or new) where the reference output falsifies the reference
+    postcondition: the task is broken. New ones are not written; original ones are kept."""
     adversaries: dict[str, AdversaryCounts] = Field(default_factory=dict)
     """By source: ``template``, ``mutant``, ``llm``."""
     kills: int = 0
@@ -239,6 +268,9 @@ class ExpandSummary(BaseModel):
     growth: float = 0.0
     kills: int = 0
     reference_disagreements: int = 0
+    original_postcond_unknown: int = 0
+    broken_tasks: list[str] = Field(default_factory=list)
+    """Tasks with a counterexample to ``spec_satisfied`` (see each task's ``counterexamples``)."""
     deadline_hits: int = 0
     """Tasks where any budget stopped work."""
     budget_hits: dict[str, int] = Field(default_factory=dict)

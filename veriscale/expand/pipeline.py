@@ -64,6 +64,7 @@ from veriscale.expand.models import (
     CANDIDATE_SOURCES,
     AdversaryCounts,
     CandidateCounts,
+    Counterexample,
     ExpandOptions,
     ExpandSummary,
     LLMTaskCounts,
@@ -73,7 +74,8 @@ from veriscale.expand.models import (
 from veriscale.expand.writer import SUMMARY_FILE, build_suite_task, kill_matrix_document, write_expanded_task
 from veriscale.store import KillRow, RunStore, canonical_json
 from veriscale.task import Task
-from veriscale.typed_task import TypedTaskError, typed_view
+from veriscale.typed_task import TypedTask, TypedTaskError, typed_view
+from veriscale.values import ValueParseError, render_value
 
 if TYPE_CHECKING:
     from veriscale.generate.adversaries import Adversary
@@ -249,6 +251,11 @@ def expand_task(
             continue
         originals.append((test.index, AcceptInput(key=test.key, args=test.args, expected=expected, original=True)))
         judged.extend((test.index, value) for _, value in test.unexpected)
+    counterexamples = _original_counterexamples(task, backend, budget, originals, view, summary)
+    counterexamples += [
+        _counterexample(found.candidate.key, found.output, found.candidate.source, view)
+        for found in classified.counterexamples
+    ]
     unexpected_counts = UnexpectedCounts(original=sum(len(t.unexpected) for t in task.tests))
     if judged:
         by_index = {t.index: t for t in parsed}
@@ -310,6 +317,7 @@ def expand_task(
         setattr(unexpected_counts, name, getattr(kills.unexpected, name))
     summary.candidates = counts
     summary.unknown_reasons = dict(sorted(reasons.items()))
+    summary.counterexamples = counterexamples
     summary.tests_new = len(new_tests)
     summary.rejects_new = len(classified.reject)
     summary.adversaries = {source: kills.counts.get(source, AdversaryCounts()) for source in ADVERSARY_SOURCES}
@@ -326,6 +334,36 @@ def expand_task(
     summary.seconds = round(time.perf_counter() - started, 3)
     summary.cpu_seconds = round(time.process_time() - cpu_started, 3)
     return TaskExpansion(task=suite, kill_matrix=document, summary=summary, kill_rows=kills.kill_rows)
+
+
+def _counterexample(key: str, output: Any, source: str, view: TypedTask) -> Counterexample:
+    try:
+        text = render_value(output, view.return_type, view.structs)
+    except ValueParseError:
+        text = repr(output)
+    return Counterexample(input=key, output=text, source=source)
+
+
+def _original_counterexamples(
+    task: Task,
+    backend: Backend,
+    budget: TaskBudget,
+    originals: Sequence[tuple[int, AcceptInput]],
+    view: TypedTask,
+    summary: TaskSummary,
+) -> list[Counterexample]:
+    """The ground-truth postcondition on each original test's (input, expected output): falsified
+    ones are counterexamples, undecided ones are counted (both are kept in the suite)."""
+    verdicts = budget.run(backend, task, [
+        Check(kind=CheckKind.POSTCOND, args=item.args, output=item.expected) for _, item in originals
+    ])
+    found: list[Counterexample] = []
+    for (_, item), answer in zip(originals, verdicts, strict=True):
+        if answer.status == "false":
+            found.append(_counterexample(item.key, item.expected, "original", view))
+        elif answer.status != "true":
+            summary.original_postcond_unknown += 1
+    return found
 
 
 def _failed_expansion(task: Task, error: str, engine: str, seconds: float) -> TaskExpansion:
@@ -441,6 +479,9 @@ def _aggregate(summary: ExpandSummary, tasks: list[TaskSummary]) -> None:
         summary.checks_after += task.checks_after
         summary.kills += task.kills
         summary.reference_disagreements += task.reference_disagreements
+        summary.original_postcond_unknown += task.original_postcond_unknown
+        if task.counterexamples:
+            summary.broken_tasks.append(task.task)
         summary.deadline_hits += int(task.deadline_hit)
         if task.budget_hit is not None:
             summary.budget_hits[task.budget_hit] = summary.budget_hits.get(task.budget_hit, 0) + 1

@@ -6,7 +6,10 @@ from veriscale.expand.models import ExpandSummary
 
 __all__ = ["format_summary"]
 
-_CANDIDATE_FIELDS = ("generated", "duplicate", "accept", "reject", "unknown", "code_unknown", "dropped_deadline")
+_CANDIDATE_FIELDS = (
+    "generated", "duplicate", "accept", "reject", "unknown", "code_unknown", "postcond_unknown", "postcond_false",
+    "dropped_deadline",
+)  # fmt: skip
 _ADVERSARY_FIELDS = ("generated", "unsafe", "all_unknown", "equivalent", "skipped_deadline", "kept", "killed")
 
 
@@ -69,7 +72,13 @@ def format_summary(summary: ExpandSummary, *, slowest: int = 5) -> str:
         f"original unexpected outputs: {u.original}; the ground truth accepts {u.original_not_rejected} of them "
         f"and cannot decide {u.original_unknown}",
         f"kill matrix: {s.kills} (adversary, test) kills; reference disagreements: {s.reference_disagreements}",
+        f"original tests whose ground-truth postcondition is undecided here: {s.original_postcond_unknown}",
+        f"broken tasks (the reference output falsifies the reference postcondition): {len(s.broken_tasks)}"
+        + (f" ({', '.join(s.broken_tasks)})" if s.broken_tasks else ""),
     ]
+    for task in s.tasks:
+        for found in task.counterexamples[:3]:
+            lines.append(f"  {task.task}: input {found.input} ({found.source}) -> {found.output}")
     if s.llm is not None:
         lines.append(
             f"LLM: {s.llm.requests} requests, {s.llm.cache_hits} cache hits, bad replies {s.llm.bad_replies or 0}, "

@@ -1,0 +1,124 @@
+"""``veriscale audit`` on a benchmark of our own with planted defects: every defect is found, with
+evidence that re-evaluates, and a sound task yields nothing."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from typer.testing import CliRunner
+
+from veriscale.audit import (
+    AuditOptions,
+    BenchmarkAudit,
+    args_from_key,
+    audit_benchmark,
+    failing_conjuncts,
+    split_conjuncts,
+)
+from veriscale.backends.base import Check, CheckKind
+from veriscale.backends.embedded.backend import EmbeddedBackend
+from veriscale.cli import app
+from veriscale.task import load_task, write_task
+from veriscale.typed_task import typed_view
+
+MINI = Path(__file__).resolve().parents[1] / "examples" / "mini"
+QUICK = AuditOptions(synthesis_limit=60, mutants_per_seed=5, boundary_limit=40)
+
+
+def _planted(root: Path) -> Path:
+    """mini with defects: clamp's reference is wrong above the range and its data has a duplicate
+    test, a reject input the precondition accepts and an unexpected output that is correct; the
+    dedup task's test.json has a truncated value; running_max's task.lean has a broken marker."""
+    shutil.copytree(MINI, root)
+    clamp = load_task(root / "mini_clamp")
+    clamp = clamp.with_sections(code="  if x < lo then lo\n  else if hi < x then hi - 1\n  else x\n")
+    tests = list(clamp.tests)
+    tests.append(tests[0])  # a duplicate input
+    tests[1] = tests[1].model_copy(update={"unexpected": [*tests[1].unexpected, tests[1].expected]})
+    rejects = [*clamp.reject_inputs, clamp.reject_inputs[0].model_copy(update={"input": {"x": 0, "lo": 0, "hi": 1}})]
+    write_task(clamp.model_copy(update={"tests": tests, "reject_inputs": rejects}), root / "mini_clamp")
+    data = json.loads((root / "mini_dedup_sorted" / "test.json").read_text())
+    data[0]["expected"] = "3, 4]"  # the tail of a printed list
+    (root / "mini_dedup_sorted" / "test.json").write_text(json.dumps(data))
+    lean = root / "mini_running_max" / "task.lean"
+    lean.write_text(lean.read_text().replace("-- !benchmark @end code\n", "", 1))
+    return root
+
+
+@pytest.fixture(scope="module")
+def planted(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, BenchmarkAudit]:
+    root = _planted(tmp_path_factory.mktemp("planted") / "bench")
+    return root, audit_benchmark(root, options=QUICK)
+
+
+def _kinds(report: BenchmarkAudit, task: str) -> dict[str, int]:
+    return next(t.found for t in report.tasks if t.task == task)
+
+
+def test_the_broken_reference_is_a_counterexample_with_its_failing_conjunct(
+    planted: tuple[Path, BenchmarkAudit],
+) -> None:
+    root, report = planted
+    assert report.tasks_with_counterexample == ["mini_clamp"]
+    task = load_task(root / "mini_clamp")
+    view = typed_view(task)
+    backend = EmbeddedBackend()
+    found = [f for t in report.tasks for f in t.findings if f.kind == "spec_counterexample"]
+    assert found and all(f.task == "mini_clamp" and f.confirmed for f in found)
+    assert any(f.where.startswith("test.json[") for f in found)  # a stored test shows it
+    assert any(f.where.startswith("search: ") for f in found)  # and the search finds more
+    for finding in found:
+        args = args_from_key(finding.input, view)
+        assert args["x"] > args["hi"]
+        [code] = backend.run(task, [Check(kind=CheckKind.CODE, args=args)])
+        [post] = backend.run(task, [Check(kind=CheckKind.POSTCOND, args=args, output=code.value)])
+        assert post.status == "false"
+        # result = hi - 1 breaks `result = hi` only when hi - 1 ≥ lo, and `lo ≤ result` when hi = lo.
+        assert "(hi < x → result = hi)" in finding.detail
+
+
+def test_every_planted_data_defect_is_reported(planted: tuple[Path, BenchmarkAudit]) -> None:
+    _, report = planted
+    clamp = _kinds(report, "mini_clamp")
+    assert clamp["reject_accepted"] == 1
+    assert clamp["unexpected_accepted"] == 1
+    duplicates = sorted(f.detail for t in report.tasks for f in t.findings if f.kind == "duplicate")
+    assert duplicates == ["equals the expected output", "same input as test.json[0]"]
+    assert _kinds(report, "mini_dedup_sorted").get("unreadable_value") == 1
+    assert [(f.task, f.kind) for f in report.load_findings] == [("mini_running_max", "broken_marker")]
+    assert _kinds(report, "mini_count_evens") == {}  # a sound task: nothing
+    assert report.found["broken_marker"] == 1
+
+
+def test_the_command_prints_a_table_and_writes_json(planted: tuple[Path, BenchmarkAudit], tmp_path: Path) -> None:
+    root, _ = planted
+    out = tmp_path / "audit.json"
+    result = CliRunner().invoke(app, ["audit", str(root), "--no-search", "--json", str(out), "--task", "mini_clamp"])
+    assert result.exit_code == 0, result.output
+    assert "spec_satisfied: 1 (mini_clamp)" in result.output
+    document = json.loads(out.read_text())
+    assert document["tasks_with_counterexample"] == ["mini_clamp"]
+    assert all(f["where"].startswith("test.json") for t in document["tasks"] for f in t["findings"]
+               if f["kind"] == "spec_counterexample")
+    missing = CliRunner().invoke(app, ["audit", str(tmp_path / "nowhere")])
+    assert missing.exit_code == 2 and "no such file" in missing.output
+
+
+def test_conjuncts_split_only_where_and_is_outermost() -> None:
+    assert split_conjuncts("a ∧ b ∧\n  (c → d) -- x ∧ y") == ["a", "b", "(c → d)"]
+    assert split_conjuncts("a ∧ b → c") == ["a ∧ b → c"]
+    assert split_conjuncts("∀ i, p i ∧ q i") == ["∀ i, p i ∧ q i"]
+    assert split_conjuncts("a ∧ ∀ i, p i ∧ q i") == ["a", "∀ i, p i ∧ q i"]
+    assert split_conjuncts('s = "∧" ∧ t') == ['s = "∧"', "t"]
+
+
+def test_failing_conjuncts_are_evaluated_one_by_one() -> None:
+    task = load_task(MINI / "mini_clamp")
+    backend = EmbeddedBackend()
+    args = {"x": 12, "lo": 0, "hi": 10}
+    assert failing_conjuncts(task, backend, args, 9) == ["(hi < x → result = hi)"]
+    assert failing_conjuncts(task, backend, args, 11) == ["result ≤ hi", "(hi < x → result = hi)"]
+    assert failing_conjuncts(task, backend, args, 10) == []
