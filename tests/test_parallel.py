@@ -75,7 +75,7 @@ def _crashed_parts(item: Parts, reason: str) -> list[str]:
 
 
 def _crashed_number(n: int, reason: str) -> int:
-    assert "died twice" in reason
+    assert "crashed twice" in reason
     return -1000
 
 

@@ -21,8 +21,8 @@ The contract, the same for both implementations:
 * **Exceptions are not crashes.** An exception raised by ``work`` (e.g. a configuration error
   that should end the run) stops the run and is raised by ``map``; the workers are stopped.
 
-``work``, ``split``, ``crashed`` and the setup functions must be picklable: module-level
-functions. The units and results travel between processes (pickled), so the same units give the
+``work`` and the setup's functions and arguments travel to the workers, so they must be
+picklable (module-level functions); ``crashed``, ``split``, ``merge`` and the callbacks run here. The units and results travel between processes (pickled), so the same units give the
 same results -- the same bytes out -- on either implementation. With ``workers=1`` the local
 executor runs everything in this process: no crash isolation and no memory limit, but
 monkeypatches and debuggers see the work.
@@ -33,6 +33,7 @@ from __future__ import annotations
 import contextlib
 import multiprocessing
 import os
+import sys
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -50,6 +51,8 @@ __all__ = [
     "RayExecutor",
     "WorkerSetup",
     "make_executor",
+    "progress_bar",
+    "worker_memory_limit",
 ]
 
 Unit = TypeVar("Unit")
@@ -59,6 +62,9 @@ ExecutorKind = Literal["local", "ray"]
 DEFAULT_MEMORY_LIMIT = 6 * 1024**3
 """Address-space limit of a worker process (bytes): far above what any Verina task needs, far
 below what would starve the machine."""
+
+MemoryLimit = int | None | Literal["default"]
+"""A ``map`` call's memory limit: bytes, ``None`` for none, ``"default"`` for the executor's."""
 
 Progress = Callable[[int, int], None]
 """``progress(done, total)``: called once before the first unit and after every finished one."""
@@ -114,7 +120,7 @@ class Executor(ABC):
         merge: Callable[[Sequence[Result]], Result] | None = None,
         on_result: Callable[[int, Result], None] | None = None,
         progress: Progress | None = None,
-        memory_limit: int | None | Literal["default"] = "default",
+        memory_limit: MemoryLimit = "default",
     ) -> list[Result]:
         """``[work(u) for u in units]``, computed by the workers, in the units' order.
 
@@ -195,7 +201,7 @@ class _Run(Generic[Unit, Result]):
 
 
 def _crash_reason(detail: str) -> str:
-    return f"the worker process running this task died twice ({detail}; a crash or the memory limit?)"
+    return f"the worker process running this task crashed twice ({detail}: a C stack overflow, the memory limit?)"
 
 
 def limit_memory(limit: int | None) -> None:
@@ -211,6 +217,27 @@ def limit_memory(limit: int | None) -> None:
         limit = min(limit, hard)
     if soft == resource.RLIM_INFINITY or soft > limit:
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+def progress_bar(description: str) -> Progress:
+    """A progress callback drawing a bar on stderr, closed when the last unit is done."""
+    from tqdm import tqdm
+
+    bar = tqdm(desc=description, unit="task", file=sys.stderr, dynamic_ncols=True)
+
+    def update(done: int, total: int) -> None:
+        bar.total, bar.n = total, done
+        bar.refresh()
+        if done == total:
+            bar.close()
+
+    return update
+
+
+def worker_memory_limit(engine: str) -> MemoryLimit:
+    """The executor's limit for the embedded engine; none for real Lean, whose REPLs (the workers'
+    children, which inherit the limit) map gigabytes of Mathlib's .olean files."""
+    return "default" if engine == "embedded" else None
 
 
 def _start_worker(setup: WorkerSetup, memory_limit: int | None) -> None:
