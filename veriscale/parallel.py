@@ -52,6 +52,7 @@ __all__ = [
     "WorkerSetup",
     "make_executor",
     "progress_bar",
+    "ray_runtime_env",
     "worker_memory_limit",
 ]
 
@@ -451,7 +452,7 @@ class RayExecutor(Executor):
         started_here = not ray.is_initialized()
         if started_here:
             ray.init(address=self.address, include_dashboard=False, log_to_driver=False,
-                     runtime_env=_runtime_env())
+                     runtime_env=ray_runtime_env())
         try:
             self._execute_on_cluster(ray, run)
         finally:
@@ -550,7 +551,7 @@ def _import_ray() -> Any:
     return ray
 
 
-def _runtime_env() -> dict[str, Any]:
+def ray_runtime_env() -> dict[str, Any]:
     """Workers import ``veriscale`` from where this process does (a checkout, not only a wheel)."""
     import veriscale
 
