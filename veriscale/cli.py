@@ -60,7 +60,8 @@ ExecutorOption = Annotated[
 AddressOption = Annotated[
     str | None,
     typer.Option("--address", show_default=False,
-                 help="With --executor ray: the cluster to join (default: $RAY_ADDRESS, else a new local Ray)."),
+                 help="With --executor ray: the cluster to join (default: $RAY_ADDRESS or a cluster already "
+                 "running on this machine, else a new local one)."),
 ]
 
 

@@ -80,7 +80,8 @@ class ExecutorConfig(BaseModel):
     workers: int | None = Field(default=None, ge=1)
     """Worker processes (default: one per core here; one per CPU of the cluster on Ray)."""
     address: str | None = None
-    """Ray only: the cluster to join (``ray.init``'s address); default: a new local Ray instance."""
+    """Ray only: the cluster to join (``ray.init``'s address); default: Ray's choice (see
+    :class:`RayExecutor`)."""
     memory_limit: int | None = Field(default=DEFAULT_MEMORY_LIMIT, ge=1)
     """Address-space limit of every worker in bytes (``None``: none). Stages drop it for real
     Lean, whose REPL children inherit it and map gigabytes of Mathlib."""
@@ -437,8 +438,9 @@ def _run_inline(run: _Run[Any, Any]) -> None:
 class RayExecutor(Executor):
     """Ray actors, one per worker (default: one per CPU of the cluster), each set up once.
 
-    Joins the cluster at ``address`` (or ``$RAY_ADDRESS``, or starts a local instance) unless
-    Ray is already initialised in this process; what it started it shuts down again.
+    Joins the cluster at ``address`` unless Ray is already initialised in this process; without
+    an address Ray itself chooses: ``$RAY_ADDRESS``, a cluster already running on this machine,
+    else a new local instance. What it joined it leaves again.
     """
 
     def __init__(
