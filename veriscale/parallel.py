@@ -399,18 +399,18 @@ class _LocalPool:
             for slot, worker in enumerate(self.workers):
                 if worker is None or not worker.ready(signalled):
                     continue
-                index = worker.busy
-                assert index is not None
+                running = worker.busy
+                assert running is not None  # ready() implies busy
                 try:
                     kind, value = worker.receive()
                 except WorkerCrashed as crash:
                     worker.stop(gracefully=False)
                     self.workers[slot] = None  # a fresh one when there is more to do
-                    died(index, str(crash))
+                    died(running, str(crash))
                     continue
                 if kind == "error":
                     raise value
-                finished(index, value)
+                finished(running, value)
         self.clean = True
 
     def stop(self) -> None:
