@@ -271,7 +271,9 @@ def test_a_faithful_port_is_measured(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert payload["skipped"] == []
     [row] = payload["measured"]  # type: ignore[misc]
     assert row["task"] == "mini_clamp" and row["inputs"] > 1
-    assert row["engine_us"] > 0 and row["port_us"] > 0
+    # The engine's time is its best batch minus the measured batch overhead, floored at 0: on a
+    # loaded machine the overhead's own noise can cover a tiny batch (it did, at load 28 on 2 cores).
+    assert row["engine_us"] >= 0 and row["port_us"] > 0
     assert row["ratio"] == pytest.approx(row["engine_us"] / row["port_us"])
     assert payload["geomean_ratio"] == pytest.approx(row["ratio"])
     out = capsys.readouterr().out

@@ -724,10 +724,13 @@ def test_bad_llm_replies_refusals_and_timeouts_do_not_stop_the_run(tmp_path: Pat
     overrides: dict[str, Behaviour] = {
         "inputs": Reply(content=None, refusal="I cannot help with that."),
         "problem": Reply("Sure! The constraints are: lo <= hi."),
-        "lazy": Reply(LAZY, delay_s=3.0),
+        # Far past the client's timeout, which is far past what a reply takes on a loaded machine:
+        # the outcome does not depend on the machine's speed (the server stops when the client
+        # hangs up, so the long delay costs nothing).
+        "lazy": Reply(LAZY, delay_s=120.0),
     }
     with FakeOpenAIServer(default=scripted(overrides)) as server:
-        summary = expand_benchmark(MINI, tmp_path / "a", llm=_llm(server, timeout_s=0.5), jobs=1, progress=False,
+        summary = expand_benchmark(MINI, tmp_path / "a", llm=_llm(server, timeout_s=4.0), jobs=1, progress=False,
                                    options=SMALL, task_ids=["mini_clamp"])
         assert summary.tasks_expanded == 1 and summary.tests_after > summary.tests_before
         clamp = summary.tasks[0]
@@ -738,7 +741,7 @@ def test_bad_llm_replies_refusals_and_timeouts_do_not_stop_the_run(tmp_path: Pat
 
         # A model that answers the first two steps but times out on the third.
         overrides.pop("problem")
-        summary = expand_benchmark(MINI, tmp_path / "b", llm=_llm(server, timeout_s=0.5), jobs=1, progress=False,
+        summary = expand_benchmark(MINI, tmp_path / "b", llm=_llm(server, timeout_s=4.0), jobs=1, progress=False,
                                    options=SMALL, task_ids=["mini_clamp"])
         clamp = summary.tasks[0]
         assert clamp.llm is not None and len(clamp.llm.errors) == 1 and "timeout" in clamp.llm.errors[0]
@@ -748,7 +751,7 @@ def test_bad_llm_replies_refusals_and_timeouts_do_not_stop_the_run(tmp_path: Pat
         # Resumed once the model answers: only that task's failed call is sent again.
         overrides.pop("lazy")
         requests = server.request_count
-        summary = expand_benchmark(MINI, tmp_path / "b", llm=_llm(server, timeout_s=5.0), jobs=1, progress=False,
+        summary = expand_benchmark(MINI, tmp_path / "b", llm=_llm(server, timeout_s=30.0), jobs=1, progress=False,
                                    options=SMALL, task_ids=["mini_clamp"])
         assert summary.tasks_expanded == 1 and server.request_count == requests + 1
         assert summary.tasks[0].adversaries["llm"].kept == 3

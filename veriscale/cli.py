@@ -9,9 +9,12 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated
 
 import typer
+
+if TYPE_CHECKING:
+    from veriscale.parallel import Executor
 
 app = typer.Typer(
     name="veriscale",
@@ -49,6 +52,42 @@ def _backend_name_or_exit(backend: str) -> str:
     except BackendUnavailable as exc:
         _echo_err(f"error: {exc}")
         raise typer.Exit(2) from exc
+
+
+# The worker options of every command that runs tasks in parallel (veriscale.parallel).
+WorkersOption = Annotated[
+    int | None,
+    typer.Option("--workers", min=1, show_default=False,
+                 help="Worker processes (default: one per core; with --executor ray, one per CPU of the cluster)."),
+]
+JobsOption = Annotated[int | None, typer.Option("--jobs", min=1, hidden=True, help="Deprecated name of --workers.")]
+ExecutorOption = Annotated[
+    str, typer.Option("--executor", help="local (worker processes on this machine) or ray (needs the ray extra).")
+]
+AddressOption = Annotated[
+    str | None,
+    typer.Option("--address", show_default=False,
+                 help="With --executor ray: the cluster to join (default: $RAY_ADDRESS or a cluster already "
+                 "running on this machine, else a new local one)."),
+]
+
+
+def _executor_or_exit(kind: str, workers: int | None, jobs: int | None, address: str | None) -> Executor:
+    """The executor the flags describe, or exit 2 with one line saying what is wrong."""
+    import importlib.util
+
+    from veriscale.parallel import ExecutorConfig, make_executor
+
+    if kind not in ("local", "ray"):
+        _echo_err(f"error: --executor {kind}: expected local or ray")
+        raise typer.Exit(2)
+    if address is not None and kind != "ray":
+        _echo_err("error: --address is for the Ray executor (add --executor ray)")
+        raise typer.Exit(2)
+    if kind == "ray" and importlib.util.find_spec("ray") is None:
+        _echo_err("error: --executor ray needs Ray: pip install 'veriscale[ray]'")
+        raise typer.Exit(2)
+    return make_executor(ExecutorConfig(kind=kind, workers=workers or jobs, address=address))  # type: ignore[arg-type]
 
 
 @app.command()
@@ -110,24 +149,24 @@ def validate(
     path: Annotated[Path, typer.Argument(help="A benchmark (or task) directory whose answers came from real Lean.")],
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the full report as JSON.")] = None,
     backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
-    jobs: Annotated[int | None, typer.Option(help="Worker processes (default: one per core).")] = None,
+    workers: WorkersOption = None,
+    jobs: JobsOption = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
     task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every task, not only the notable.")] = False,
 ) -> None:
     """Check an engine against stored answers: precond on tests/rejects, code, postcond; the embedded engine also elaborates every task file and reports what Lean would reject."""
-    from tqdm import tqdm
-
+    from veriscale.parallel import progress_bar
     from veriscale.validate import format_report, validate_benchmark
 
     if not path.exists():
         _echo_err(f"error: {path}: no such file or directory")
         raise typer.Exit(2)
     backend_name = _backend_name_or_exit(backend)
-
-    def progress(stream, total):  # type: ignore[no-untyped-def]
-        return tqdm(stream, total=total, desc="validate", unit="task", file=sys.stderr)
-
-    report = validate_benchmark(path, backend_name=backend_name, jobs=jobs, progress=progress, task_ids=task)
+    runner = _executor_or_exit(executor, workers, jobs, address)
+    report = validate_benchmark(path, backend_name=backend_name, progress=progress_bar("validate"), task_ids=task,
+                                executor=runner)
     typer.echo(format_report(report, verbose=verbose))
     if json_out is not None:
         _write_json(json_out, report.model_dump(mode="json"))
@@ -177,7 +216,10 @@ def expand(
     base_url: Annotated[
         str | None, typer.Option(help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL).")
     ] = None,
-    jobs: Annotated[int | None, typer.Option(help="Worker processes (default: one per core).")] = None,
+    workers: WorkersOption = None,
+    jobs: JobsOption = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
     task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
     task_steps: Annotated[
         int | None,
@@ -218,13 +260,14 @@ def expand(
         _echo_err(f"error: {path}: not a directory")
         raise typer.Exit(2)
     backend_name = _backend_name_or_exit(backend)
+    runner = _executor_or_exit(executor, workers, jobs, address)
     llm_config = LLMConfig(model=llm, base_url=base_url) if llm else None
     given = {"task_steps": task_steps, "task_deadline_s": task_seconds, "task_backstop_s": backstop,
              "check_chunk": max_batch}
     limits = {name: value for name, value in given.items() if value is not None}
     summary = expand_benchmark(
-        path, out, seed=seed, backend_name=backend_name, llm=llm_config, jobs=jobs, task_ids=task,
-        options=ExpandOptions.model_validate(limits), progress=not quiet,
+        path, out, seed=seed, backend_name=backend_name, llm=llm_config, task_ids=task,
+        options=ExpandOptions.model_validate(limits), progress=not quiet, executor=runner,
     )
     typer.echo(format_summary(summary))
     typer.echo(
@@ -407,7 +450,9 @@ def score(
     submission: Annotated[Path, typer.Option("--submission", help="JSONL: one {\"task\": id, <section>: body} per line.")],
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the scores as JSON.")] = None,
     backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
-    workers: Annotated[int | None, typer.Option(help="Worker processes (default: one per core).")] = None,
+    workers: WorkersOption = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every task, not only the imperfect.")] = False,
     k: Annotated[
         list[int] | None,
@@ -434,10 +479,11 @@ def score(
         _echo_err(f"error: {submission}: {exc}")
         raise typer.Exit(2) from exc
     backend_name = _backend_name_or_exit(backend)
+    runner = _executor_or_exit(executor, workers, None, address)
     for error in errors:
         _echo_err(f"submission: {error}")
     try:
-        report = score_suite(suite, submissions, backend=backend_name, workers=workers, progress=True,
+        report = score_suite(suite, submissions, backend=backend_name, progress=True, executor=runner,
                              ks=sorted({1, *k}) if k else None, model=model, task_ids=_task_ids(tasks))
     except (BackendUnavailable, NoTaskSelected) as exc:
         _echo_err(f"error: {exc}")
@@ -521,7 +567,10 @@ def power(
     mutant_order: Annotated[
         int, typer.Option("--mutant-order", min=1, max=2, help="2: two edits per mutant; 1: single edits.")
     ] = 2,
-    jobs: Annotated[int | None, typer.Option(help="Worker processes (default: one per core).")] = None,
+    workers: WorkersOption = None,
+    jobs: JobsOption = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
     backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
     task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
     every: Annotated[int, typer.Option(min=1, help="Only every n-th compared task, in sorted order.")] = 1,
@@ -546,9 +595,10 @@ def power(
             _echo_err(f"error: {suite}: not a directory")
             raise typer.Exit(2)
     backend_name = _backend_name_or_exit(backend)
+    runner = _executor_or_exit(executor, workers, jobs, address)
     report = measure_power(
         suites, seed=seed, max_flawed=max_flawed, max_mutants=max_mutants, mutant_order=mutant_order,
-        jobs=jobs, backend=backend_name, task_ids=task, every=every, progress=not quiet,
+        executor=runner, backend=backend_name, task_ids=task, every=every, progress=not quiet,
         **{name: value for name, value in (("task_steps", task_steps), ("task_seconds", task_seconds))
            if value is not None},
     )

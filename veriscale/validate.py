@@ -16,12 +16,9 @@ A task is ``full`` when every check of kinds (a)-(d) was answered, ``unsupported
 
 from __future__ import annotations
 
-import os
 import time
 from collections import Counter
-from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from concurrent.futures.process import BrokenProcessPool
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, Literal
 
@@ -30,6 +27,7 @@ from pydantic import BaseModel, Field
 from veriscale.backends.base import Answer, Backend, Check, CheckKind
 from veriscale.benchmark import load_benchmark
 from veriscale.compare import same_as_printed
+from veriscale.parallel import Executor, LocalExecutor, Progress, WorkerSetup, worker_memory_limit
 from veriscale.task import Task, TestCase
 from veriscale.typed_task import TypedTask, TypedTaskError, ValueProblem, typed_view
 from veriscale.values import quote_string, render_value
@@ -286,6 +284,13 @@ def _worker_init(backend_name: str) -> None:
     _WORKER_BACKEND = _make_backend(backend_name)
 
 
+def _worker_close() -> None:
+    global _WORKER_BACKEND
+    if _WORKER_BACKEND is not None:
+        _WORKER_BACKEND.close()
+    _WORKER_BACKEND = None
+
+
 def _worker_validate(task: Task) -> TaskValidation:
     assert _WORKER_BACKEND is not None
     try:
@@ -294,72 +299,33 @@ def _worker_validate(task: Task) -> TaskValidation:
         return TaskValidation(task=task.id, status="error", error=f"{type(exc).__name__}: {exc}")
 
 
+def _crashed_validation(task: Task, reason: str) -> TaskValidation:
+    return TaskValidation(task=task.id, status="error", error=reason)
+
+
 def validate_benchmark(
     root: Path,
     *,
     backend_name: str = "embedded",
     jobs: int | None = None,
-    progress: Callable[[Iterable[TaskValidation], int], Iterable[TaskValidation]] | None = None,
+    progress: Progress | None = None,
     task_ids: Sequence[str] | None = None,
+    executor: Executor | None = None,
 ) -> ValidationReport:
+    """Validate every task of ``root`` (or those of ``task_ids``) on ``executor``'s workers
+    (default: ``jobs`` local processes); a task whose worker dies twice is an ``error``."""
     started = time.perf_counter()
     loaded = load_benchmark(root)
     tasks = [t for t in loaded.tasks if task_ids is None or t.id in set(task_ids)]
-    # Biggest tasks first keeps both workers busy until the end.
-    tasks.sort(key=lambda t: -(len(t.tests) + len(t.reject_inputs)))
-    jobs = max(1, jobs or min(len(tasks), os.cpu_count() or 1))
-    results: list[TaskValidation]
-    if jobs == 1 or len(tasks) <= 1:
-        _worker_init(backend_name)
-        stream: Iterable[TaskValidation] = (_worker_validate(t) for t in tasks)
-        results = list(progress(stream, len(tasks)) if progress else stream)
-    else:
-        stream = _validate_in_workers(tasks, jobs, backend_name)
-        results = list(progress(stream, len(tasks)) if progress else stream)
+    # Biggest tasks first keeps every worker busy until the end.
+    tasks.sort(key=lambda t: (-(len(t.tests) + len(t.reject_inputs)), t.id))
+    results = (executor or LocalExecutor(jobs)).map(
+        _worker_validate, tasks, setup=WorkerSetup(_worker_init, (backend_name,), _worker_close),
+        crashed=_crashed_validation, progress=progress, memory_limit=worker_memory_limit(backend_name),
+    )
     results.sort(key=lambda r: r.task)
     return summarize(str(root), backend_name, results, time.perf_counter() - started,
                      [str(e) for e in loaded.failures])
-
-
-def _validate_in_workers(tasks: list[Task], jobs: int, backend_name: str) -> Iterator[TaskValidation]:
-    """Validate tasks in worker processes, surviving a worker that dies (a C stack overflow, OOM).
-
-    At most ``jobs`` tasks are in flight, so when the pool breaks we know which tasks were running:
-    each gets a strike and is retried in a fresh pool; a task that was running during two crashes
-    is reported as an error instead of taking the whole run down.
-    """
-    queue = list(tasks)
-    strikes: dict[str, int] = {}
-    while queue:
-        with ProcessPoolExecutor(max_workers=jobs, initializer=_worker_init, initargs=(backend_name,)) as pool:
-            in_flight: dict[Future[TaskValidation], Task] = {}
-            broken = False
-            while (queue or in_flight) and not broken:
-                # A task that was running during a crash is retried alone, so that a second crash
-                # is certainly its own and no innocent neighbour is blamed.
-                while queue and len(in_flight) < jobs and not any(strikes.get(t.id) for t in in_flight.values()):
-                    if strikes.get(queue[0].id) and in_flight:
-                        break
-                    task = queue.pop(0)
-                    in_flight[pool.submit(_worker_validate, task)] = task
-                done, _ = wait(in_flight, return_when=FIRST_COMPLETED)
-                for future in done:
-                    task = in_flight.pop(future)
-                    try:
-                        yield future.result()
-                    except BrokenProcessPool:
-                        broken = True
-                        in_flight[future] = task
-            if broken:
-                for task in in_flight.values():
-                    strikes[task.id] = strikes.get(task.id, 0) + 1
-                    if strikes[task.id] >= 2:
-                        yield TaskValidation(
-                            task=task.id, status="error",
-                            error="the worker process evaluating this task crashed twice",
-                        )
-                    else:
-                        queue.insert(0, task)
 
 
 def summarize(

@@ -20,8 +20,8 @@ checkpointed (stage ``expand``, payload: its summary) in the same transaction as
 rows, after its files are written, so an interrupted run resumed with the same command skips the
 finished tasks and replays every LLM call from the store's cache. The store's kill-matrix table
 holds one row per (adversary, accept input) where the adversary's output differs from the
-expected one, killed or not (equal outputs are implied). Tasks run in worker processes (one
-backend per worker), largest first.
+expected one, killed or not (equal outputs are implied). Tasks run on an executor
+(:mod:`veriscale.parallel`: local processes or Ray, one backend per worker), largest first.
 
 Determinism: everything is derived from the seed and the task (synthesis, mutation, adversaries,
 output mutants, the order of every list), so two runs with the same seed write byte-identical
@@ -37,11 +37,9 @@ task where the engine stopped a check by its own wall-clock backstop (``engine_b
 
 from __future__ import annotations
 
-import os
 import time
 from collections import Counter
 from collections.abc import Callable, Sequence
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -72,6 +70,7 @@ from veriscale.expand.models import (
     UnexpectedCounts,
 )
 from veriscale.expand.writer import SUMMARY_FILE, build_suite_task, kill_matrix_document, write_expanded_task
+from veriscale.parallel import Executor, LocalExecutor, WorkerSetup, worker_memory_limit
 from veriscale.store import KillRow, RunStore, canonical_json
 from veriscale.task import Task
 from veriscale.typed_task import TypedTask, TypedTaskError, typed_view
@@ -505,6 +504,7 @@ def expand_benchmark(
     jobs: int | None = None,
     progress: bool = True,
     options: ExpandOptions | None = None,
+    executor: Executor | None = None,
     task_ids: Sequence[str] | None = None,
     adversary_provider: AdversaryProvider | None = None,
     output_mutator: OutputMutator | None = None,
@@ -517,7 +517,8 @@ def expand_benchmark(
     LLM calls failed last time is retried (``redo_llm_errors``). A resumption with different
     settings raises :class:`~veriscale.store.RunMismatchError`. ``adversary_provider`` and
     ``output_mutator`` replace the LLM-free generators (module-level functions, so that worker
-    processes can receive them). Raises :class:`~veriscale.backends.select.BackendUnavailable`
+    processes can receive them). Tasks run on ``executor`` (default: ``jobs`` local worker
+    processes, one per core without it). Raises :class:`~veriscale.backends.select.BackendUnavailable`
     when the engine cannot run here.
     """
     from veriscale.backends.select import resolve_backend_name
@@ -550,8 +551,8 @@ def expand_benchmark(
         summary.tasks_resumed = len(finished)
         # Biggest tasks first keeps every worker busy until the end.
         todo.sort(key=lambda t: (-(len(t.tests) + len(t.reject_inputs)), t.id))
-        computed = _run_tasks(todo, store, target, engine, options, llm, jobs, progress,
-                              adversary_provider, output_mutator)
+        computed = _run_tasks(todo, store, target, engine, options, llm, executor or LocalExecutor(jobs),
+                              progress, adversary_provider, output_mutator)
         summary.tasks_expanded = sum(s.status == "expanded" for s in computed)
         summary.tasks_failed = sum(s.status == "error" for s in computed)
         _aggregate(summary, finished + computed)
@@ -581,55 +582,33 @@ def _run_tasks(
     engine: str,
     options: ExpandOptions,
     llm: LLMConfig | None,
-    jobs: int | None,
+    executor: Executor,
     progress: bool,
     adversary_provider: AdversaryProvider | None,
     output_mutator: OutputMutator | None,
 ) -> list[TaskSummary]:
+    """Expand ``tasks`` on ``executor``'s workers, recording each as soon as it is finished."""
     from tqdm import tqdm
 
     if not tasks:
         return []
-    jobs = max(1, min(len(tasks), jobs or os.cpu_count() or 1))
-    results: list[TaskSummary] = []
+    # Workers open the run store themselves, for the LLM cache (the store is safe to share).
+    store_path = str(store.path) if llm is not None else None
+    setup = WorkerSetup(_worker_init, (engine, options, llm, store_path, adversary_provider, output_mutator),
+                        _worker_close)
     bar = tqdm(total=len(tasks), desc="expand", unit="task", disable=not progress, dynamic_ncols=True)
-    try:
-        if jobs == 1:
-            _worker_init(engine, options, None, None, adversary_provider, output_mutator)
-            if llm is not None:
-                from veriscale.llm import LLMClient
 
-                _WORKER["client"] = LLMClient(llm, store)  # the run's own store: same cache
-            try:
-                for task in tasks:
-                    expansion = _worker_expand(task, lambda name, t=task.id: bar.set_postfix_str(f"{t}: {name}"))
-                    _record(store, out_dir, expansion)
-                    results.append(expansion.summary)
-                    bar.update(1)
-            finally:
-                _WORKER["client"] = None  # the store is closed by the caller
-                _worker_close()
-        else:
-            store_path = str(store.path) if llm is not None else None
-            with ProcessPoolExecutor(
-                max_workers=jobs,
-                initializer=_worker_init,
-                initargs=(engine, options, llm, store_path, adversary_provider, output_mutator),
-            ) as pool:
-                pending: set[Future[TaskExpansion]] = {pool.submit(_worker_expand, task) for task in tasks}
-                try:
-                    while pending:
-                        done, pending = wait(pending, return_when=FIRST_COMPLETED)
-                        for future in done:
-                            expansion = future.result()
-                            _record(store, out_dir, expansion)
-                            results.append(expansion.summary)
-                            bar.set_postfix_str(expansion.summary.task)
-                            bar.update(1)
-                except BaseException:
-                    for future in pending:
-                        future.cancel()
-                    raise
+    def record(_index: int, expansion: TaskExpansion) -> None:
+        _record(store, out_dir, expansion)
+        bar.set_postfix_str(expansion.summary.task)
+        bar.update(1)
+
+    def crashed(task: Task, reason: str) -> TaskExpansion:
+        return _failed_expansion(task, reason, engine, 0.0)
+
+    try:
+        expansions = executor.map(_worker_expand, tasks, setup=setup, crashed=crashed, on_result=record,
+                                  memory_limit=worker_memory_limit(engine))
     finally:
         bar.close()
-    return results
+    return [expansion.summary for expansion in expansions]

@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import os
-import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -13,6 +11,7 @@ from pydantic import BaseModel
 
 from veriscale.backends.base import Backend
 from veriscale.benchmark import load_benchmark
+from veriscale.parallel import Executor, LocalExecutor, WorkerSetup, progress_bar, worker_memory_limit
 from veriscale.power.evaluate import ItemResult, TaskPower, evaluate_task
 from veriscale.power.items import (
     DEFAULT_MAX_FLAWED,
@@ -126,6 +125,13 @@ def _worker_init(backend_name: str) -> None:
     _WORKER_BACKEND = make_backend(backend_name)
 
 
+def _worker_close() -> None:
+    global _WORKER_BACKEND
+    if _WORKER_BACKEND is not None:
+        _WORKER_BACKEND.close()
+    _WORKER_BACKEND = None
+
+
 def _run_unit(unit: _Unit) -> _UnitResult:
     assert _WORKER_BACKEND is not None
     truth = unit.suites[0]
@@ -154,17 +160,9 @@ def _split_unit(unit: _Unit) -> list[_Unit]:
             for k in unit.kinds]
 
 
-def _crashed_unit(unit: _Unit) -> _UnitResult:
-    power = TaskPower(task=unit.suites[0].id, error=f"the worker evaluating {'/'.join(unit.kinds)} crashed twice")
+def _crashed_unit(unit: _Unit, reason: str) -> _UnitResult:
+    power = TaskPower(task=unit.suites[0].id, error=f"{'/'.join(unit.kinds)}: {reason}")
     return _UnitResult(power, {}, 0, 0)
-
-
-def _progress(stream: Iterable[_UnitResult], total: int, enabled: bool) -> Iterable[_UnitResult]:
-    if not enabled:
-        return stream
-    from tqdm import tqdm
-
-    return tqdm(stream, total=total, desc="power", unit="task", file=sys.stderr)
 
 
 def _merge(results: Sequence[_UnitResult]) -> _UnitResult:
@@ -207,11 +205,13 @@ def measure_power(
     task_seconds: float | None = DEFAULT_TASK_SECONDS,
     task_steps: int | None = DEFAULT_TASK_STEPS,
     progress: bool = True,
+    executor: Executor | None = None,
 ) -> PowerReport:
     """Measure every suite against the same items, generated from the first suite's tasks.
 
     Only the tasks every suite has are compared (the others are listed in ``left_out``);
-    ``every=n`` keeps every n-th of them in sorted order (a deterministic subset).
+    ``every=n`` keeps every n-th of them in sorted order (a deterministic subset). Tasks run on
+    ``executor`` (default: ``jobs`` local worker processes).
     """
     from veriscale.backends.select import resolve_backend_name
 
@@ -243,23 +243,12 @@ def measure_power(
     ]
     # Biggest tasks first keeps the workers busy until the end.
     units.sort(key=lambda u: -sum(len(t.tests) for t in u.suites))
-    jobs = max(1, min(jobs or os.cpu_count() or 1, max(len(units), 1)))
-    raw: list[_UnitResult] = []
-    if jobs == 1:
-        _worker_init(engine)
-        for r in _progress((_run_unit(u) for u in units), len(units), progress):
-            raw.append(r)
-    else:
-        from veriscale.score.pool import run_resilient
-
-        stream = run_resilient(units, _run_unit, jobs=jobs, initializer=_worker_init, initargs=(engine,),
-                               split=_split_unit, crashed=_crashed_unit)
-        for r in _progress(stream, len(units), progress):
-            raw.append(r)
-    grouped: dict[str, list[_UnitResult]] = {}
-    for r in raw:
-        grouped.setdefault(r.power.task, []).append(r)
-    results = [_merge(grouped[i]) for i in sorted(grouped)]
+    results = (executor or LocalExecutor(jobs)).map(
+        _run_unit, units, setup=WorkerSetup(_worker_init, (engine,), _worker_close), crashed=_crashed_unit,
+        split=_split_unit, merge=_merge, progress=progress_bar("power") if progress else None,
+        memory_limit=worker_memory_limit(engine),
+    )
+    results.sort(key=lambda r: r.power.task)
     return _summarise(suites, results, left_out, seed, max_flawed, max_mutants, mutant_order,
                       time.perf_counter() - started)
 

@@ -12,15 +12,14 @@ Public API:
 
 from __future__ import annotations
 
-import os
-import sys
 import time
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from veriscale.backends.base import Backend
 from veriscale.benchmark import load_benchmark
+from veriscale.parallel import Executor, LocalExecutor, WorkerSetup, progress_bar, worker_memory_limit
 from veriscale.score.models import (
     BASE_METRICS,
     METRICS,
@@ -94,35 +93,18 @@ class _Unit:
 _WORKER_BACKEND: Backend | None = None
 
 
-WORKER_MEMORY_LIMIT = 6 * 1024**3
-"""Address-space limit of a worker process: a submission that builds ever larger values gets a
-MemoryError (an unknown ``timeout`` answer) instead of exhausting the machine."""
-
-
-def _limit_memory(limit: int) -> None:
-    try:
-        import resource
-    except ImportError:  # pragma: no cover - not on POSIX
-        return
-    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
-    if hard != resource.RLIM_INFINITY:
-        limit = min(limit, hard)
-    if soft == resource.RLIM_INFINITY or soft > limit:
-        resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
-
-
-def _worker_init(backend_name: str, memory_limit: int | None = None) -> None:
+def _worker_init(backend_name: str) -> None:
     global _WORKER_BACKEND
     from veriscale.backends.select import make_backend
 
-    if memory_limit is not None:
-        _limit_memory(memory_limit)
     _WORKER_BACKEND = make_backend(backend_name)
-    # A worker process ends with os._exit (no atexit handlers); multiprocessing's finalizers do
-    # run, and an engine holding child processes (Lean REPLs) must release them.
-    from multiprocessing.util import Finalize
 
-    Finalize(_WORKER_BACKEND, _WORKER_BACKEND.close, exitpriority=10)
+
+def _worker_close() -> None:
+    global _WORKER_BACKEND
+    if _WORKER_BACKEND is not None:
+        _WORKER_BACKEND.close()  # an engine holding child processes (Lean REPLs) releases them
+    _WORKER_BACKEND = None
 
 
 def _crash_results(unit: _Unit, reason: str) -> list[GroupResult]:
@@ -145,16 +127,12 @@ def _split_unit(unit: _Unit) -> list[_Unit]:
     return [_Unit(unit.task, unit.submission, (g,)) for g in unit.groups]
 
 
-def _crashed_unit(unit: _Unit) -> list[GroupResult]:
-    return _crash_results(unit, "the worker process evaluating this crashed twice (deep recursion or memory?)")
+def _crashed_unit(unit: _Unit, reason: str) -> list[GroupResult]:
+    return _crash_results(unit, reason)
 
 
-def _progress(stream: Iterable[list[GroupResult]], total: int, enabled: bool) -> Iterable[list[GroupResult]]:
-    if not enabled:
-        return stream
-    from tqdm import tqdm
-
-    return tqdm(stream, total=total, desc="score", unit="task", file=sys.stderr)
+def _merge_parts(parts: Sequence[list[GroupResult]]) -> list[GroupResult]:
+    return [result for part in parts for result in part]
 
 
 def score_suite(
@@ -167,6 +145,7 @@ def score_suite(
     ks: Sequence[int] | None = None,
     model: str | None = None,
     task_ids: Sequence[str] | None = None,
+    executor: Executor | None = None,
 ) -> ScoreReport:
     """Score every submission whose task is in ``suite``; the others are reported in ``errors``.
 
@@ -176,7 +155,8 @@ def score_suite(
     ``model`` names whose submissions these are, for the report's provenance.
 
     Tasks of the suite without a submission are left out of the report (and of the totals).
-    ``workers=1`` scores in this process (no protection against a crashing evaluator).
+    Units of work run on ``executor`` (default: ``workers`` local processes, one per core without
+    it); ``workers=1`` scores in this process (no protection against a crashing evaluator).
     Raises ``BackendUnavailable`` when the requested engine cannot run here.
     """
     from veriscale.backends.select import resolve_backend_name
@@ -215,27 +195,11 @@ def score_suite(
         units.append(_Unit(task, submission, groups))
     # Biggest tasks first keeps every worker busy until the end.
     units.sort(key=lambda u: -(sum(1 + len(t.unexpected) for t in u.task.tests) + len(u.task.reject_inputs)))
-    jobs = max(1, min(workers or os.cpu_count() or 1, max(len(units), 1)))
-
-    results: list[GroupResult] = []
-    if jobs == 1:
-        _worker_init(engine)
-        try:
-            for batch in _progress((_score_unit(u) for u in units), len(units), progress):
-                results.extend(batch)
-        finally:
-            if _WORKER_BACKEND is not None:
-                _WORKER_BACKEND.close()
-    else:
-        from veriscale.score.pool import run_resilient
-
-        # Only the embedded engine's workers get a memory limit: Lean's REPLs (children, which
-        # inherit it) map gigabytes of Mathlib .olean files.
-        memory_limit = WORKER_MEMORY_LIMIT if engine == "embedded" else None
-        stream = run_resilient(units, _score_unit, jobs=jobs, initializer=_worker_init,
-                               initargs=(engine, memory_limit), split=_split_unit, crashed=_crashed_unit)
-        for batch in _progress(stream, len(units), progress):
-            results.extend(batch)
+    batches = (executor or LocalExecutor(workers)).map(
+        _score_unit, units, setup=WorkerSetup(_worker_init, (engine,), _worker_close), crashed=_crashed_unit,
+        split=_split_unit, merge=_merge_parts, progress=progress_bar("score") if progress else None, memory_limit=worker_memory_limit(engine),
+    )
+    results = [result for batch in batches for result in batch]
 
     by_sample: dict[tuple[str, int], list[GroupResult]] = {}
     for result in results:
