@@ -42,7 +42,9 @@ def refute_build(
     suite: Annotated[Path, typer.Argument(help="An expanded suite (written by `veriscale expand`).")],
     out: Annotated[Path, typer.Option("--out", help="Directory for items.jsonl and build_summary.json.")],
     witnesses: Annotated[int, typer.Option(help="Witnesses verified and kept per item.", min=1)] = 5,
-    task: Annotated[list[str] | None, typer.Option("--task", help="Only these task ids (repeatable).")] = None,
+    task: Annotated[
+        list[str] | None, typer.Option("--task", help="Only these task ids (repeatable).")
+    ] = None,
     backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
     quiet: Annotated[bool, typer.Option(help="No per-task progress.")] = False,
 ) -> None:
@@ -78,7 +80,9 @@ def refute_run(
     model: Annotated[str | None, typer.Option(help="An inspect_ai model, e.g. openai/gpt-4o-mini.")] = None,
     baseline: Annotated[str | None, typer.Option(help="An LLM-free player: random or mutation.")] = None,
     attempts: Annotated[int, typer.Option("--attempts", "-k", help="Answers per item.", min=1)] = 1,
-    feedback: Annotated[int, typer.Option(help="Calls to the run-the-wrong-program tool per item.", min=0)] = 0,
+    feedback: Annotated[
+        int, typer.Option(help="Calls to the run-the-wrong-program tool per item.", min=0)
+    ] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the LLM-free players.")] = 42,
     limit: Annotated[int | None, typer.Option(help="Only the first N items.", min=1)] = None,
     backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
@@ -111,6 +115,70 @@ def refute_run(
             items=items,
         )
     _print_metrics(metrics, ("items", "solved", "success_rate", "pass@1", f"pass@{attempts}"))
+    typer.echo(f"wrote {out / 'metrics.json'}")
+
+
+@falsify_app.command("build")
+def falsify_build(
+    suite: Annotated[Path, typer.Argument(help="A suite in Verina's layout (expanded or not).")],
+    out: Annotated[Path, typer.Option("--out", help="Directory for games.jsonl and build_summary.json.")],
+    cap: Annotated[int, typer.Option(help="Judging inputs taken from each source.", min=1)] = 60,
+    seed: Annotated[int, typer.Option(help="Seed of the independent pool.")] = 42,
+    task: Annotated[
+        list[str] | None, typer.Option("--task", help="Only these task ids (repeatable).")
+    ] = None,
+    backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
+) -> None:
+    """One game per task with a non-trivial precondition (the hidden rule)."""
+    from veriscale.games.falsify.build import build_games
+
+    if not suite.is_dir():
+        raise _fail(f"{suite}: not a directory")
+    summary = build_games(suite, out, _backend(backend), seed=seed, cap=cap, tasks=task).to_json()
+    typer.echo(
+        f"{summary['games']} game(s) from {summary['tasks']} task(s) ({summary['trivial']} with a trivial "
+        f"precondition); {summary['judging_inputs']} judging inputs; lowest decided share "
+        f"{summary['min_decided_share']}; games below 95%: {len(summary['games_below_95'])}"
+    )
+    for name, error in summary["errors"].items():
+        typer.echo(f"  {name}: {error}", err=True)
+    typer.echo(f"wrote {out}")
+
+
+@falsify_app.command("run")
+def falsify_run(
+    build: Annotated[Path, typer.Argument(help="A directory written by `veriscale falsify build`.")],
+    out: Annotated[Path, typer.Option("--out", help="Run directory: transcripts, metrics.json (resumable).")],
+    model: Annotated[str | None, typer.Option(help="An inspect_ai model, e.g. openai/gpt-4o-mini.")] = None,
+    agent: Annotated[str | None, typer.Option(help="A scripted player: positive or negative.")] = None,
+    turns: Annotated[int, typer.Option(help="Tests (proposals) per game.", min=1)] = 20,
+    guesses: Annotated[int, typer.Option(help="Final rules per game.", min=1)] = 2,
+    limit: Annotated[int | None, typer.Option(help="Only the first N games.", min=1)] = None,
+    backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
+) -> None:
+    """Play the games with a model (through inspect_ai) or a scripted tester."""
+    from veriscale.games.falsify.build import GAMES_FILE, load_games
+    from veriscale.games.falsify.game import FalsifySettings
+
+    if not (build / GAMES_FILE).is_file():
+        raise _fail(f"{build}: no {GAMES_FILE} (run `veriscale falsify build` first)")
+    if (model is None) == (agent is None):
+        raise _fail("give exactly one of --model and --agent")
+    settings = FalsifySettings(max_turns=turns, max_guesses=guesses)
+    if model is not None:
+        from veriscale.games.inspect_tasks import run_falsify_model
+
+        metrics = run_falsify_model(build, out, model, settings=settings, limit=limit)
+    else:
+        from veriscale.games.falsify.baselines import AGENTS
+        from veriscale.games.falsify.runner import run_games
+
+        if agent not in AGENTS:
+            raise _fail(f"--agent must be one of {', '.join(AGENTS)}, not {agent!r}")
+        games = load_games(build)[:limit] if limit else None
+        metrics = run_games(build, out, _backend(backend), AGENTS[agent], settings, games=games)
+    keys = ("games", "solved", "success_rate", "mean_turns_to_solution", "mean_guesses", "positive_bias")
+    _print_metrics(metrics, (*keys, "conclusive_falsifications"))
     typer.echo(f"wrote {out / 'metrics.json'}")
 
 
