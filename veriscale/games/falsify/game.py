@@ -34,6 +34,7 @@ from veriscale.typed_task import TypedTask, typed_view
 
 __all__ = [
     "FalsifyJudge",
+    "FalsifySession",
     "FalsifySettings",
     "Move",
     "Observation",
@@ -218,47 +219,63 @@ def _norm(text: str) -> str:
     return " ".join(text.split())
 
 
-def play_game(judge: FalsifyJudge, player: FalsifyPlayer, settings: FalsifySettings) -> GameResult:
-    game = judge.game
-    result = GameResult(game.id, game.task)
-    observation = Observation(falsify_prompt(judge.task, game, settings))
-    # every reply costs a turn or a guess, so the loop is bounded by both budgets
-    for _ in range(settings.max_turns + settings.max_guesses):
-        result.transcript.append({"role": "environment", "text": observation.text})
-        reply = player.act(observation)
+class FalsifySession:
+    """One game being played: the rules of the loop, shared by :func:`play_game` (scripted
+    players) and the inspect solver (models)."""
+
+    def __init__(self, judge: FalsifyJudge, settings: FalsifySettings) -> None:
+        self.judge = judge
+        self.settings = settings
+        self.result = GameResult(judge.game.id, judge.game.task)
+        self.done = False
+        self.replies = 0
+
+    def start(self) -> Observation:
+        observation = Observation(falsify_prompt(self.judge.task, self.judge.game, self.settings))
+        self.result.transcript.append({"role": "environment", "text": observation.text})
+        return observation
+
+    def step(self, reply: Any) -> Observation:
+        """Play one reply; the next observation (check ``done`` afterwards)."""
+        result, settings = self.result, self.settings
+        self.replies += 1
         result.transcript.append(
             {"role": "player", "reply": reply if isinstance(reply, (str, dict)) else repr(reply)}
         )
-        move = parse_move(reply)
+        observation = self._step(parse_move(reply))
+        # every reply costs a turn or a guess, so the loop is bounded by both budgets
+        if self.replies >= settings.max_turns + settings.max_guesses:
+            self.done = True
+        result.transcript.append({"role": "environment", "text": observation.text})
+        return observation
+
+    def _step(self, move: Move) -> Observation:
+        result, settings = self.result, self.settings
         if move.kind == "final":
             result.guesses += 1
-            verdict = judge.judge_rule(move.hypothesis)
+            verdict = self.judge.judge_rule(move.hypothesis)
             result.finals.append({"rule": move.hypothesis, **verdict.__dict__})
             if verdict.correct:
                 result.success = True
                 result.turns_to_solution = result.turns
-                break
+                self.done = True
+                return Observation("Correct: that is the rule.", last=move)
             if result.guesses >= settings.max_guesses:
-                break
+                self.done = True
+                return Observation("That is not the rule, and no guesses are left.", last=move)
             note = f" ({verdict.detail})" if verdict.detail else ""
-            observation = Observation(f"That is not the rule{note}. Keep testing or guess again.", last=move)
-            continue
+            return Observation(f"That is not the rule{note}. Keep testing or guess again.", last=move)
         if result.turns >= settings.max_turns:
-            observation = Observation('No tests left: submit {"final": ...}.', last=move)
-            result.invalid += move.kind != "final"
-            continue
+            result.invalid += 1
+            return Observation('No tests left: submit {"final": ...}.', last=move)
         result.turns += 1
         if move.kind == "invalid":
             result.invalid += 1
-            observation = Observation(f"Invalid reply: {move.error}. That used a test.", last=move)
-            continue
-        answer = judge.answer(move.input)
+            return Observation(f"Invalid reply: {move.error}. That used a test.", last=move)
+        answer = self.judge.answer(move.input)
         if isinstance(answer, str):
             result.invalid += 1
-            observation = Observation(
-                f"Invalid input: {answer[len('error: ') :]}. That used a test.", last=move
-            )
-            continue
+            return Observation(f"Invalid input: {answer[len('error: ') :]}. That used a test.", last=move)
         result.proposals.append(
             {
                 "hypothesis": move.hypothesis,
@@ -270,8 +287,15 @@ def play_game(judge: FalsifyJudge, player: FalsifyPlayer, settings: FalsifySetti
         text = {True: "yes", False: "no", None: "unknown (the rule could not be decided on this input)"}[
             answer
         ]
-        observation = Observation(text, answer=answer, last=move)
-    return result
+        return Observation(text, answer=answer, last=move)
+
+
+def play_game(judge: FalsifyJudge, player: FalsifyPlayer, settings: FalsifySettings) -> GameResult:
+    session = FalsifySession(judge, settings)
+    observation = session.start()
+    while not session.done:
+        observation = session.step(player.act(observation))
+    return session.result
 
 
 def falsify_metrics(results: Iterable[dict[str, Any]]) -> dict[str, Any]:

@@ -46,6 +46,7 @@ __all__ = [
     "ItemResult",
     "Player",
     "RefuteJudge",
+    "RefuteSession",
     "RefuteSettings",
     "Verdict",
     "play_item",
@@ -246,40 +247,71 @@ class RefuteSettings:
     """Moves (answers + feedback calls) before the item ends; default attempts + feedback_calls."""
 
 
-def play_item(judge: RefuteJudge, player: Player, settings: RefuteSettings) -> ItemResult:
-    item = judge.item
-    result = ItemResult(item.id, item.task, item.bucket, item.kind, item.difficulty)
-    observation = refute_prompt(judge.task, item, feedback_calls=settings.feedback_calls)
-    moves = (
-        settings.max_moves if settings.max_moves is not None else settings.attempts + settings.feedback_calls
-    )
-    for _ in range(moves):
-        result.transcript.append({"role": "environment", "text": observation})
-        action = player.act(observation)
-        result.transcript.append(
-            {"role": "player", "kind": action.kind, "payload": _jsonable(action.payload)}
-        )
-        if action.kind == "feedback":
-            if result.feedback_used >= settings.feedback_calls:
-                observation = "No feedback calls left: answer with an input."
-                continue
-            result.feedback_used += 1
-            observation = judge.run_wrong(action.payload)
-            continue
-        judgement = judge.judge(action.payload)
-        result.attempts.append(
+class RefuteSession:
+    """One item being played: the rules of the loop, shared by :func:`play_item` (LLM-free players)
+    and the inspect solver (models), so both are judged and budgeted the same way."""
+
+    def __init__(self, judge: RefuteJudge, settings: RefuteSettings) -> None:
+        item = judge.item
+        self.judge = judge
+        self.settings = settings
+        self.result = ItemResult(item.id, item.task, item.bucket, item.kind, item.difficulty)
+        self.done = False
+
+    def prompt(self) -> str:
+        text = refute_prompt(self.judge.task, self.judge.item, feedback_calls=self.settings.feedback_calls)
+        self.result.transcript.append({"role": "environment", "text": text})
+        return text
+
+    def feedback(self, payload: Any) -> str:
+        """The run-the-wrong-program tool (counted against ``feedback_calls``)."""
+        self.result.transcript.append({"role": "player", "kind": "feedback", "payload": _jsonable(payload)})
+        if self.result.feedback_used >= self.settings.feedback_calls:
+            text = "No feedback calls left: answer with an input."
+        else:
+            self.result.feedback_used += 1
+            text = self.judge.run_wrong(payload)
+        self.result.transcript.append({"role": "environment", "text": text})
+        return text
+
+    def answer(self, reply: Any) -> str:
+        """Judge one attempt; the message for the player (``done`` tells whether the item ended)."""
+        self.result.transcript.append({"role": "player", "kind": "answer", "payload": _jsonable(reply)})
+        judgement = self.judge.judge(reply)
+        self.result.attempts.append(
             Attempt(
-                _jsonable(action.payload),
+                _jsonable(reply),
                 judgement.verdict,
                 judgement.detail,
                 judgement.wrong_output,
                 judgement.expected_output,
             )
         )
-        if judgement.success or len(result.attempts) >= settings.attempts:
+        if judgement.success:
+            text = "Correct: that input exposes the wrong implementation."
+        else:
+            text = f"Not a counterexample ({judgement.verdict.replace('_', ' ')}: {judgement.detail})."
+            if len(self.result.attempts) < self.settings.attempts:
+                text += " Try another input."
+        self.done = judgement.success or len(self.result.attempts) >= self.settings.attempts
+        self.result.transcript.append({"role": "environment", "text": text})
+        return text
+
+
+def play_item(judge: RefuteJudge, player: Player, settings: RefuteSettings) -> ItemResult:
+    session = RefuteSession(judge, settings)
+    observation = session.prompt()
+    moves = (
+        settings.max_moves if settings.max_moves is not None else settings.attempts + settings.feedback_calls
+    )
+    for _ in range(moves):
+        action = player.act(observation)
+        observation = (
+            session.feedback(action.payload) if action.kind == "feedback" else session.answer(action.payload)
+        )
+        if session.done:
             break
-        observation = f"Not a counterexample ({judgement.verdict.replace('_', ' ')}: {judgement.detail}). Try another input."
-    return result
+    return session.result
 
 
 def _jsonable(value: Any) -> Any:
