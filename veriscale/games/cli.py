@@ -98,7 +98,14 @@ def refute_run(
     if model is not None:
         from veriscale.games.inspect_tasks import run_refute_model
 
-        metrics = run_refute_model(build, out, model, attempts=attempts, feedback_calls=feedback, limit=limit)
+        try:
+            metrics = run_refute_model(
+                build, out, model, attempts=attempts, feedback_calls=feedback, limit=limit
+            )
+        except Exception as exc:  # noqa: BLE001 - inspect reports a bad model or provider in many ways
+            raise _fail(
+                f"model {model}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            ) from exc
     else:
         from veriscale.games.refute.game import RefuteSettings
         from veriscale.games.refute.runner import baseline_player, run_items, suite_of
@@ -168,7 +175,12 @@ def falsify_run(
     if model is not None:
         from veriscale.games.inspect_tasks import run_falsify_model
 
-        metrics = run_falsify_model(build, out, model, settings=settings, limit=limit)
+        try:
+            metrics = run_falsify_model(build, out, model, settings=settings, limit=limit)
+        except Exception as exc:  # noqa: BLE001 - inspect reports a bad model or provider in many ways
+            raise _fail(
+                f"model {model}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            ) from exc
     else:
         from veriscale.games.falsify.baselines import AGENTS
         from veriscale.games.falsify.runner import run_games
