@@ -150,3 +150,23 @@ def test_baselines_resume_and_separate_budgets(refute_build, games_plus, backend
         RefuteSettings(attempts=30),
     )
     assert mutation["items"] == len(_items(refute_build))
+
+
+class _OneByOne:
+    """The same player without ``plan``: every input goes through the one-by-one loop."""
+
+    def __init__(self, player) -> None:
+        self.player = player
+
+    def act(self, observation: str) -> Action:
+        return self.player.act(observation)
+
+
+def test_batched_play_records_what_the_one_by_one_loop_records(refute_build, games_plus, backend) -> None:
+    for item in _items(refute_build):
+        judge = RefuteJudge(load_task(games_plus / item.task), item, backend)
+        settings = RefuteSettings(attempts=40)
+        batched = play_item(judge, baseline_player("random", judge, games_plus, seed=5, budget=40), settings)
+        single = play_item(judge, _OneByOne(baseline_player("random", judge, games_plus, seed=5, budget=40)), settings)
+        assert [a.__dict__ for a in batched.attempts] == [a.__dict__ for a in single.attempts]
+        assert batched.solved_at == single.solved_at

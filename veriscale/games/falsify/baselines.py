@@ -19,12 +19,12 @@ state its most specific member (fewest inputs of the pool accepted) as their hyp
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from itertools import combinations
 from typing import Any
 
 from veriscale.games.common import parse_input, stored_input
-from veriscale.games.falsify.game import FalsifyJudge, Observation
+from veriscale.games.falsify.game import FalsifyJudge, FalsifyPlayer, Observation
 from veriscale.generate.synthesis import synthesize
 from veriscale.generate.value_space import kind_of
 from veriscale.typed_task import TypedTask
@@ -150,4 +150,7 @@ class NegativeTester(_Tester):
         return self.propose(h, choice, self.table[h][choice])
 
 
-AGENTS = {"positive": PositiveTester, "negative": NegativeTester}
+AGENTS: dict[str, Callable[[FalsifyJudge], FalsifyPlayer]] = {
+    "positive": PositiveTester,
+    "negative": NegativeTester,
+}

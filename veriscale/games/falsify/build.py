@@ -115,12 +115,14 @@ def build_game(task: Task, backend: Backend, *, seed: int = 42, cap: int = DEFAU
                 candidates.append((source, args))
     backend.start_unit()
     answers = backend.run(task, [Check(kind=CheckKind.PRECOND, args=args) for _, args in candidates])
-    judging = [
+    judging: list[dict[str, Any]] = [
         {"input": stored_input(args, view), "label": answer.status == "true", "source": source}
         for (source, args), answer in zip(candidates, answers, strict=True)
         if answer.status in ("true", "false")
     ]
-    positive = next((row["input"] for row in judging if row["source"] == "accept" and row["label"]), None)
+    positive: dict[str, Any] | None = next(
+        (row["input"] for row in judging if row["source"] == "accept" and row["label"]), None
+    )
     if positive is None:
         return None
     share = len(judging) / len(candidates) if candidates else 0.0

@@ -34,6 +34,15 @@ class _ScriptedPlayer:
         row = next(self._inputs, None)
         return Action("answer", row if row is not None else "no more inputs")
 
+    def plan(self, n: int) -> list[dict[str, Any]]:
+        """The next ``n`` inputs (fewer when the stream ends): this player never reads the answers."""
+        rows: list[dict[str, Any]] = []
+        for row in self._inputs:
+            rows.append(row)
+            if len(rows) >= n:
+                break
+        return rows
+
 
 class RandomPlayer(_ScriptedPlayer):
     def __init__(self, view: TypedTask, *, seed: int, item_id: str) -> None:

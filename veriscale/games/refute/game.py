@@ -136,6 +136,67 @@ class RefuteJudge:
             "unknown", f"the postcondition is undecided: {answer_text(post, self.view)}", shown, expected
         )
 
+    def judge_batch(self, raws: Sequence[Any]) -> list[Judgement]:
+        """:meth:`judge` on many replies with a few engine batches (for players whose inputs do
+        not depend on the answers): the same rules, each input judged on its own."""
+        out: list[Judgement | None] = [None] * len(raws)
+        parsed: dict[int, dict[str, Any]] = {}
+        for position, raw in enumerate(raws):
+            try:
+                parsed[position] = self.parse(raw)
+            except InputError as exc:
+                out[position] = Judgement(
+                    "malformed" if "no JSON object" in str(exc) else "invalid_input", str(exc)
+                )
+        order = list(parsed)
+        checks = [
+            Check(kind=kind, args=parsed[p]) for p in order for kind in (CheckKind.PRECOND, CheckKind.CODE)
+        ]
+        answers = self.backend.run(self.task, checks)
+        valid: list[int] = []
+        reference: dict[int, Any] = {}
+        for index, position in enumerate(order):
+            pre, ref = answers[2 * index], answers[2 * index + 1]
+            reference[position] = ref
+            if pre.status == "false":
+                out[position] = Judgement("precondition_false", "the precondition is false on this input")
+            elif pre.status != "true":
+                out[position] = Judgement(
+                    "precondition_unknown", f"the precondition is undecided: {answer_text(pre, self.view)}"
+                )
+            else:
+                valid.append(position)
+        wrong = self.backend.run(self.wrong_task, [Check(kind=CheckKind.CODE, args=parsed[p]) for p in valid])
+        differing: list[tuple[int, Any, str, str]] = []
+        for position, answer in zip(valid, wrong, strict=True):
+            ref = reference[position]
+            if ref.status != "value" or answer.status != "value":
+                detail = (
+                    f"reference {answer_text(ref, self.view)}, wrong program {answer_text(answer, self.view)}"
+                )
+                out[position] = Judgement("unknown", detail)
+                continue
+            shown, expected = answer_text(answer, self.view), answer_text(ref, self.view)
+            if same_as_printed(answer.value, ref.value):
+                detail = "the wrong program returns the correct output here"
+                out[position] = Judgement("not_different", detail, shown, expected)
+            else:
+                differing.append((position, answer.value, shown, expected))
+        posts = self.backend.run(
+            self.task, [Check(kind=CheckKind.POSTCOND, args=parsed[p], output=v) for p, v, _, _ in differing]
+        )
+        for (position, _, shown, expected), post in zip(differing, posts, strict=True):
+            if post.status == "false":
+                out[position] = Judgement("success", "", shown, expected)
+            elif post.status == "true":
+                out[position] = Judgement(
+                    "postcondition_holds", "the output differs but is also correct", shown, expected
+                )
+            else:
+                detail = f"the postcondition is undecided: {answer_text(post, self.view)}"
+                out[position] = Judgement("unknown", detail, shown, expected)
+        return [j if j is not None else Judgement("unknown", "not judged") for j in out]
+
     def run_wrong(self, raw: Any) -> str:
         """The feedback tool: the wrong program's output on an input, and whether the input is valid."""
         try:
@@ -274,6 +335,27 @@ class RefuteSession:
         self.result.transcript.append({"role": "environment", "text": text})
         return text
 
+    def answer_batch(self, replies: Sequence[Any]) -> None:
+        """Judge a non-adaptive player's next inputs together; record them in order up to the
+        first success or the last attempt allowed."""
+        if not replies:
+            self.done = True
+            return
+        for reply, judgement in zip(replies, self.judge.judge_batch(replies), strict=True):
+            self.result.transcript.append({"role": "player", "kind": "answer", "payload": _jsonable(reply)})
+            self.result.attempts.append(
+                Attempt(
+                    _jsonable(reply),
+                    judgement.verdict,
+                    judgement.detail,
+                    judgement.wrong_output,
+                    judgement.expected_output,
+                )
+            )
+            self.done = judgement.success or len(self.result.attempts) >= self.settings.attempts
+            if self.done:
+                break
+
     def answer(self, reply: Any) -> str:
         """Judge one attempt; the message for the player (``done`` tells whether the item ended)."""
         self.result.transcript.append({"role": "player", "kind": "answer", "payload": _jsonable(reply)})
@@ -298,9 +380,20 @@ class RefuteSession:
         return text
 
 
+BATCH = 64
+"""Inputs of a non-adaptive player judged per engine batch."""
+
+
 def play_item(judge: RefuteJudge, player: Player, settings: RefuteSettings) -> ItemResult:
     session = RefuteSession(judge, settings)
     observation = session.prompt()
+    plan = getattr(player, "plan", None)
+    if callable(plan) and settings.feedback_calls == 0:
+        # A player whose inputs do not depend on the answers: judged in batches, recorded in
+        # order up to the first success -- the same attempts the one-by-one loop would record.
+        while not session.done:
+            session.answer_batch(plan(min(BATCH, settings.attempts - len(session.result.attempts))))
+        return session.result
     moves = (
         settings.max_moves if settings.max_moves is not None else settings.attempts + settings.feedback_calls
     )
