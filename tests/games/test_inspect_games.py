@@ -150,3 +150,15 @@ def test_games_through_the_local_openai_server(
         )
         assert lost["success_rate"] == 0.0 and lost["positive_bias"] == 1.0
         assert len(server.requests) == 3
+
+
+def test_a_model_that_only_calls_the_tool_fails_and_is_recorded(refute_build, games_plus, tmp_path) -> None:
+    item, _ = _first_item(refute_build, games_plus)
+
+    def always_the_tool(messages, tools, tool_choice, config):
+        return _tool_call("run_wrong_program", {"input": json.dumps(item.witnesses[0])})
+
+    model = get_model("mockllm/model", custom_outputs=always_the_tool)
+    metrics = run_refute_model(refute_build[0], tmp_path, model, attempts=1, feedback_calls=1, limit=1)
+    record = json.loads((tmp_path / "transcripts.jsonl").read_text())
+    assert metrics["success_rate"] == 0.0 and record["solved_at"] is None and record["attempts"] == []

@@ -167,6 +167,8 @@ def test_batched_play_records_what_the_one_by_one_loop_records(refute_build, gam
         judge = RefuteJudge(load_task(games_plus / item.task), item, backend)
         settings = RefuteSettings(attempts=40)
         batched = play_item(judge, baseline_player("random", judge, games_plus, seed=5, budget=40), settings)
-        single = play_item(judge, _OneByOne(baseline_player("random", judge, games_plus, seed=5, budget=40)), settings)
+        single = play_item(
+            judge, _OneByOne(baseline_player("random", judge, games_plus, seed=5, budget=40)), settings
+        )
         assert [a.__dict__ for a in batched.attempts] == [a.__dict__ for a in single.attempts]
         assert batched.solved_at == single.solved_at

@@ -32,11 +32,12 @@ from veriscale.games.falsify.game import (
     FalsifyJudge,
     FalsifySession,
     FalsifySettings,
+    GameResult,
     falsify_metrics,
     falsify_prompt,
 )
 from veriscale.games.refute.build import RefuteItem, load_items
-from veriscale.games.refute.game import RefuteJudge, RefuteSession, RefuteSettings, refute_metrics
+from veriscale.games.refute.game import ItemResult, RefuteJudge, RefuteSession, RefuteSettings, refute_metrics
 from veriscale.task import Task as LeanTask
 from veriscale.task import load_task
 
@@ -107,8 +108,8 @@ def refute_scorer():  # noqa: ANN201 - inspect's Scorer
     """Judges every recorded attempt again with the engine: correct when one is a refutation."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        result: dict[str, Any] = dict(state.metadata.get("result") or {})
         judge = _refute_judge(state)
+        result: dict[str, Any] = dict(state.metadata.get("result") or _unfinished_refute(judge))
         verdicts = [judge.judge(a["reply"]).verdict for a in result.get("attempts", [])]
         solved_at = next((n for n, v in enumerate(verdicts, 1) if v == "success"), None)
         result["solved_at"] = solved_at
@@ -120,6 +121,13 @@ def refute_scorer():  # noqa: ANN201 - inspect's Scorer
         )
 
     return score
+
+
+def _unfinished_refute(judge: RefuteJudge) -> dict[str, Any]:
+    """The record of an item the solver did not finish (inspect's message limit ended it): a failure."""
+    item = judge.item
+    record = ItemResult(item.id, item.task, item.bucket, item.kind, item.difficulty).to_json()
+    return {**record, "note": "ended before an answer (message limit)"}
 
 
 def refute_dataset(
@@ -187,8 +195,8 @@ def falsify_scorer():  # noqa: ANN201 - inspect's Scorer
     """Judges the submitted final rules again with the engine: correct when one is the rule."""
 
     async def score(state: TaskState, target: Target) -> Score:
-        result: dict[str, Any] = dict(state.metadata.get("result") or {})
         judge = _falsify_judge(state)
+        result: dict[str, Any] = dict(state.metadata.get("result") or _unfinished_falsify(judge))
         rules = [f["rule"] for f in result.get("finals", [])]
         correct = any(judge.judge_rule(rule).correct for rule in rules)
         result["success"] = correct
@@ -200,6 +208,11 @@ def falsify_scorer():  # noqa: ANN201 - inspect's Scorer
         )
 
     return score
+
+
+def _unfinished_falsify(judge: FalsifyJudge) -> dict[str, Any]:
+    record = GameResult(judge.game.id, judge.game.task).to_json()
+    return {**record, "note": "ended before the game did (message limit)"}
 
 
 def falsify_dataset(
