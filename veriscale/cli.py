@@ -25,6 +25,10 @@ app = typer.Typer(
 )
 bench_app = typer.Typer(help="Measure speed and coverage figures (printed as numbers).", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
+from veriscale.games.cli import falsify_app, refute_app  # noqa: E402 - light: the commands import lazily
+
+app.add_typer(refute_app, name="refute")
+app.add_typer(falsify_app, name="falsify")
 
 
 def _echo_err(message: str) -> None:

@@ -1,0 +1,35 @@
+"""Fixtures of the games' tests: our small games benchmark (tests/fixtures/games), expanded once
+per session with a small deterministic step budget, and the REFUTE items built from it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from veriscale.backends.base import Backend
+from veriscale.backends.select import make_backend
+from veriscale.expand import ExpandOptions, expand_benchmark
+from veriscale.games.refute.build import BuildSummary, build_items
+
+FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "games"
+
+
+@pytest.fixture(scope="session")
+def backend() -> Backend:
+    return make_backend("embedded")
+
+
+@pytest.fixture(scope="session")
+def games_plus(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("games-plus")
+    expand_benchmark(FIXTURE, out, jobs=1, progress=False, options=ExpandOptions(task_steps=300_000))
+    return out
+
+
+@pytest.fixture(scope="session")
+def refute_build(
+    games_plus: Path, backend: Backend, tmp_path_factory: pytest.TempPathFactory
+) -> tuple[Path, BuildSummary]:
+    out = tmp_path_factory.mktemp("refute-build")
+    return out, build_items(games_plus, out, backend)

@@ -1,0 +1,60 @@
+"""The `veriscale refute` / `veriscale falsify` command groups: outputs, and exit code 2 with one
+line for bad input."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from typer.testing import CliRunner
+
+from veriscale.cli import app
+
+ROOT = Path(__file__).resolve().parents[2]
+runner = CliRunner()
+
+
+def test_refute_build_and_baseline_run(games_plus, tmp_path) -> None:
+    build = tmp_path / "build"
+    result = runner.invoke(app, ["refute", "build", str(games_plus), "--out", str(build), "--quiet"])
+    assert result.exit_code == 0, result.output
+    summary = json.loads((build / "build_summary.json").read_text())
+    assert f"{summary['items']} item(s)" in result.output and summary["items"] > 0
+    run = runner.invoke(
+        app,
+        ["refute", "run", str(build), "--out", str(tmp_path / "run"), "--baseline", "mutation", "-k", "20"],
+    )
+    assert run.exit_code == 0, run.output
+    metrics = json.loads((tmp_path / "run" / "metrics.json").read_text())
+    assert metrics["items"] == summary["items"] and "pass@20" in metrics
+
+
+def test_refute_bad_input_exits_2(games_plus, tmp_path) -> None:
+    cases = [
+        ["refute", "build", str(tmp_path / "missing"), "--out", str(tmp_path / "o")],
+        ["refute", "build", str(ROOT / "examples" / "mini"), "--out", str(tmp_path / "o")],  # not expanded
+        ["refute", "run", str(tmp_path), "--out", str(tmp_path / "o"), "--baseline", "random"],
+    ]
+    for args in cases:
+        result = runner.invoke(app, args)
+        assert result.exit_code == 2, (args, result.output)
+        assert "Traceback" not in result.output
+
+
+def test_falsify_build_and_run(tmp_path) -> None:
+    out = tmp_path / "games"
+    result = runner.invoke(app, ["falsify", "build", str(ROOT / "examples" / "mini"), "--out", str(out)])
+    assert result.exit_code == 0, result.output
+    assert "2 game(s) from 4 task(s)" in result.output
+    bad = runner.invoke(app, ["falsify", "run", str(out), "--out", str(tmp_path / "r"), "--agent", "lucky"])
+    assert bad.exit_code == 2
+    both = runner.invoke(
+        app, ["falsify", "run", str(out), "--out", str(tmp_path / "r"), "--agent", "negative", "--model", "m"]
+    )
+    assert both.exit_code == 2
+    ok = runner.invoke(
+        app,
+        ["falsify", "run", str(out), "--out", str(tmp_path / "r"), "--agent", "negative", "--turns", "10"],
+    )
+    assert ok.exit_code == 0, ok.output
+    assert json.loads((tmp_path / "r" / "metrics.json").read_text())["games"] == 2

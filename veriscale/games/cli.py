@@ -1,0 +1,198 @@
+"""``veriscale refute ...`` and ``veriscale falsify ...``: the games' command groups.
+
+Heavy modules are imported inside the commands (as in :mod:`veriscale.cli`). Bad input gets one
+line naming what is wrong and exit code 2.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+refute_app = typer.Typer(help="REFUTE: find inputs that expose wrong implementations.", no_args_is_help=True)
+falsify_app = typer.Typer(help="FalsifyBench: discover a task's hidden precondition.", no_args_is_help=True)
+
+
+def _fail(message: str) -> typer.Exit:
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
+def _backend(name: str):  # noqa: ANN202 - Backend, imported lazily
+    from veriscale.backends.select import BackendUnavailable, make_backend
+
+    try:
+        return make_backend(name)
+    except BackendUnavailable as exc:
+        raise _fail(str(exc)) from exc
+
+
+def _print_metrics(metrics: dict, keys: tuple[str, ...]) -> None:
+    typer.echo("  " + "  ".join(f"{k} {metrics[k]}" for k in keys if k in metrics))
+    for group in ("by_bucket", "by_kind", "by_agent"):
+        for name, row in metrics.get(group, {}).items():
+            typer.echo(f"    {group[3:]} {name}: " + "  ".join(f"{k} {row[k]}" for k in keys if k in row))
+
+
+@refute_app.command("build")
+def refute_build(
+    suite: Annotated[Path, typer.Argument(help="An expanded suite (written by `veriscale expand`).")],
+    out: Annotated[Path, typer.Option("--out", help="Directory for items.jsonl and build_summary.json.")],
+    witnesses: Annotated[int, typer.Option(help="Witnesses verified and kept per item.", min=1)] = 5,
+    task: Annotated[
+        list[str] | None, typer.Option("--task", help="Only these task ids (repeatable).")
+    ] = None,
+    backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
+    quiet: Annotated[bool, typer.Option(help="No per-task progress.")] = False,
+) -> None:
+    """Items (task, wrong implementation that passes the original tests) with verified witnesses."""
+    from veriscale.games.refute.build import build_items, suite_task_dirs
+
+    if not suite.is_dir():
+        raise _fail(f"{suite}: not a directory")
+    if not suite_task_dirs(suite):
+        raise _fail(f"{suite}: no task with a kill_matrix.json (expand the benchmark first)")
+
+    def progress(name: str, items: int) -> None:
+        if not quiet:
+            typer.echo(f"  {name}: {items} item(s)", err=True)
+
+    summary = build_items(suite, out, _backend(backend), witnesses=witnesses, tasks=task, progress=progress)
+    data = summary.to_json()
+    typer.echo(
+        f"{data['items']} item(s) over {data['tasks_with_items']} of {data['tasks_seen']} task(s); "
+        f"dropped {data['dropped_total']} {data['dropped']}; adversaries {data['adversaries']}, "
+        f"caught by the original tests {data['killed_by_original_tests']}"
+    )
+    typer.echo(f"  by bucket: {data['by_bucket']}")
+    for name, error in data["task_errors"].items():
+        typer.echo(f"  {name}: {error}", err=True)
+    typer.echo(f"wrote {out}")
+
+
+@refute_app.command("run")
+def refute_run(
+    build: Annotated[Path, typer.Argument(help="A directory written by `veriscale refute build`.")],
+    out: Annotated[Path, typer.Option("--out", help="Run directory: transcripts, metrics.json (resumable).")],
+    model: Annotated[str | None, typer.Option(help="An inspect_ai model, e.g. openai/gpt-4o-mini.")] = None,
+    baseline: Annotated[str | None, typer.Option(help="An LLM-free player: random or mutation.")] = None,
+    attempts: Annotated[int, typer.Option("--attempts", "-k", help="Answers per item.", min=1)] = 1,
+    feedback: Annotated[
+        int, typer.Option(help="Calls to the run-the-wrong-program tool per item.", min=0)
+    ] = 0,
+    seed: Annotated[int, typer.Option(help="Seed of the LLM-free players.")] = 42,
+    limit: Annotated[int | None, typer.Option(help="Only the first N items.", min=1)] = None,
+    backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
+) -> None:
+    """Play the REFUTE items with a model (through inspect_ai) or an LLM-free baseline."""
+    from veriscale.games.refute.build import ITEMS_FILE, load_items
+
+    if not (build / ITEMS_FILE).is_file():
+        raise _fail(f"{build}: no {ITEMS_FILE} (run `veriscale refute build` first)")
+    if (model is None) == (baseline is None):
+        raise _fail("give exactly one of --model and --baseline")
+    items = load_items(build)[:limit] if limit else None
+    if model is not None:
+        from veriscale.games.inspect_tasks import run_refute_model
+
+        try:
+            metrics = run_refute_model(
+                build, out, model, attempts=attempts, feedback_calls=feedback, limit=limit
+            )
+        except Exception as exc:  # noqa: BLE001 - inspect reports a bad model or provider in many ways
+            raise _fail(
+                f"model {model}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            ) from exc
+    else:
+        from veriscale.games.refute.game import RefuteSettings
+        from veriscale.games.refute.runner import baseline_player, run_items, suite_of
+
+        if baseline not in ("random", "mutation"):
+            raise _fail(f"--baseline must be random or mutation, not {baseline!r}")
+        suite = suite_of(build)
+        metrics = run_items(
+            build,
+            out,
+            _backend(backend),
+            lambda judge: baseline_player(str(baseline), judge, suite, seed=seed, budget=attempts),
+            RefuteSettings(attempts=attempts, feedback_calls=0),
+            items=items,
+        )
+    _print_metrics(metrics, ("items", "solved", "success_rate", "pass@1", f"pass@{attempts}"))
+    typer.echo(f"wrote {out / 'metrics.json'}")
+
+
+@falsify_app.command("build")
+def falsify_build(
+    suite: Annotated[Path, typer.Argument(help="A suite in Verina's layout (expanded or not).")],
+    out: Annotated[Path, typer.Option("--out", help="Directory for games.jsonl and build_summary.json.")],
+    cap: Annotated[int, typer.Option(help="Judging inputs taken from each source.", min=1)] = 60,
+    seed: Annotated[int, typer.Option(help="Seed of the independent pool.")] = 42,
+    task: Annotated[
+        list[str] | None, typer.Option("--task", help="Only these task ids (repeatable).")
+    ] = None,
+    backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
+) -> None:
+    """One game per task with a non-trivial precondition (the hidden rule)."""
+    from veriscale.games.falsify.build import build_games
+
+    if not suite.is_dir():
+        raise _fail(f"{suite}: not a directory")
+    summary = build_games(suite, out, _backend(backend), seed=seed, cap=cap, tasks=task).to_json()
+    typer.echo(
+        f"{summary['games']} game(s) from {summary['tasks']} task(s) ({summary['trivial']} with a trivial "
+        f"precondition); {summary['judging_inputs']} judging inputs; lowest decided share "
+        f"{summary['min_decided_share']}; games below 95%: {len(summary['games_below_95'])}"
+    )
+    for name, error in summary["errors"].items():
+        typer.echo(f"  {name}: {error}", err=True)
+    typer.echo(f"wrote {out}")
+
+
+@falsify_app.command("run")
+def falsify_run(
+    build: Annotated[Path, typer.Argument(help="A directory written by `veriscale falsify build`.")],
+    out: Annotated[Path, typer.Option("--out", help="Run directory: transcripts, metrics.json (resumable).")],
+    model: Annotated[str | None, typer.Option(help="An inspect_ai model, e.g. openai/gpt-4o-mini.")] = None,
+    agent: Annotated[str | None, typer.Option(help="A scripted player: positive or negative.")] = None,
+    turns: Annotated[int, typer.Option(help="Tests (proposals) per game.", min=1)] = 20,
+    guesses: Annotated[int, typer.Option(help="Final rules per game.", min=1)] = 2,
+    limit: Annotated[int | None, typer.Option(help="Only the first N games.", min=1)] = None,
+    backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
+) -> None:
+    """Play the games with a model (through inspect_ai) or a scripted tester."""
+    from veriscale.games.falsify.build import GAMES_FILE, load_games
+    from veriscale.games.falsify.game import FalsifySettings
+
+    if not (build / GAMES_FILE).is_file():
+        raise _fail(f"{build}: no {GAMES_FILE} (run `veriscale falsify build` first)")
+    if (model is None) == (agent is None):
+        raise _fail("give exactly one of --model and --agent")
+    settings = FalsifySettings(max_turns=turns, max_guesses=guesses)
+    if model is not None:
+        from veriscale.games.inspect_tasks import run_falsify_model
+
+        try:
+            metrics = run_falsify_model(build, out, model, settings=settings, limit=limit)
+        except Exception as exc:  # noqa: BLE001 - inspect reports a bad model or provider in many ways
+            raise _fail(
+                f"model {model}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
+            ) from exc
+    else:
+        from veriscale.games.falsify.baselines import AGENTS
+        from veriscale.games.falsify.runner import run_games
+
+        if agent not in AGENTS:
+            raise _fail(f"--agent must be one of {', '.join(AGENTS)}, not {agent!r}")
+        games = load_games(build)[:limit] if limit else None
+        metrics = run_games(build, out, _backend(backend), AGENTS[agent], settings, games=games)
+    keys = ("games", "solved", "success_rate", "mean_turns_to_solution", "mean_guesses", "positive_bias")
+    _print_metrics(metrics, (*keys, "conclusive_falsifications"))
+    typer.echo(f"wrote {out / 'metrics.json'}")
+
+
+def print_json(path: Path) -> None:  # pragma: no cover - small helper for users
+    typer.echo(json.dumps(json.loads(path.read_text(encoding="utf-8")), indent=2))
