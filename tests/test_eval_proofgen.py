@@ -314,3 +314,27 @@ def test_a_real_proof_is_kernel_checked_through_the_lean_backend(tmp_path: Path)
     assert by_sample[0]["proof"] == {"lower": 1, "upper": 1}, by_sample[0]["reasons"]
     assert by_sample[1]["proof"] == {"lower": 0, "upper": 0}
     assert any(r.startswith("proof: rejected:") for r in by_sample[1]["reasons"])
+
+
+@pytest.mark.parametrize(
+    ("sections", "rule"),
+    [
+        ({"proof": "  native_decide\n"}, "native"),
+        ({"proof_aux": "\naxiom cheat : False\n", "proof": "  exact cheat.elim\n"}, "axiom"),
+        ({"proof_aux": "\nset_option debug.skipKernelTC true\n", "proof": "  simp\n"}, "set_option"),
+        ({"proof": "  decide (config := ⟨false, true, true, true⟩)\n"}, "config"),
+    ],
+)
+def test_a_submitted_proof_passes_the_safety_screen_first(clamp, sections: dict[str, str], rule: str) -> None:  # type: ignore[no-untyped-def]
+    """A proof the screen rejects is 0/0 on every engine (here: before the embedded engine's unknown)."""
+    from veriscale.backends.select import make_backend
+    from veriscale.score.scoring import merge_groups, score_task
+    from veriscale.score.submission import Submission
+
+    backend = make_backend("embedded")
+    try:
+        score = merge_groups(clamp.id, score_task(clamp, Submission(task=clamp.id, **sections), backend))
+    finally:
+        backend.close()
+    assert score.proof is not None and (score.proof.lower, score.proof.upper) == (0, 0)
+    assert any(r.startswith("proof: unsafe:") and rule in r for r in score.reasons), score.reasons
