@@ -219,6 +219,12 @@ def test_proofgen_end_to_end_on_the_embedded_engine(proof_server: FakeOpenAIServ
     assert (out / "submissions.jsonl").read_text(encoding="utf-8") == first
     assert again.totals == summary.totals
 
+    from veriscale.report import build_report
+
+    (row,) = build_report(tmp_path / "report", scores=[out]).score_rows
+    assert (row.model, row.kind, row.metric, row.tasks, row.lower, row.upper) == (
+        "fake-prover", "proofgen", "proof", 4, 0, 1)
+
 
 def test_tasks_selects_and_an_unknown_id_stops_before_any_file(proof_server: FakeOpenAIServer, tmp_path: Path) -> None:
     options = EvalOptions(kind="proofgen", workers=1, tasks=("mini_clamp", "not_a_task"))

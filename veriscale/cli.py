@@ -319,7 +319,7 @@ def eval_command(
     temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
     max_tokens: Annotated[int, typer.Option(help="Completion tokens per reply.")] = 4096,
     seed: Annotated[int, typer.Option(help="Sent with every request.")] = 42,
-    examples: Annotated[int, typer.Option(help="Tests (and reject inputs) shown per task.")] = 2,
+    examples: Annotated[int, typer.Option(help="Tests (and reject inputs) shown per task (not for proofgen).")] = 2,
     concurrency: Annotated[int, typer.Option(help="LLM requests in flight at once.")] = 4,
     token_budget: Annotated[int | None, typer.Option(help="Prompt + completion tokens the run may use.")] = None,
     backend: Annotated[

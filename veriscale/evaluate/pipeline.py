@@ -82,7 +82,8 @@ class EvalOptions(BaseModel):
     seed: int = 42
     """Sent with every request (servers that honour it answer reproducibly)."""
     examples: int = Field(default=DEFAULT_EXAMPLES, ge=0)
-    """Tests (and for SpecGen reject inputs) shown per task."""
+    """Tests (and for SpecGen reject inputs) shown per task; ProofGen shows none (a proof is about
+    every input)."""
     concurrency: int = Field(default=4, ge=1)
     """LLM requests in flight at once."""
     backend: str = "embedded"
