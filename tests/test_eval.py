@@ -379,7 +379,7 @@ def test_cli_eval_writes_the_default_layout(code_server: FakeOpenAIServer, tmp_p
     shutil.copytree(MINI / "mini_clamp", suite / "mini_clamp")
     monkeypatch.chdir(tmp_path)
     monkeypatch.delenv("OPENAI_API_KEY", raising=False)
-    result = CliRunner().invoke(app, ["eval", "--model", "fake/coder", "--suite", str(suite), "--task", "codegen",
+    result = CliRunner().invoke(app, ["eval", "--model", "fake/coder", "--suite", str(suite), "--mode", "codegen",
                                       "--base-url", code_server.base_url, "--workers", "1"])
     assert result.exit_code == 0, result.output
     run_dir = tmp_path / "runs" / "eval" / "fake-coder" / "tiny" / "codegen"
@@ -388,8 +388,8 @@ def test_cli_eval_writes_the_default_layout(code_server: FakeOpenAIServer, tmp_p
     assert "1 usable replies, 0 failed" in result.output
     assert "code" in result.output and "lower 1/1" in result.output
 
-    bad = CliRunner().invoke(app, ["eval", "--model", "m", "--suite", str(suite), "--task", "proofgen"])
-    assert bad.exit_code == 2
+    bad = CliRunner().invoke(app, ["eval", "--model", "m", "--suite", str(suite), "--mode", "lemmas"])
+    assert bad.exit_code == 2 and "--mode must be codegen, specgen or proofgen" in bad.output
 
 
 def test_samples_are_distinct_requests_scored_for_pass_at_k(tmp_path: Path) -> None:

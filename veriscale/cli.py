@@ -354,50 +354,60 @@ def export(
 def eval_command(
     model: Annotated[str, typer.Option("--model", help="Model name as the endpoint knows it.")],
     suite: Annotated[Path, typer.Option("--suite", help="A suite directory in Verina's layout.")],
-    task: Annotated[str, typer.Option("--task", help="What the model writes: codegen or specgen.")],
+    mode: Annotated[
+        str, typer.Option("--mode", help="What the model writes: codegen, specgen or proofgen.")
+    ],
     base_url: Annotated[
         str | None, typer.Option(help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL).")
     ] = None,
     out: Annotated[
-        Path | None, typer.Option("--out", help="Run directory (default: runs/eval/<model>/<suite>/<task>).")
+        Path | None, typer.Option("--out", help="Run directory (default: runs/eval/<model>/<suite>/<mode>).")
     ] = None,
     temperature: Annotated[float, typer.Option(help="Sampling temperature.")] = 0.0,
     max_tokens: Annotated[int, typer.Option(help="Completion tokens per reply.")] = 4096,
     seed: Annotated[int, typer.Option(help="Sent with every request.")] = 42,
-    examples: Annotated[int, typer.Option(help="Tests (and reject inputs) shown per task.")] = 2,
+    examples: Annotated[int, typer.Option(help="Tests (and reject inputs) shown per task (not for proofgen).")] = 2,
     concurrency: Annotated[int, typer.Option(help="LLM requests in flight at once.")] = 4,
     token_budget: Annotated[int | None, typer.Option(help="Prompt + completion tokens the run may use.")] = None,
-    backend: Annotated[str, typer.Option(help="Scoring engine: auto, embedded or lean.")] = "embedded",
+    backend: Annotated[
+        str, typer.Option(help="Scoring engine: auto, embedded or lean (proofs are checked by lean only).")
+    ] = "embedded",
     workers: Annotated[int | None, typer.Option(help="Scoring worker processes.")] = None,
     samples: Annotated[
         int, typer.Option("--samples", min=1, help="Replies per task (sample k sent with seed + k), for pass@k.")
     ] = 1,
+    tasks: Annotated[
+        list[str] | None, typer.Option("--tasks", help="Only these task ids (repeatable, or comma-separated).")
+    ] = None,
 ) -> None:
-    """Ask a model for CodeGen or SpecGen answers on every task of a suite and score them (resumable)."""
+    """Ask a model for CodeGen, SpecGen or ProofGen answers on every task of a suite and score them (resumable)."""
     from veriscale.evaluate import EvalOptions, run_eval
     from veriscale.llm import LLMCallError, LLMConfig, LLMConfigError, TokenBudgetExceeded
+    from veriscale.score import NoTaskSelected
 
-    if task not in ("codegen", "specgen"):
-        _echo_err(f"error: --task must be codegen or specgen, not {task!r}")
+    if mode not in ("codegen", "specgen", "proofgen"):
+        _echo_err(f"error: --mode must be codegen, specgen or proofgen, not {mode!r}")
         raise typer.Exit(2)
     if not suite.is_dir():
         _echo_err(f"error: {suite}: not a directory")
         raise typer.Exit(2)
+    selected = _task_ids(tasks)
     options = EvalOptions(
-        kind=task,  # type: ignore[arg-type]
+        kind=mode,  # type: ignore[arg-type]
         temperature=temperature,
         max_tokens=max_tokens,
         seed=seed,
         examples=examples,
         concurrency=concurrency,
-        backend=backend,
+        backend=_backend_name_or_exit(backend),
         workers=workers,
         samples=samples,
+        tasks=tuple(selected) if selected else None,
     )
     config = LLMConfig(model=model, base_url=base_url, token_budget=token_budget)
     try:
         summary = run_eval(suite, config, options, out)
-    except LLMConfigError as exc:
+    except (LLMConfigError, NoTaskSelected) as exc:
         _echo_err(f"error: {exc}")
         raise typer.Exit(2) from exc
     except (LLMCallError, TokenBudgetExceeded) as exc:

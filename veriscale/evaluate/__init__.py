@@ -1,4 +1,4 @@
-"""Evaluate a model on a suite: CodeGen / SpecGen prompts, strict reply reading, scoring.
+"""Evaluate a model on a suite: CodeGen / SpecGen / ProofGen prompts, strict reply reading, scoring.
 
 See :mod:`veriscale.evaluate.pipeline` for the run directory's layout.
 """
@@ -18,9 +18,12 @@ from veriscale.evaluate.prompts import (
     TaskKind,
     build_codegen_prompt,
     build_prompt,
+    build_proofgen_prompt,
     build_specgen_prompt,
     definition_header,
     headers_for,
+    proof_context,
+    theorem_header,
 )
 from veriscale.evaluate.replies import ReplyError, ReplySections, extract_lean_block, parse_reply
 
@@ -36,6 +39,7 @@ __all__ = [
     "TaskReply",
     "build_codegen_prompt",
     "build_prompt",
+    "build_proofgen_prompt",
     "build_specgen_prompt",
     "default_out_dir",
     "definition_header",
@@ -43,5 +47,7 @@ __all__ = [
     "headers_for",
     "model_slug",
     "parse_reply",
+    "proof_context",
     "run_eval",
+    "theorem_header",
 ]

@@ -1,4 +1,4 @@
-"""``veriscale eval``: ask a model for CodeGen or SpecGen answers on a suite, then score them.
+"""``veriscale eval``: ask a model for CodeGen, SpecGen or ProofGen answers on a suite, then score them.
 
 For every task of the suite: render the prompt (:mod:`veriscale.evaluate.prompts`), ask the model
 through :class:`~veriscale.llm.LLMClient` (whose response cache lives in the run directory's
@@ -9,6 +9,11 @@ whose reply is unusable -- refused, empty, cut off, not in the asked format, or 
 failed for good -- is named in ``summary.json`` and ``replies.jsonl`` with its reason, and enters
 the score as failed on every metric of the task kind (lower and upper bound 0), so that a model
 cannot gain by not answering.
+
+ProofGen answers are judged on the ``proof`` metric: the Lean backend checks the theorem with the
+kernel and ``#print axioms`` (only ``propext``, ``Classical.choice`` and ``Quot.sound`` allowed);
+the embedded engine cannot check proofs, so there the metric is unknown (lower 0, upper 1) with
+that reason -- never a pass.
 
 Run directory (default ``runs/eval/<model-slug>/<suite-name>/<kind>/``):
 
@@ -57,6 +62,7 @@ KIND_METRICS: dict[str, tuple[str, ...]] = {
     "codegen": ("code",),
     "specgen": ("precond_sound", "precond_complete", "postcond_sound", "postcond_complete",
                 "precond_sound_complete", "postcond_sound_complete", "precond_postcond"),
+    "proofgen": ("proof",),
 }
 """The score metrics each task kind is judged on."""
 
@@ -76,7 +82,8 @@ class EvalOptions(BaseModel):
     seed: int = 42
     """Sent with every request (servers that honour it answer reproducibly)."""
     examples: int = Field(default=DEFAULT_EXAMPLES, ge=0)
-    """Tests (and for SpecGen reject inputs) shown per task."""
+    """Tests (and for SpecGen reject inputs) shown per task; ProofGen shows none (a proof is about
+    every input)."""
     concurrency: int = Field(default=4, ge=1)
     """LLM requests in flight at once."""
     backend: str = "embedded"
@@ -85,6 +92,8 @@ class EvalOptions(BaseModel):
     """Scoring worker processes (``score_suite``'s ``workers``)."""
     samples: int = Field(default=1, ge=1)
     """Replies asked per task (sample k is sent with seed ``seed + k``), for pass@k."""
+    tasks: tuple[str, ...] | None = None
+    """Only these task ids (``None``: every task of the suite)."""
 
 
 class TaskReply(BaseModel):
@@ -220,6 +229,20 @@ def _with_failed_replies(report: ScoreReport, failed: dict[tuple[str, int], str]
     return report.model_copy(update={"tasks": scores, "totals": compute_totals(scores)})
 
 
+def _selected_tasks(tasks: list[Task], unloadable: list[str], wanted: tuple[str, ...] | None,
+                    suite: Path) -> list[Task]:
+    """The tasks to ask about, in id order: all, or those ``wanted`` names."""
+    from veriscale.score import NoTaskSelected
+
+    chosen = sorted(tasks, key=lambda t: t.id)
+    if not wanted:
+        return chosen
+    ids = set(wanted)
+    if not ids & ({t.id for t in tasks} | set(unloadable)):
+        raise NoTaskSelected(f"none of the task ids {', '.join(sorted(ids))} is a task of {suite}")
+    return [t for t in chosen if t.id in ids]
+
+
 def _write_json(path: Path, payload: Any) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
@@ -236,10 +259,13 @@ def run_eval(
 ) -> EvalSummary:
     """Evaluate ``llm`` on every task of ``suite``; write the run directory; return its summary.
 
-    Raises :class:`~veriscale.llm.LLMConfigError` (no key for a remote endpoint) and
+    Raises, before anything is written: ``FileNotFoundError`` for a missing suite,
+    :class:`~veriscale.score.NoTaskSelected` when ``options.tasks`` names no task of the suite,
+    :class:`~veriscale.llm.LLMConfigError` (no key for a remote endpoint),
+    :class:`~veriscale.backends.select.BackendUnavailable` (the scoring engine cannot run). Raises
     :class:`~veriscale.llm.LLMCallError` for endpoint-level failures (unreachable, HTTP
     401/403/404...) and :class:`~veriscale.llm.TokenBudgetExceeded` before any file but the store
-    is written (rerun to resume); ``FileNotFoundError`` for a missing suite.
+    is written (rerun to resume).
     """
     from tqdm import tqdm
 
@@ -250,10 +276,15 @@ def run_eval(
     suite = Path(suite)
     if not suite.is_dir():
         raise FileNotFoundError(f"{suite}: not a suite directory")
+    from veriscale.backends.select import resolve_backend_name
+
+    resolve_backend_name(options.backend)  # raises BackendUnavailable before any request is sent
+    load = load_benchmark(suite)
+    tasks = _selected_tasks(load.tasks, [f.task for f in load.failures], options.tasks, suite)
+    if client_factory is None:
+        LLMClient(llm)  # raises LLMConfigError (no key) before the run directory exists
     out = Path(out) if out is not None else default_out_dir(llm.model, suite, options.kind)
     out.mkdir(parents=True, exist_ok=True)
-    load = load_benchmark(suite)
-    tasks = sorted(load.tasks, key=lambda t: t.id)
 
     with RunStore.open(out) as store:
         # Recorded, not enforced: every eval invocation rebuilds all its outputs from the cache, so
@@ -300,7 +331,7 @@ def run_eval(
     failed = {(r.task, r.sample): r.reason or "unknown" for r in ordered if r.status != "ok"}
     score_started = time.monotonic()
     report = score_suite(suite, submissions, backend=options.backend, workers=options.workers, progress=progress,
-                         model=llm.model)
+                         model=llm.model, task_ids=list(options.tasks) if options.tasks else None)
     score_seconds = time.monotonic() - score_started
     score_json = _with_failed_replies(report, failed, options.kind).to_json()
     _write_json(out / "score.json", score_json)

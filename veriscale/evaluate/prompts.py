@@ -1,4 +1,4 @@
-"""Prompts of ``veriscale eval``: what a model is shown for CodeGen and SpecGen of one task.
+"""Prompts of ``veriscale eval``: what a model is shown for CodeGen, SpecGen and ProofGen of one task.
 
 CodeGen (``codegen.j2``): the description, the signature, the task's shared definitions
 (``task_aux``), the ground-truth precondition with its auxiliary definitions, the header of the
@@ -6,7 +6,10 @@ function to complete (exactly as the task file has it) and a few of the suite's 
 examples. SpecGen (``specgen.j2``): the description, the signature, the shared definitions, the
 headers of ``<name>_precond`` and ``<name>_postcond`` to complete, a few tests and a few reject
 inputs (inputs the precondition must rule out) as examples. Unexpected outputs are never shown:
-they are what the postcondition is scored against.
+they are what the postcondition is scored against. ProofGen (``proofgen.j2``), as in Verina's
+harness: the description and the task file up to the theorem -- the reference code, precondition
+and postcondition with their helpers -- and the header of the ``spec_satisfied`` theorem whose
+proof (``proof``) and helper lemmas (``proof_aux``) the model writes.
 
 Headers are read from the task file (the definition line just above the section's start marker),
 so the model completes the very definition the scorer splices its answer into.
@@ -31,13 +34,15 @@ __all__ = [
     "TaskKind",
     "DefinitionHeader",
     "build_codegen_prompt",
+    "build_proofgen_prompt",
     "build_prompt",
     "build_specgen_prompt",
     "definition_header",
     "headers_for",
+    "theorem_header",
 ]
 
-TaskKind = Literal["codegen", "specgen"]
+TaskKind = Literal["codegen", "specgen", "proofgen"]
 DEFAULT_EXAMPLES = 2
 """Tests (and, for SpecGen, reject inputs) shown per task."""
 
@@ -48,13 +53,15 @@ class DefinitionHeader(BaseModel):
     model_config = ConfigDict(frozen=True)
 
     name: str
-    """The defined name (``clampToRange``, ``clampToRange_precond``)."""
+    """The defined name (``clampToRange``, ``clampToRange_precond``, ``clampToRange_spec_satisfied``)."""
     text: str
-    """The header as the task file writes it, ending with ``:=``."""
+    """The header as the task file writes it, ending with ``:=`` (a theorem's ``by`` left out)."""
     section: str
-    """The section its body fills (``code``, ``precond``, ``postcond``)."""
+    """The section its body fills (``code``, ``precond``, ``postcond``, ``proof``)."""
     aux_section: str
     """The section of helper definitions written before it (``code_aux``, ...)."""
+    keyword: str = "def"
+    """The command that opens it: ``def``, or ``theorem`` for the proof."""
 
 
 def _params_lean(task: Task) -> str:
@@ -105,10 +112,48 @@ def definition_header(task: Task, section: Literal["code", "precond", "postcond"
     )
 
 
+_PROOF_START = re.compile(r"^\s*--\s*!benchmark\s+@start\s+proof\b(?!_)")
+_THEOREM_LINE = re.compile(r"^theorem\s+([^\s(:]+)")
+
+
+def theorem_header(task: Task) -> DefinitionHeader:
+    """The header of the theorem whose tactic proof is the ``proof`` section, read from the task
+    file (``theorem <name>_spec_satisfied ... :=``, without the ``by``)."""
+    lines = task.lean_text().splitlines()
+    fallback_name = f"{task.signature.name}_spec_satisfied"
+    for index, line in enumerate(lines):
+        if not _PROOF_START.match(line):
+            continue
+        for back in range(index - 1, max(-1, index - 12), -1):
+            found = _THEOREM_LINE.match(lines[back])
+            if found:
+                candidate = " ".join(part.strip() for part in lines[back:index] if part.strip())
+                by = re.search(r":=\s*by\s*$", candidate)
+                if by:
+                    text = candidate[: by.start()].rstrip() + " :="
+                    return DefinitionHeader(name=found.group(1), text=text, section="proof",
+                                            aux_section="proof_aux", keyword="theorem")
+                break
+        break
+    return DefinitionHeader(name=fallback_name, text=_fallback_theorem(task, fallback_name), section="proof",
+                            aux_section="proof_aux", keyword="theorem")
+
+
+def _fallback_theorem(task: Task, name: str) -> str:
+    """The theorem Verina's layout has, when the task file's own cannot be read."""
+    sig = task.signature
+    args = _args_lean(task)
+    return re.sub(r"\s+", " ", (
+        f"theorem {name} {_params_lean(task)} (h_precond : {sig.name}_precond {args}) : "
+        f"{sig.name}_postcond {args} ({sig.name} {args} h_precond) h_precond :="))
+
+
 def headers_for(task: Task, kind: TaskKind) -> list[DefinitionHeader]:
     """The definitions a reply of ``kind`` must contain, in the order the task file has them."""
     if kind == "codegen":
         return [definition_header(task, "code")]
+    if kind == "proofgen":
+        return [theorem_header(task)]
     return [definition_header(task, "precond"), definition_header(task, "postcond")]
 
 
@@ -222,10 +267,51 @@ def build_specgen_prompt(task: Task, *, examples: int = DEFAULT_EXAMPLES) -> lis
     )
 
 
+_MARKER_LINE = re.compile(r"^\s*--\s*!benchmark\b")
+
+
+def proof_context(task: Task) -> str:
+    """The task file up to the theorem: imports, shared definitions, the precondition, the
+    reference code and the postcondition with their helpers. Benchmark markers are left out (they
+    are bookkeeping, not Lean the model needs) and runs of blank lines are collapsed."""
+    lines = task.lean_text().splitlines()
+    stop = len(lines)
+    for index, line in enumerate(lines):
+        if re.match(r"^\s*--\s*!benchmark\s+@start\s+proof_aux\b", line) or _THEOREM_LINE.match(line):
+            stop = index
+            break
+    kept: list[str] = []
+    for line in lines[:stop]:
+        if _MARKER_LINE.match(line):
+            continue
+        if not line.strip() and (not kept or not kept[-1].strip()):
+            continue
+        kept.append(line.rstrip())
+    return "\n".join(kept).strip()
+
+
+def build_proofgen_prompt(task: Task, *, examples: int = DEFAULT_EXAMPLES) -> list[Message]:
+    """System and user messages asking for the proof that ``task``'s code meets its specification.
+
+    ``examples`` is accepted for a uniform call and unused: a proof is about every input."""
+    del examples
+    header = theorem_header(task)
+    return _messages(
+        "proofgen",
+        description=task.description,
+        signature=_signature_line(task),
+        context=proof_context(task),
+        header=header.text,
+        theorem=header.name,
+    )
+
+
 def build_prompt(task: Task, kind: TaskKind, *, examples: int = DEFAULT_EXAMPLES) -> list[Message]:
     if kind == "codegen":
         return build_codegen_prompt(task, examples=examples)
     if kind == "specgen":
         return build_specgen_prompt(task, examples=examples)
-    raise ValueError(f"unknown task kind {kind!r} (codegen or specgen)")
+    if kind == "proofgen":
+        return build_proofgen_prompt(task, examples=examples)
+    raise ValueError(f"unknown task kind {kind!r} (codegen, specgen or proofgen)")
 

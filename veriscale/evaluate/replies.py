@@ -1,19 +1,23 @@
-"""Reading a model's CodeGen / SpecGen reply into task sections, strictly.
+"""Reading a model's CodeGen / SpecGen / ProofGen reply into task sections, strictly.
 
 The prompt asks for one fenced code block tagged ``lean`` holding helper definitions (optional)
-and the requested definitions, headers included, in the task file's order. A reply is read only
-if it is exactly that; otherwise it is a :class:`ReplyError` with a short, stable reason:
+and the requested definitions, headers included, in the task file's order (for ProofGen: helper
+lemmas, then the ``spec_satisfied`` theorem proved with ``:= by`` and tactics; the tactics become
+the ``proof`` section, the helpers ``proof_aux``). A reply is read only if it is exactly that;
+otherwise it is a :class:`ReplyError` with a short, stable reason:
 
 ``no-code-block``                 no fenced code block at all
 ``several-code-blocks``           more than one fenced block (which one is the answer?)
 ``unclosed-code-block``           a block that is never closed (a reply cut off)
 ``wrong-language: <tag>``         a block tagged with another language than ``lean``/``lean4``
-``missing-definition: <name>``    no top-level ``def <name>`` in the block
+``import-in-reply``               an ``import`` line (the task file's imports are fixed)
+``missing-definition: <name>``    no top-level ``def <name>`` (``theorem <name>``) in the block
 ``duplicate-definition: <name>``  ``def <name>`` more than once
 ``out-of-order: <name>``          the definitions in another order than asked
 ``header-changed: <name>``        a header that differs from the given one (beyond whitespace and
                                   parentheses around a single argument)
-``empty-body: <name>``            nothing after ``:=``
+``empty-body: <name>``            nothing after ``:=`` (for a theorem: nothing after ``by``)
+``not-a-tactic-proof: <name>``    a theorem proved by a term, not ``:= by`` and tactics
 ``text-after-definition``         top-level text after the last definition (``#eval`` lines, a
                                   theorem, ...)
 
@@ -131,8 +135,31 @@ def same_header(given: str, written: str) -> bool:
     return _normal_header(given) == _normal_header(written)
 
 
-def _def_line(name: str) -> re.Pattern[str]:
-    return re.compile(rf"^(?:@\[[^\]]*\]\s*)?def\s+{re.escape(name)}(?=\s|\(|:|$)")
+def _def_line(name: str, keyword: str = "def") -> re.Pattern[str]:
+    return re.compile(rf"^(?:@\[[^\]]*\]\s*)?{keyword}\s+{re.escape(name)}(?=\s|\(|:|$)")
+
+
+_IMPORT_LINE = re.compile(r"^\s*import\s")
+_BY = re.compile(r"^\s*by\b")
+
+
+def _after_by(first: str, following: list[str]) -> tuple[str, list[str]] | None:
+    """A tactic proof's text after ``:=`` without its ``by`` (``None`` when it does not start with
+    ``by``): ``first`` is the rest of the ``:=`` line, ``following`` the body's further lines."""
+    if _BY.match(first):
+        return _BY.sub("", first, count=1), following
+    if first.strip():
+        return None
+    for index, line in enumerate(following):  # ``:=`` ending its line, ``by`` on a line of its own
+        if _comment_or_blank(line):
+            continue
+        if not _BY.match(line):
+            return None
+        indent = " " * (len(line) - len(line.lstrip()))
+        rest = _BY.sub("", line, count=1)
+        # Keep the tactics on the ``by`` line at that line's indentation, so relative layout holds.
+        return (indent + rest.strip() if rest.strip() else ""), following[index + 1:]
+    return "", []  # nothing but comments: an empty body
 
 
 def _top_level(line: str) -> bool:
@@ -166,9 +193,11 @@ def parse_reply(text: str, headers: Sequence[DefinitionHeader]) -> ReplySections
     if isinstance(block, ReplyError):
         return block
     lines = block.split("\n")
+    if any(_IMPORT_LINE.match(line) for line in lines):
+        return ReplyError(reason="import-in-reply")
     starts: list[int] = []
     for header in headers:
-        pattern = _def_line(header.name)
+        pattern = _def_line(header.name, header.keyword)
         found = [i for i, line in enumerate(lines) if pattern.match(line)]
         if not found:
             return ReplyError(reason=f"missing-definition: {header.name}")
@@ -208,7 +237,13 @@ def parse_reply(text: str, headers: Sequence[DefinitionHeader]) -> ReplySections
         # Comments just above the next command introduce it: they go with the next helpers.
         while end > assign_line + 1 and _comment_or_blank(lines[end - 1]):
             end -= 1
-        body = _section_body(first, lines[assign_line + 1:end])
+        following = lines[assign_line + 1:end]
+        if header.keyword == "theorem":
+            tactics = _after_by(first, following)
+            if tactics is None:
+                return ReplyError(reason=f"not-a-tactic-proof: {header.name}")
+            first, following = tactics
+        body = _section_body(first, following)
         if not body:
             return ReplyError(reason=f"empty-body: {header.name}")
         sections[header.section] = body
