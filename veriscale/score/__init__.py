@@ -19,7 +19,14 @@ from pathlib import Path
 
 from veriscale.backends.base import Backend
 from veriscale.benchmark import load_benchmark
-from veriscale.parallel import Executor, LocalExecutor, WorkerSetup, progress_bar, worker_memory_limit
+from veriscale.parallel import (
+    Executor,
+    LocalExecutor,
+    ProgressOption,
+    WorkerSetup,
+    as_progress,
+    worker_memory_limit,
+)
 from veriscale.score.models import (
     BASE_METRICS,
     METRICS,
@@ -141,7 +148,7 @@ def score_suite(
     *,
     backend: str = "embedded",
     workers: int | None = None,
-    progress: bool = True,
+    progress: ProgressOption = None,
     ks: Sequence[int] | None = None,
     model: str | None = None,
     task_ids: Sequence[str] | None = None,
@@ -197,7 +204,7 @@ def score_suite(
     units.sort(key=lambda u: -(sum(1 + len(t.unexpected) for t in u.task.tests) + len(u.task.reject_inputs)))
     batches = (executor or LocalExecutor(workers)).map(
         _score_unit, units, setup=WorkerSetup(_worker_init, (engine,), _worker_close), crashed=_crashed_unit,
-        split=_split_unit, merge=_merge_parts, progress=progress_bar("score") if progress else None, memory_limit=worker_memory_limit(engine),
+        split=_split_unit, merge=_merge_parts, progress=as_progress(progress, "score"), memory_limit=worker_memory_limit(engine),
     )
     results = [result for batch in batches for result in batch]
 
