@@ -7,6 +7,7 @@ import shutil
 from pathlib import Path
 
 import pytest
+from click.testing import Result
 from typer.testing import CliRunner
 
 from veriscale.cli import app
@@ -107,3 +108,85 @@ def test_an_unusable_lean_backend_is_a_clear_error(monkeypatch: pytest.MonkeyPat
     result = CliRunner().invoke(app, ["validate", str(MINI), "--backend", "lean"])
     assert result.exit_code == 2
     assert "lean backend is not usable: lake not found on PATH" in result.output
+
+
+# ---------------------------------------------------------------------------------------------
+# A user's mistake is one line on stderr and exit code 2, never a traceback
+
+
+def _one_line_error(result: Result, *needles: str) -> None:
+    assert result.exit_code == 2, result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit), result.exception
+    lines = result.stderr.strip().splitlines()
+    assert len(lines) == 1 and lines[0].startswith("error: "), result.stderr
+    assert "Traceback" not in result.output
+    for needle in needles:
+        assert needle in lines[0], lines[0]
+
+
+def test_version_prints_the_version() -> None:
+    from veriscale import __version__
+
+    result = runner.invoke(app, ["--version"])
+    assert result.exit_code == 0
+    assert result.stdout.strip() == f"veriscale {__version__}"
+
+
+def test_a_reused_out_with_other_settings_is_one_line(tmp_path: Path) -> None:
+    out = tmp_path / "plus"
+    first = runner.invoke(app, ["expand", str(MINI), "--out", str(out), "--tasks", "mini_clamp", "--workers", "1",
+                                "--quiet"])
+    assert first.exit_code == 0, first.output
+    again = runner.invoke(app, ["expand", str(MINI), "--out", str(out), "--tasks", "mini_clamp", "--workers", "1",
+                                "--seed", "7", "--quiet"])
+    _one_line_error(again, str(out), "different settings", "seed")
+
+
+def test_exact_without_its_extra_is_one_line(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import sys
+
+    monkeypatch.setitem(sys.modules, "pulp", None)  # as if the 'exact' extra were not installed
+    result = runner.invoke(app, ["reduce", str(MINI), "--out", str(tmp_path / "lite"), "--exact"])
+    _one_line_error(result, "veriscale[exact]")
+
+
+@pytest.mark.parametrize("command", [
+    ["validate", str(MINI)],
+    ["expand", str(MINI), "--out", "{tmp}/plus"],
+    ["power", str(MINI), str(MINI)],
+    ["audit", str(MINI)],
+    ["export", str(MINI), "--out", "{tmp}/hf"],
+])
+def test_no_matching_task_id_is_one_line(tmp_path: Path, command: list[str]) -> None:
+    args = [part.replace("{tmp}", str(tmp_path)) for part in command]
+    result = runner.invoke(app, [*args, "--tasks", "no_such_task", "--workers", "1"] if command[0] in
+                           ("validate", "expand", "power") else [*args, "--tasks", "no_such_task"])
+    _one_line_error(result, "no_such_task")
+    assert not (tmp_path / "plus").exists()
+
+
+def test_no_matching_task_id_in_score_is_one_line(tmp_path: Path) -> None:
+    submissions = tmp_path / "answers.jsonl"
+    submissions.write_text('{"task": "mini_clamp", "code": "x"}\n', encoding="utf-8")
+    result = runner.invoke(app, ["score", str(MINI), "--submission", str(submissions), "--tasks", "nope"])
+    _one_line_error(result, "nope")
+
+
+def test_the_old_task_flag_still_selects_tasks(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["validate", str(MINI), "--task", "mini_clamp", "--workers", "1", "--quiet",
+                                 "--json", str(tmp_path / "v.json")])
+    assert result.exit_code == 0, result.output
+    report = json.loads((tmp_path / "v.json").read_text(encoding="utf-8"))
+    assert [t["task"] for t in report["tasks"]] == ["mini_clamp"]
+    assert "--task " not in runner.invoke(app, ["validate", "--help"]).output.replace("--tasks", "")
+
+
+def test_a_bad_option_value_is_one_line() -> None:
+    result = runner.invoke(app, ["audit", str(MINI), "--task-steps", "0", "--quiet"])
+    _one_line_error(result, "task_steps")
+
+
+def test_quiet_prints_no_progress(tmp_path: Path) -> None:
+    result = runner.invoke(app, ["validate", str(MINI), "--tasks", "mini_clamp", "--workers", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert result.stderr == ""

@@ -13,7 +13,6 @@ from typing import Any
 import pytest
 from conftest import EXAMPLES_DIR
 
-import veriscale.reduce.cover as cover_module
 from veriscale.lean_types import parse_type
 from veriscale.reduce import (
     Recipe,
@@ -27,6 +26,7 @@ from veriscale.reduce import (
     reduce_suite,
     select_tests,
 )
+from veriscale.reduce import cover as cover_module
 from veriscale.reduce.rejects import (
     ValueKind,
     analyse_row,

@@ -16,9 +16,9 @@ from veriscale.backends.safety import (
     lex_for_screen,
     screen_file,
     screen_lean,
-    screen_main,
     screen_sections,
 )
+from veriscale.cli import screen_main
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HOSTILE = sorted((FIXTURES / "hostile").glob("*.lean"))

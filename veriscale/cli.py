@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import json
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any, TextIO, TypeVar
 
 import typer
 
 if TYPE_CHECKING:
+    from veriscale.api.options import ProgressCallback, ProgressEvent
     from veriscale.parallel import Executor
+
+T = TypeVar("T")
 
 app = typer.Typer(
     name="veriscale",
-    help="Adversarially scale the test suites of Lean 4 verifiable-code-generation benchmarks.",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
@@ -56,6 +59,102 @@ def _backend_name_or_exit(backend: str) -> str:
     except BackendUnavailable as exc:
         _echo_err(f"error: {exc}")
         raise typer.Exit(2) from exc
+
+
+# Mistakes of the user that the library reports as exceptions: one line on stderr, exit code 2.
+def _user_errors() -> tuple[type[BaseException], ...]:
+    from pydantic import ValidationError
+
+    from veriscale.api import (
+        BackendUnavailable,
+        ExactCoverUnavailable,
+        NoTaskSelected,
+        RecipeError,
+        ReportInputError,
+        RunMismatchError,
+    )
+    from veriscale.hf_dataset import DatasetFormatError
+    from veriscale.parallel import ExecutorUnavailable
+
+    return (BackendUnavailable, ExactCoverUnavailable, NoTaskSelected, RecipeError, ReportInputError,
+            RunMismatchError, DatasetFormatError, ExecutorUnavailable, NotADirectoryError, ValidationError)
+
+
+def _or_exit(call: Callable[[], T]) -> T:
+    """``call()``, or exit 2 with one line on stderr when the user's input is what is wrong."""
+    from pydantic import ValidationError
+
+    try:
+        return call()
+    except _user_errors() as exc:
+        if isinstance(exc, ValidationError):
+            error = exc.errors()[0]
+            _echo_err(f"error: bad option: {'.'.join(map(str, error['loc']))}: {error['msg']}")
+        else:
+            _echo_err(f"error: {exc}")
+        raise typer.Exit(2) from exc
+
+
+def _score_or_exit(score: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    return _or_exit(lambda: score(*args, **kwargs))
+
+
+def _progress(quiet: bool) -> ProgressCallback | None:
+    """A progress bar on stderr per stage (none with --quiet)."""
+    if quiet:
+        return None
+    from tqdm import tqdm
+
+    bars: dict[str, Any] = {}
+
+    def update(event: ProgressEvent) -> None:
+        bar = bars.get(event.stage)
+        if bar is None:
+            bar = bars[event.stage] = tqdm(desc=event.stage, unit="task", file=sys.stderr, dynamic_ncols=True)
+        bar.total, bar.n = event.total, event.done
+        if event.item is not None:
+            bar.set_postfix_str(event.item, refresh=False)
+        bar.refresh()
+        if event.total is not None and event.done >= event.total:
+            bar.close()
+
+    return update
+
+
+def _version_callback(value: bool) -> None:
+    if value:
+        from veriscale._version import __version__
+
+        typer.echo(f"veriscale {__version__}")
+        raise typer.Exit()
+
+
+@app.callback()
+def _main(
+    version: Annotated[
+        bool, typer.Option("--version", callback=_version_callback, is_eager=True, help="Print the version and exit.")
+    ] = False,
+) -> None:
+    """Adversarially scale the test suites of Lean 4 verifiable-code-generation benchmarks."""
+
+
+# Options every command that takes a benchmark shares.
+TasksOption = Annotated[
+    list[str] | None,
+    typer.Option("--tasks", show_default=False, help="Only these task ids (repeatable, or comma-separated)."),
+]
+TaskAliasOption = Annotated[list[str] | None, typer.Option("--task", hidden=True, help="Old name of --tasks.")]
+QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress and no notes; results and errors only.")]
+BackendOption = Annotated[str, typer.Option(help="Engine: auto, embedded or lean.")]
+
+
+def _selected(tasks: list[str] | None, task: list[str] | None = None) -> list[str] | None:
+    return _task_ids([*(tasks or []), *(task or [])])
+
+
+def _note(quiet: bool, message: str) -> None:
+    if not quiet:
+        typer.echo(message)
 
 
 # The worker options of every command that runs tasks in parallel (veriscale.parallel).
@@ -129,11 +228,49 @@ def screen(
 ) -> None:
     """Screen generated Lean for constructs that could fool a scorer or escape the sandbox.
 
-    Exit 0 and ``ok`` when accepted; exit 1 and one line per finding when rejected.
+    Exit 0 and "ok" when accepted; exit 1 and one line per finding when rejected; exit 2 when a
+    file cannot be read.
     """
-    from veriscale.backends.safety import screen_main
-
     raise typer.Exit(screen_main(files))
+
+
+def screen_main(paths: list[Path], *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+    """``ok`` and 0 when every file is accepted; one line per finding and 1 when one is rejected;
+    2 (with a message on ``err``) when a file is missing or unreadable."""
+    from veriscale.backends.safety import format_findings, screen_file
+
+    out = out if out is not None else sys.stdout
+    err = err if err is not None else sys.stderr
+    if not paths:
+        print("veriscale screen: no file given", file=err)
+        return 2
+    unreadable = rejected = False
+    for path in paths:
+        try:
+            result = screen_file(path)
+        except (OSError, UnicodeDecodeError) as exc:
+            print(f"veriscale screen: {path}: {_unreadable_reason(exc)}", file=err)
+            unreadable = True
+            continue
+        if result.ok:
+            print("ok" if len(paths) == 1 else f"{path}: ok", file=out)
+        else:
+            rejected = True
+            for line in format_findings(result):
+                print(line, file=out)
+    if unreadable:
+        return 2
+    return 1 if rejected else 0
+
+
+def _unreadable_reason(exc: OSError | UnicodeDecodeError) -> str:
+    if isinstance(exc, UnicodeDecodeError):
+        return f"not UTF-8 text ({exc.reason} at byte {exc.start})"
+    if isinstance(exc, FileNotFoundError):
+        return "no such file"
+    if isinstance(exc, IsADirectoryError):
+        return "is a directory, not a Lean file"
+    return f"cannot read ({exc.strerror or exc})"
 
 
 @app.command("setup-lean")
@@ -152,70 +289,75 @@ def setup_lean_command(
 def validate(
     path: Annotated[Path, typer.Argument(help="A benchmark (or task) directory whose answers came from real Lean.")],
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the full report as JSON.")] = None,
-    backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
+    backend: BackendOption = "embedded",
     workers: WorkersOption = None,
     jobs: JobsOption = None,
     executor: ExecutorOption = "local",
     address: AddressOption = None,
-    task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
+    tasks: TasksOption = None,
+    task: TaskAliasOption = None,
     verbose: Annotated[bool, typer.Option("--verbose", "-v", help="List every task, not only the notable.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Check an engine against stored answers: precond on tests/rejects, code, postcond; the embedded engine also elaborates every task file and reports what Lean would reject."""
-    from veriscale.parallel import progress_bar
-    from veriscale.validate import format_report, validate_benchmark
+    import veriscale.api as api
+    from veriscale.validate import format_report
 
     if not path.exists():
         _echo_err(f"error: {path}: no such file or directory")
         raise typer.Exit(2)
     backend_name = _backend_name_or_exit(backend)
     runner = _executor_or_exit(executor, workers, jobs, address)
-    report = validate_benchmark(path, backend_name=backend_name, progress=progress_bar("validate"), task_ids=task,
-                                executor=runner)
+    report = _or_exit(lambda: api.validate(path, backend=backend_name, tasks=_selected(tasks, task), executor=runner,
+                                           progress=_progress(quiet)))
     typer.echo(format_report(report, verbose=verbose))
     if json_out is not None:
         _write_json(json_out, report.model_dump(mode="json"))
-        typer.echo(f"wrote {json_out}")
+        _note(quiet, f"wrote {json_out}")
 
 
 @app.command()
 def audit(
     path: Annotated[Path, typer.Argument(help="A benchmark (or task) directory.")],
     json_out: Annotated[Path | None, typer.Option("--json", help="Write every finding as JSON to this file.")] = None,
-    backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
-    seed: Annotated[int, typer.Option(help="Seed of the counterexample search.")] = 42,
+    backend: BackendOption = "embedded",
+    seed: Annotated[int | None, typer.Option(help="Seed of the counterexample search (default: 42).")] = None,
     search: Annotated[bool, typer.Option(help="Search generated inputs for counterexamples.")] = True,
     task_steps: Annotated[int | None, typer.Option(help="Step budget of one task's search.")] = None,
-    task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
+    tasks: TasksOption = None,
+    task: TaskAliasOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Everything wrong with a benchmark's tasks and data, with evidence, each finding re-evaluated: counterexamples to spec_satisfied, failing reference code, stored rows the ground truth contradicts, duplicates, unreadable values, broken markers."""
-    from pydantic import ValidationError
-
-    from veriscale.audit import AuditOptions, audit_benchmark, format_audit
+    import veriscale.api as api
+    from veriscale.audit import format_audit
 
     if not path.exists():
         _echo_err(f"error: {path}: no such file or directory")
         raise typer.Exit(2)
     backend_name = _backend_name_or_exit(backend)
-    try:
-        given = {"seed": seed, "search": search, "task_steps": task_steps}
-        options = AuditOptions.model_validate({k: v for k, v in given.items() if v is not None})
-    except ValidationError as exc:
-        _echo_err(f"error: bad option: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}")
-        raise typer.Exit(2) from exc
-    report = audit_benchmark(path, backend_name=backend_name, options=options, task_ids=task,
-                             progress=lambda name: _echo_err(f"audit: {name}"))
+    given = {"seed": seed, "search": search, "task_steps": task_steps}
+    options = _or_exit(lambda: api.AuditOptions.model_validate({k: v for k, v in given.items() if v is not None}))
+
+    def announce(event: ProgressEvent) -> None:
+        _echo_err(f"audit: {event.item}")
+
+    report = _or_exit(lambda: api.audit(path, options, backend=backend_name, tasks=_selected(tasks, task),
+                                        progress=None if quiet else announce))
     typer.echo(format_audit(report))
     if json_out is not None:
         _write_json(json_out, report.model_dump(mode="json"))
-        typer.echo(f"wrote {json_out}")
+        _note(quiet, f"wrote {json_out}")
 
 
 @app.command()
 def expand(
     path: Annotated[Path, typer.Argument(help="A benchmark directory in Verina's layout.")],
     out: Annotated[Path, typer.Option("--out", help="Where to write the expanded suite (and run.sqlite).")],
-    seed: Annotated[int, typer.Option(help="Seed for synthesis, mutation and selection.")] = 42,
-    backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
+    seed: Annotated[
+        int | None, typer.Option(help="Seed for synthesis, mutation and selection (default: 42).", show_default=False)
+    ] = None,
+    backend: BackendOption = "embedded",
     llm: Annotated[str | None, typer.Option(help="Model name; without it the run is LLM-free.")] = None,
     base_url: Annotated[
         str | None, typer.Option(help="OpenAI-compatible endpoint (default: $OPENAI_BASE_URL).")
@@ -224,7 +366,8 @@ def expand(
     jobs: JobsOption = None,
     executor: ExecutorOption = "local",
     address: AddressOption = None,
-    task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
+    tasks: TasksOption = None,
+    task: TaskAliasOption = None,
     task_steps: Annotated[
         int | None,
         typer.Option(
@@ -249,7 +392,7 @@ def expand(
         int | None,
         typer.Option("--max-batch", min=1, help="Largest batch of checks sent to the engine while classifying."),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Synthesize inputs, classify them, build adversaries and record the kill matrix (resumable).
 
@@ -257,7 +400,8 @@ def expand(
     per-task budget is counted in evaluation steps. Only the wall-clock backstop (far above the
     step budget) can make a task differ; the summary lists such tasks.
     """
-    from veriscale.expand import ExpandOptions, expand_benchmark, format_summary
+    import veriscale.api as api
+    from veriscale.expand import format_summary
     from veriscale.llm import LLMConfig
 
     if not path.is_dir():
@@ -266,20 +410,22 @@ def expand(
     backend_name = _backend_name_or_exit(backend)
     runner = _executor_or_exit(executor, workers, jobs, address)
     llm_config = LLMConfig(model=llm, base_url=base_url) if llm else None
-    given = {"task_steps": task_steps, "task_deadline_s": task_seconds, "task_backstop_s": backstop,
+    given = {"seed": seed, "task_steps": task_steps, "task_deadline_s": task_seconds, "task_backstop_s": backstop,
              "check_chunk": max_batch}
-    limits = {name: value for name, value in given.items() if value is not None}
-    summary = expand_benchmark(
-        path, out, seed=seed, backend_name=backend_name, llm=llm_config, task_ids=task,
-        options=ExpandOptions.model_validate(limits), progress=not quiet, executor=runner,
-    )
+    options = _or_exit(lambda: api.ExpandOptions.model_validate({k: v for k, v in given.items() if v is not None}))
+    try:
+        summary = _or_exit(lambda: api.expand(path, out, options, backend=backend_name, tasks=_selected(tasks, task),
+                                              llm=llm_config, executor=runner, progress=_progress(quiet)))
+    except ValueError as exc:  # the output directory is the benchmark, or inside it
+        _echo_err(f"error: {exc}")
+        raise typer.Exit(2) from exc
     typer.echo(format_summary(summary))
     typer.echo(
         f"\n{summary.tasks_expanded} task(s) expanded, {summary.tasks_resumed} resumed, "
         f"{summary.tasks_failed} failed; checks {summary.checks_before} -> {summary.checks_after} "
         f"({summary.growth:.1f}x) in {summary.seconds:.1f} s"
     )
-    typer.echo(f"wrote {out}")
+    _note(quiet, f"wrote {out}")
 
 
 @app.command()
@@ -298,21 +444,23 @@ def reduce(
     original: Annotated[
         Path | None, typer.Option(help="The original benchmark, to recognise (and keep) its tests.")
     ] = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Keep a small set of tests that still kills every adversary, and boundary reject inputs."""
-    from veriscale.reduce import reduce_suite
-    from veriscale.reduce.recipe import RecipeError
+    import veriscale.api as api
 
     if not suite.is_dir():
         _echo_err(f"error: {suite}: not a directory")
         raise typer.Exit(2)
+    options = _or_exit(lambda: api.ReduceOptions(target=target, exact=exact, published_compat=published_compat,
+                                                 original=original))
     try:
-        report = reduce_suite(suite, target, out, exact=exact, published_compat=published_compat, original_dir=original)
-    except (RecipeError, ValueError) as exc:
+        report = _or_exit(lambda: api.reduce(suite, out, options))
+    except ValueError as exc:  # the output directory is the suite, or inside it
         _echo_err(f"error: {exc}")
         raise typer.Exit(2) from exc
     typer.echo(report.summary())
-    typer.echo(f"wrote {out}")
+    _note(quiet, f"wrote {out}")
 
 
 @app.command()
@@ -322,10 +470,12 @@ def export(
     fmt: Annotated[
         str, typer.Option("--format", help="hf (datasets' save_to_disk) or parquet (data/train-*.parquet).")
     ] = "hf",
+    tasks: TasksOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Write a benchmark as a Hugging Face dataset in the schema of Verina's own export."""
-    from veriscale.benchmark import load_benchmark
-    from veriscale.hf_dataset import DatasetFormatError, export_dataset
+    import veriscale.api as api
+    from veriscale.hf_dataset import export_dataset
 
     if fmt not in ("hf", "parquet"):
         _echo_err(f"error: --format {fmt}: expected hf or parquet")
@@ -336,18 +486,20 @@ def export(
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
         _echo_err(f"error: {out}: exists and is not an empty directory")
         raise typer.Exit(2)
-    try:
-        loaded = load_benchmark(suite)
-    except (DatasetFormatError, NotADirectoryError) as exc:
-        _echo_err(f"error: {exc}")
-        raise typer.Exit(2) from exc
+    loaded = _or_exit(lambda: api.load_benchmark(suite))
+    wanted = _task_ids(tasks)
+    chosen = [t for t in loaded.tasks if wanted is None or t.id in wanted]
     for failure in loaded.failures:
-        _echo_err(f"skipped: {failure}")
-    if not loaded.tasks:
+        if wanted is None or failure.task in wanted:
+            _echo_err(f"skipped: {failure}")
+    if wanted is not None and not set(wanted) & ({t.id for t in loaded.tasks} | {f.task for f in loaded.failures}):
+        _echo_err(f"error: none of the task ids {', '.join(sorted(set(wanted)))} is a task of {suite}")
+        raise typer.Exit(2)
+    if not chosen:
         _echo_err(f"error: {suite}: no task loaded, nothing to export")
         raise typer.Exit(2)
-    written = export_dataset(loaded.tasks, out, "hf" if fmt == "hf" else "parquet")
-    typer.echo(f"wrote {len(loaded.tasks)} task(s) to {written}")
+    written = export_dataset(chosen, out, "hf" if fmt == "hf" else "parquet")
+    _note(quiet, f"wrote {len(chosen)} task(s) to {written}")
 
 
 @app.command("eval")
@@ -439,31 +591,32 @@ def report(
         list[Path] | None,
         typer.Option("--scores", help="A score.json, or a directory searched for them (repeatable)."),
     ] = None,
-    power: Annotated[Path | None, typer.Option("--power", help="A power JSON file ({\"suites\": [...]}).")] = None,
+    power: Annotated[Path | None, typer.Option("--power", help="A power JSON file (power --json).")] = None,
     expand_runs: Annotated[
         list[Path] | None, typer.Option("--expand", help="An expand run directory (repeatable).")
     ] = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Write a Markdown and HTML report with plots: scores, suite power, expansion statistics."""
-    from veriscale.report import ReportInputError, build_report
+    import veriscale.api as api
 
-    try:
-        result = build_report(out, scores=scores or [], power=power, expand=expand_runs or [])
-    except ReportInputError as exc:
-        _echo_err(f"error: {exc}")
-        raise typer.Exit(2) from exc
+    options = api.ReportOptions(scores=scores or [], power=power, expand=expand_runs or [])
+    result = _or_exit(lambda: api.report(out, options))
     for missing in result.missing:
-        _echo_err(f"note: {missing} not found; left out")
+        if not quiet:
+            _echo_err(f"note: {missing} not found; left out")
     typer.echo(f"sections: {', '.join(result.sections) or 'none'}; {len(result.plots)} plot(s)")
-    typer.echo(f"wrote {result.markdown} and {result.html}")
+    _note(quiet, f"wrote {result.markdown} and {result.html}")
 
 
 @app.command()
 def score(
     suite: Annotated[Path, typer.Argument(help="A suite directory (Verina, VerinaPlus, VerinaLite, or your own).")],
-    submission: Annotated[Path, typer.Option("--submission", help="JSONL: one {\"task\": id, <section>: body} per line.")],
+    submission: Annotated[
+        Path, typer.Option("--submission", help='JSONL: one {"task": ID, SECTION: BODY, ...} object per line.')
+    ],
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the scores as JSON.")] = None,
-    backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
+    backend: BackendOption = "embedded",
     workers: WorkersOption = None,
     executor: ExecutorOption = "local",
     address: AddressOption = None,
@@ -473,40 +626,36 @@ def score(
         typer.Option("--k", min=1, help="Report pass@k for this k (repeatable; default: the number of samples)."),
     ] = None,
     model: Annotated[str | None, typer.Option("--model", help="Whose submissions these are (recorded).")] = None,
-    tasks: Annotated[
-        list[str] | None, typer.Option("--tasks", help="Only these task ids (repeatable, or comma-separated).")
-    ] = None,
+    tasks: TasksOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Score model output (code, pre/postconditions, proofs) with lower and upper bounds per task.
 
     A submission file may hold several samples per task ("sample": 0, 1, ...): the totals give
     pass@1 and pass@k (the unbiased estimator), each with a lower and an upper bound."""
-    from veriscale.backends.select import BackendUnavailable
-    from veriscale.score import NoTaskSelected, format_report, load_submissions, score_suite
+    import veriscale.api as api
+    from veriscale.score import format_report
 
     if not suite.is_dir():
         _echo_err(f"error: {suite}: not a directory")
         raise typer.Exit(2)
+    backend_name = _backend_name_or_exit(backend)
+    runner = _executor_or_exit(executor, workers, None, address)
     try:
-        submissions, errors = load_submissions(submission)
+        submissions, errors = api.load_submissions(submission)
     except (OSError, UnicodeDecodeError) as exc:
         _echo_err(f"error: {submission}: {exc}")
         raise typer.Exit(2) from exc
-    backend_name = _backend_name_or_exit(backend)
-    runner = _executor_or_exit(executor, workers, None, address)
     for error in errors:
         _echo_err(f"submission: {error}")
-    try:
-        report = score_suite(suite, submissions, backend=backend_name, progress=True, executor=runner,
-                             ks=sorted({1, *k}) if k else None, model=model, task_ids=_task_ids(tasks))
-    except (BackendUnavailable, NoTaskSelected) as exc:
-        _echo_err(f"error: {exc}")
-        raise typer.Exit(2) from exc
+    options = api.ScoreOptions(ks=k, model=model)
+    report = _or_exit(lambda: api.score(suite, submissions, options, backend=backend_name, tasks=_task_ids(tasks),
+                                        executor=runner, progress=_progress(quiet)))
     report.errors[:0] = [str(e) for e in errors]
     typer.echo(format_report(report, verbose=verbose))
     if json_out is not None:
         _write_json(json_out, report.to_json())
-        typer.echo(f"wrote {json_out}")
+        _note(quiet, f"wrote {json_out}")
 
 
 @app.command()
@@ -518,16 +667,16 @@ def compare(
         list[Path], typer.Option("--suite", help="Suites in order, the reference first (original, Plus, Lite); repeatable.")
     ],
     json_out: Annotated[Path | None, typer.Option("--json", help="Write the comparisons as JSON.")] = None,
-    backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
-    workers: Annotated[int | None, typer.Option(help="Worker processes (default: one per core).")] = None,
-    tasks: Annotated[
-        list[str] | None, typer.Option("--tasks", help="Only these task ids (repeatable, or comma-separated).")
-    ] = None,
+    backend: BackendOption = "embedded",
+    workers: WorkersOption = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
+    tasks: TasksOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Score each model on every suite side by side: the drop, and what passes the first suite but
     fails a later one, with the input that exposes it."""
-    from veriscale.backends.select import BackendUnavailable
-    from veriscale.score import NoTaskSelected, load_submissions, score_suite
+    import veriscale.api as api
     from veriscale.score.suites import compare_reports, format_comparison
 
     if len(suites) < 2:
@@ -538,6 +687,7 @@ def compare(
             _echo_err(f"error: {suite}: not a directory")
             raise typer.Exit(2)
     backend_name = _backend_name_or_exit(backend)
+    runner = _executor_or_exit(executor, workers, None, address)
     labels = [suite.name for suite in suites]
     if len(set(labels)) != len(labels):
         labels = [f"{i + 1}:{label}" for i, label in enumerate(labels)]
@@ -546,48 +696,56 @@ def compare(
         name, _, path_text = given.rpartition("=") if "=" in given else ("", "", given)
         path = Path(path_text)
         try:
-            loaded, errors = load_submissions(path)
+            loaded, errors = api.load_submissions(path)
         except (OSError, UnicodeDecodeError) as exc:
             _echo_err(f"error: {path}: {exc}")
             raise typer.Exit(2) from exc
         for error in errors:
             _echo_err(f"submission: {error}")
-        model = name or path.stem
-        try:
-            reports = [(label, score_suite(suite, loaded, backend=backend_name, workers=workers, progress=False,
-                                           model=model, task_ids=_task_ids(tasks)))
-                       for label, suite in zip(labels, suites)]
-        except (BackendUnavailable, NoTaskSelected) as exc:
-            _echo_err(f"error: {exc}")
-            raise typer.Exit(2) from exc
+        options = api.ScoreOptions(model=name or path.stem)
+        reports = [(label, _score_or_exit(api.score, suite, loaded, options, backend=backend_name,
+                                          tasks=_task_ids(tasks), executor=runner, progress=_progress(quiet)))
+                   for label, suite in zip(labels, suites)]
+        model = options.model or path.stem
         comparison = compare_reports(model, reports)
         results.append(comparison)
         typer.echo(format_comparison(comparison))
         typer.echo("")
     if json_out is not None:
         _write_json(json_out, {"comparisons": [c.model_dump() for c in results]})
-        typer.echo(f"wrote {json_out}")
+        _note(quiet, f"wrote {json_out}")
 
 
 @app.command()
 def power(
     suites: Annotated[list[Path], typer.Argument(help="Suite directories; the first one's tasks are the ground truth.")],
-    json_out: Annotated[Path | None, typer.Option("--json", help="Write {\"suites\": [...], ...} as JSON.")] = None,
-    seed: Annotated[int, typer.Option(help="Seed for choosing flawed specifications and mutants.")] = 2027,
-    max_mutants: Annotated[int, typer.Option("--max-mutants", min=0, help="Reference-code mutants per task.")] = 30,
+    json_out: Annotated[Path | None, typer.Option("--json", help="Write the power table as JSON.")] = None,
+    seed: Annotated[
+        int | None, typer.Option(help="Seed for choosing flawed specifications and mutants (default: 2027).",
+                                 show_default=False)
+    ] = None,
+    max_mutants: Annotated[
+        int | None, typer.Option("--max-mutants", min=0, show_default=False,
+                                 help="Reference-code mutants per task (default: 30).")
+    ] = None,
     max_flawed: Annotated[
-        int, typer.Option("--max-flawed", min=0, help="Flawed preconditions and flawed postconditions per task, each.")
-    ] = 12,
+        int | None, typer.Option("--max-flawed", min=0, show_default=False,
+                                 help="Flawed preconditions and flawed postconditions per task, each (default: 12).")
+    ] = None,
     mutant_order: Annotated[
-        int, typer.Option("--mutant-order", min=1, max=2, help="2: two edits per mutant; 1: single edits.")
-    ] = 2,
+        int | None, typer.Option("--mutant-order", min=1, max=2, show_default=False,
+                                 help="2 (the default): two edits per mutant; 1: single edits.")
+    ] = None,
     workers: WorkersOption = None,
     jobs: JobsOption = None,
     executor: ExecutorOption = "local",
     address: AddressOption = None,
-    backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
-    task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
-    every: Annotated[int, typer.Option(min=1, help="Only every n-th compared task, in sorted order.")] = 1,
+    backend: BackendOption = "embedded",
+    tasks: TasksOption = None,
+    task: TaskAliasOption = None,
+    every: Annotated[
+        int | None, typer.Option(min=1, show_default=False, help="Only every n-th compared task, in sorted order.")
+    ] = None,
     task_steps: Annotated[
         int | None,
         typer.Option("--task-steps", min=1, show_default=False,
@@ -599,10 +757,11 @@ def power(
                      help="Wall-clock limit per task (the budget of an engine without steps; a backstop). "
                      "Default: 900."),
     ] = None,
-    quiet: Annotated[bool, typer.Option("--quiet", help="No progress bar.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """How well each suite tells right from wrong, without any LLM: flawed specs caught, mutants killed."""
-    from veriscale.power import format_power, measure_power
+    import veriscale.api as api
+    from veriscale.power import format_power
 
     for suite in suites:
         if not suite.is_dir():
@@ -610,16 +769,15 @@ def power(
             raise typer.Exit(2)
     backend_name = _backend_name_or_exit(backend)
     runner = _executor_or_exit(executor, workers, jobs, address)
-    report = measure_power(
-        suites, seed=seed, max_flawed=max_flawed, max_mutants=max_mutants, mutant_order=mutant_order,
-        executor=runner, backend=backend_name, task_ids=task, every=every, progress=not quiet,
-        **{name: value for name, value in (("task_steps", task_steps), ("task_seconds", task_seconds))
-           if value is not None},
-    )
+    given = {"seed": seed, "max_flawed": max_flawed, "max_mutants": max_mutants, "mutant_order": mutant_order,
+             "every": every, "task_steps": task_steps, "task_seconds": task_seconds}
+    options = _or_exit(lambda: api.PowerOptions.model_validate({k: v for k, v in given.items() if v is not None}))
+    report = _or_exit(lambda: api.power(suites, options, backend=backend_name, tasks=_selected(tasks, task),
+                                        executor=runner, progress=_progress(quiet)))
     typer.echo(format_power(report))
     if json_out is not None:
         _write_json(json_out, report.to_json())
-        typer.echo(f"wrote {json_out}")
+        _note(quiet, f"wrote {json_out}")
 
 
 @bench_app.command("load")

@@ -51,6 +51,8 @@ __all__ = [
     "RayExecutor",
     "WorkerSetup",
     "make_executor",
+    "ProgressOption",
+    "as_progress",
     "progress_bar",
     "ray_runtime_env",
     "worker_memory_limit",
@@ -219,6 +221,20 @@ def limit_memory(limit: int | None) -> None:
         limit = min(limit, hard)
     if soft == resource.RLIM_INFINITY or soft > limit:
         resource.setrlimit(resource.RLIMIT_AS, (limit, hard))
+
+
+#: What a stage function accepts as ``progress``: a callback, ``True`` for a bar on stderr (an
+#: explicit opt-in: by default the library stays silent), or ``False``/``None`` for nothing.
+ProgressOption = Progress | bool | None
+
+
+def as_progress(progress: ProgressOption, description: str) -> Progress | None:
+    """The callback a stage reports ``(done, total)`` to, from its ``progress`` argument."""
+    if progress is True:
+        return progress_bar(description)
+    if progress is False or progress is None:
+        return None
+    return progress
 
 
 def progress_bar(description: str) -> Progress:
@@ -555,9 +571,8 @@ def _import_ray() -> Any:
 
 def ray_runtime_env() -> dict[str, Any]:
     """Workers import ``veriscale`` from where this process does (a checkout, not only a wheel)."""
-    import veriscale
-
-    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(veriscale.__file__)))
+    # this module sits at the package's top level: its directory's parent holds ``veriscale``
+    package_parent = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
     path = os.pathsep.join(p for p in (package_parent, os.environ.get("PYTHONPATH", "")) if p)
     return {"env_vars": {"PYTHONPATH": path}}
 

@@ -37,8 +37,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-import veriscale
 from veriscale import resources
+from veriscale._version import __version__
 
 __all__ = [
     "STORE_FILE_NAME",
@@ -139,7 +139,7 @@ def canonical_json(value: Any) -> str:
 
 def code_version() -> str:
     """The package version, plus the git commit (``+dirty`` when modified) in a git checkout."""
-    version = veriscale.__version__
+    version = __version__
     checkout = resources.checkout_root()
     if not resources.is_checkout(checkout):
         return version

@@ -136,12 +136,11 @@ resynchronises at the next command keyword, so text past an error still gets ela
 from __future__ import annotations
 
 import bisect
-import sys
 import unicodedata
 import warnings
-from collections.abc import Collection, Iterable, Mapping, Sequence
+from collections.abc import Collection, Mapping, Sequence
 from pathlib import Path
-from typing import Literal, TextIO
+from typing import Literal
 
 from pydantic import BaseModel, ConfigDict
 
@@ -170,7 +169,6 @@ __all__ = [
     "lex_for_screen",
     "screen_file",
     "screen_lean",
-    "screen_main",
     "screen_sections",
 ]
 
@@ -884,45 +882,3 @@ def screen_file(
     path = Path(path)
     text = path.read_text(encoding="utf-8")
     return screen_lean(text, origin=str(path), context=context, allowed_imports=allowed_imports)
-
-
-def screen_main(
-    paths: Sequence[Path] | Iterable[Path], *, out: TextIO | None = None, err: TextIO | None = None
-) -> int:
-    """CLI entry: ``ok`` and 0 when every file is accepted; one line per finding and 1 when one is
-    rejected; 2 (with a message on stderr) when a file is missing or unreadable."""
-    out = out if out is not None else sys.stdout
-    err = err if err is not None else sys.stderr
-    paths = list(paths)
-    if not paths:
-        print("veriscale screen: no file given", file=err)
-        return 2
-    unreadable = rejected = False
-    for path in paths:
-        try:
-            result = screen_file(path)
-        except FileNotFoundError:
-            print(f"veriscale screen: {path}: no such file", file=err)
-            unreadable = True
-            continue
-        except IsADirectoryError:
-            print(f"veriscale screen: {path}: is a directory, not a Lean file", file=err)
-            unreadable = True
-            continue
-        except UnicodeDecodeError as exc:
-            print(f"veriscale screen: {path}: not UTF-8 text ({exc.reason} at byte {exc.start})", file=err)
-            unreadable = True
-            continue
-        except OSError as exc:
-            print(f"veriscale screen: {path}: cannot read ({exc.strerror or exc})", file=err)
-            unreadable = True
-            continue
-        if result.ok:
-            print("ok" if len(paths) == 1 else f"{path}: ok", file=out)
-        else:
-            rejected = True
-            for line in format_findings(result):
-                print(line, file=out)
-    if unreadable:
-        return 2
-    return 1 if rejected else 0

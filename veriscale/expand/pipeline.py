@@ -70,7 +70,14 @@ from veriscale.expand.models import (
     UnexpectedCounts,
 )
 from veriscale.expand.writer import SUMMARY_FILE, build_suite_task, kill_matrix_document, write_expanded_task
-from veriscale.parallel import Executor, LocalExecutor, WorkerSetup, worker_memory_limit
+from veriscale.parallel import (
+    Executor,
+    LocalExecutor,
+    ProgressOption,
+    WorkerSetup,
+    as_progress,
+    worker_memory_limit,
+)
 from veriscale.store import KillRow, RunStore, canonical_json
 from veriscale.task import Task
 from veriscale.typed_task import TypedTask, TypedTaskError, typed_view
@@ -502,7 +509,7 @@ def expand_benchmark(
     backend_name: str = "embedded",
     llm: LLMConfig | None = None,
     jobs: int | None = None,
-    progress: bool = True,
+    progress: ProgressOption = None,
     options: ExpandOptions | None = None,
     executor: Executor | None = None,
     task_ids: Sequence[str] | None = None,
@@ -583,32 +590,30 @@ def _run_tasks(
     options: ExpandOptions,
     llm: LLMConfig | None,
     executor: Executor,
-    progress: bool,
+    progress: ProgressOption,
     adversary_provider: AdversaryProvider | None,
     output_mutator: OutputMutator | None,
 ) -> list[TaskSummary]:
     """Expand ``tasks`` on ``executor``'s workers, recording each as soon as it is finished."""
-    from tqdm import tqdm
-
     if not tasks:
         return []
     # Workers open the run store themselves, for the LLM cache (the store is safe to share).
     store_path = str(store.path) if llm is not None else None
     setup = WorkerSetup(_worker_init, (engine, options, llm, store_path, adversary_provider, output_mutator),
                         _worker_close)
-    bar = tqdm(total=len(tasks), desc="expand", unit="task", disable=not progress, dynamic_ncols=True)
+    report = as_progress(progress, "expand")
+    done = 0
 
     def record(_index: int, expansion: TaskExpansion) -> None:
+        nonlocal done
         _record(store, out_dir, expansion)
-        bar.set_postfix_str(expansion.summary.task)
-        bar.update(1)
+        done += 1
+        if report is not None:
+            report(done, len(tasks))
 
     def crashed(task: Task, reason: str) -> TaskExpansion:
         return _failed_expansion(task, reason, engine, 0.0)
 
-    try:
-        expansions = executor.map(_worker_expand, tasks, setup=setup, crashed=crashed, on_result=record,
-                                  memory_limit=worker_memory_limit(engine))
-    finally:
-        bar.close()
+    expansions = executor.map(_worker_expand, tasks, setup=setup, crashed=crashed, on_result=record,
+                              memory_limit=worker_memory_limit(engine))
     return [expansion.summary for expansion in expansions]

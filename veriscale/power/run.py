@@ -11,7 +11,14 @@ from pydantic import BaseModel
 
 from veriscale.backends.base import Backend
 from veriscale.benchmark import load_benchmark
-from veriscale.parallel import Executor, LocalExecutor, WorkerSetup, progress_bar, worker_memory_limit
+from veriscale.parallel import (
+    Executor,
+    LocalExecutor,
+    ProgressOption,
+    WorkerSetup,
+    as_progress,
+    worker_memory_limit,
+)
 from veriscale.power.evaluate import ItemResult, TaskPower, evaluate_task
 from veriscale.power.items import (
     DEFAULT_MAX_FLAWED,
@@ -204,7 +211,7 @@ def measure_power(
     every: int = 1,
     task_seconds: float | None = DEFAULT_TASK_SECONDS,
     task_steps: int | None = DEFAULT_TASK_STEPS,
-    progress: bool = True,
+    progress: ProgressOption = None,
     executor: Executor | None = None,
 ) -> PowerReport:
     """Measure every suite against the same items, generated from the first suite's tasks.
@@ -245,7 +252,7 @@ def measure_power(
     units.sort(key=lambda u: -sum(len(t.tests) for t in u.suites))
     results = (executor or LocalExecutor(jobs)).map(
         _run_unit, units, setup=WorkerSetup(_worker_init, (engine,), _worker_close), crashed=_crashed_unit,
-        split=_split_unit, merge=_merge, progress=progress_bar("power") if progress else None,
+        split=_split_unit, merge=_merge, progress=as_progress(progress, "power"),
         memory_limit=worker_memory_limit(engine),
     )
     results.sort(key=lambda r: r.power.task)

@@ -19,7 +19,14 @@ from pathlib import Path
 
 from veriscale.backends.base import Backend
 from veriscale.benchmark import load_benchmark
-from veriscale.parallel import Executor, LocalExecutor, WorkerSetup, progress_bar, worker_memory_limit
+from veriscale.parallel import (
+    Executor,
+    LocalExecutor,
+    ProgressOption,
+    WorkerSetup,
+    as_progress,
+    worker_memory_limit,
+)
 from veriscale.score.models import (
     BASE_METRICS,
     METRICS,
@@ -141,7 +148,7 @@ def score_suite(
     *,
     backend: str = "embedded",
     workers: int | None = None,
-    progress: bool = True,
+    progress: ProgressOption = None,
     ks: Sequence[int] | None = None,
     model: str | None = None,
     task_ids: Sequence[str] | None = None,
@@ -164,6 +171,8 @@ def score_suite(
     started = time.perf_counter()
     # raises here when Lean is asked for but not usable, not in every worker's initializer
     engine = resolve_backend_name(backend)
+    if workers is None and executor is not None:
+        workers = executor.workers  # recorded as given; the executor runs the work
     options: dict[str, object] = {"backend": backend, "workers": workers, "ks": list(ks) if ks else None,
                                   "tasks": sorted(task_ids) if task_ids else None}
     provenance = collect_provenance(Path(suite), engine, options, model)
@@ -197,7 +206,7 @@ def score_suite(
     units.sort(key=lambda u: -(sum(1 + len(t.unexpected) for t in u.task.tests) + len(u.task.reject_inputs)))
     batches = (executor or LocalExecutor(workers)).map(
         _score_unit, units, setup=WorkerSetup(_worker_init, (engine,), _worker_close), crashed=_crashed_unit,
-        split=_split_unit, merge=_merge_parts, progress=progress_bar("score") if progress else None, memory_limit=worker_memory_limit(engine),
+        split=_split_unit, merge=_merge_parts, progress=as_progress(progress, "score"), memory_limit=worker_memory_limit(engine),
     )
     results = [result for batch in batches for result in batch]
 
@@ -224,35 +233,44 @@ def score_suite(
     )
 
 
-def format_report(report: ScoreReport, *, verbose: bool = False) -> str:
-    """One row per task and sample (only the imperfect ones unless ``verbose``), then a TOTAL
-    table: one row per metric with its pass@1 and pass@k bounds."""
+def format_report(report: ScoreReport, *, verbose: bool = False, width: int = 160) -> str:
+    """One row per task and sample (only the imperfect ones unless ``verbose``) with the first
+    reasons below the table, then a TOTAL table: one row per metric with its pass@1 and pass@k
+    bounds (``rich`` tables rendered to text)."""
+    import io
+
+    from rich.console import Console
+    from rich.table import Table
+
     metrics = [m for m in METRICS if m in report.totals]
     row_metrics = [m for m in BASE_METRICS if m in report.totals]
     several = any(s.sample for s in report.tasks)
-    names = {id(s): f"{s.task}#{s.sample}" if several else s.task for s in report.tasks}
-    width = max([len(n) for n in names.values()] + [len("postcond_sound_complete")])
-    cell = max([len(m) for m in row_metrics] + [5]) + 2
-    lines = [f"{'task':<{width}}" + "".join(f"{m:>{cell}}" for m in row_metrics)]
+    buffer = io.StringIO()
+    console = Console(file=buffer, width=width, force_terminal=False, color_system=None)
+    per_task = Table("task", *row_metrics, box=None, pad_edge=False)
+    reasons: list[str] = []
     for score in report.tasks:
         bounds = [score.bound(m) for m in row_metrics]
-        perfect = all(b is None or b.lower == 1 for b in bounds)
-        if perfect and not verbose:
+        if all(b is None or b.lower == 1 for b in bounds) and not verbose:
             continue
-        cells = "".join(f"{'-' if b is None else f'{b.lower}/{b.upper}':>{cell}}" for b in bounds)
-        lines.append(f"{names[id(score)]:<{width}}{cells}")
-        for reason in score.reasons[: 3 if not verbose else None]:
-            lines.append(f"{'':<{width}}  {reason[:150]}")
-    lines.append("")
+        name = f"{score.task}#{score.sample}" if several else score.task
+        per_task.add_row(name, *("-" if b is None else f"{b.lower}/{b.upper}" for b in bounds))
+        reasons.extend(f"  {name}: {reason[:150]}" for reason in score.reasons[: 3 if not verbose else None])
+    if per_task.row_count:
+        console.print(per_task)
+        for line in reasons:
+            console.print(line, markup=False, highlight=False, soft_wrap=True)
     ks = sorted({p.k for m in metrics for p in report.totals[m].pass_at_k if p.k != 1})
-    lines.append(f"{'TOTAL':<{width}}{'tasks':>7}{'samples':>9}{'pass@1 (lower-upper)':>22}"
-                 + "".join(f"{f'pass@{k}':>15}" for k in ks))
+    totals = Table("TOTAL", "tasks", "samples", "pass@1 (lower-upper)", *(f"pass@{k}" for k in ks), box=None,
+                   pad_edge=False)
     for metric in metrics:
         total = report.totals[metric]
         at = {p.k: p for p in total.pass_at_k}
-        extra = "".join(f"{f'{at[k].lower:.3f}-{at[k].upper:.3f}' if k in at else '-':>15}" for k in ks)
-        lines.append(f"{metric:<{width}}{total.tasks:>7}{total.samples:>9}"
-                     f"{f'{total.lower_rate:.3f}-{total.upper_rate:.3f}':>22}{extra}")
+        totals.add_row(metric, str(total.tasks), str(total.samples), f"{total.lower_rate:.3f}-{total.upper_rate:.3f}",
+                       *(f"{at[k].lower:.3f}-{at[k].upper:.3f}" if k in at else "-" for k in ks))
+    console.print()
+    console.print(totals)
+    lines = buffer.getvalue().rstrip("\n").splitlines()
     notes = sorted({n for m in metrics for n in report.totals[m].notes})
     lines.extend(f"note: {n}" for n in notes)
     lines.append("")

@@ -11,7 +11,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-import veriscale
+from veriscale._version import __version__
 
 
 class Provenance(BaseModel):
@@ -47,7 +47,7 @@ def suite_hash(suite: Path) -> str:
 
 def git_commit() -> str | None:
     """The commit of the source tree ``veriscale`` is imported from, if it is a git checkout."""
-    here = Path(veriscale.__file__).resolve().parent
+    here = Path(__file__).resolve().parent.parent
     try:
         head = subprocess.run(["git", "-C", str(here), "rev-parse", "HEAD"], capture_output=True, text=True,
                               timeout=10, check=False)
@@ -63,7 +63,7 @@ def git_commit() -> str | None:
 
 def collect(suite: Path, engine: str, options: dict[str, Any], model: str | None) -> Provenance:
     return Provenance(
-        veriscale_version=veriscale.__version__,
+        veriscale_version=__version__,
         git_commit=git_commit(),
         suite=str(suite),
         suite_hash=suite_hash(suite),
