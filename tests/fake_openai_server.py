@@ -248,7 +248,9 @@ class _Handler(BaseHTTPRequestHandler):
     def log_message(self, format: str, *args: Any) -> None:  # silence stderr logging
         return
 
-    def _send_json(self, status: int, payload: Any, headers: Iterable[tuple[str, str]] = ()) -> None:
+    def _send_json(
+        self, entry: LoggedRequest, status: int, payload: Any, headers: Iterable[tuple[str, str]] = ()
+    ) -> None:
         data = json.dumps(payload).encode("utf-8")
         self.send_response(status)
         self.send_header("Content-Type", "application/json")
@@ -256,6 +258,9 @@ class _Handler(BaseHTTPRequestHandler):
         for name, value in headers:
             self.send_header(name, value)
         self.end_headers()
+        # Marked before the body goes out: the client may act on the reply (and a test look at the
+        # log) before this thread runs again. A failed write unmarks it (see do_POST).
+        entry.answered = True
         self.wfile.write(data)
         self.wfile.flush()
 
@@ -285,17 +290,17 @@ class _Handler(BaseHTTPRequestHandler):
         try:
             if path not in COMPLETION_PATHS or not isinstance(body, dict):
                 entry.status = 404 if path not in COMPLETION_PATHS else 400
-                self._send_json(entry.status, {"error": {"message": f"unsupported request to {path}"}})
+                self._send_json(entry, entry.status, {"error": {"message": f"unsupported request to {path}"}})
             elif isinstance(behaviour, HttpError):
                 entry.status = behaviour.status
                 error = {"error": {"message": behaviour.message, "type": "scripted", "code": behaviour.status}}
-                self._send_json(behaviour.status, error, behaviour.headers)
+                self._send_json(entry, behaviour.status, error, behaviour.headers)
             else:
                 if behaviour.delay_s and (owner._stopping.wait(behaviour.delay_s) or self._peer_closed()):
                     self.close_connection = True  # stopping, or the client gave up waiting
                     return
                 entry.status = 200
-                self._send_json(200, owner._completion(body, behaviour, entry.index))
-            entry.answered = True
+                self._send_json(entry, 200, owner._completion(body, behaviour, entry.index))
         except OSError:  # the client hung up (timed out, or was killed)
+            entry.answered = False
             self.close_connection = True
