@@ -197,7 +197,7 @@ class EmbeddedBackend(Backend):
             started = time.thread_time()  # this thread's CPU clock, as the watchdog reads it
             try:
                 self._current = (i, started)
-                answer = self._one(program, name, check, limit)
+                answer = self._one(program, name, check, limit, started)
                 self._current = (-1, 0.0)
             except BudgetExceeded:  # the watchdog's interrupt landed outside the check
                 self._current = (-1, 0.0)
@@ -225,9 +225,10 @@ class EmbeddedBackend(Backend):
         self._task_steps[task_key] = task_spent
         return out
 
-    def _one(self, program: Program, name: str, check: Check, max_steps: int | None = None) -> Answer:
+    def _one(self, program: Program, name: str, check: Check, max_steps: int | None = None,
+             now: float | None = None) -> Answer:
         budget = program.compiler.budget
-        budget.reset(self.max_steps if max_steps is None else max_steps, self.timeout)
+        budget.reset(self.max_steps if max_steps is None else max_steps, self.timeout, now)
         status, value, reason, detail = self._evaluate(program, name, check)
         # one construction per answer (model_copy or model_construct would cost twice as much)
         return Answer(status=status, engine=ENGINE, value=value, reason=reason, detail=detail, steps=budget.used())

@@ -21,7 +21,6 @@ from veriscale.backends.embedded.compiler.support import (
     UNSURE,
     Closure,
     Scope,
-    _coercer,
     _field_builtin,
     _has_cdot,
     _needs_int,
@@ -346,7 +345,7 @@ class CallsMixin:
             pt = ptys[i] if i < len(ptys) else None
             c = self.compile(a, sc, pt)
             if pt is not None and _needs_int(pt):
-                c = _coercer(c, pt)
+                c = self.coerced(c, a, pt)
             cs.append(c)
         if rty is None and b.typed and expected is not None and is_known(expected):
             rty = expected
@@ -426,7 +425,7 @@ class CallsMixin:
             if at is not None and is_known(at) and head(at) != "Option" and at == elem_type(pt):
                 return _some_of(c)
         if _needs_int(pt):
-            c = _coercer(c, pt)
+            c = self.coerced(c, a, pt)
         return c
 
     def _place_named(self, node: A.Node, b: Builtin, args: list[A.Node], has_self: bool) -> list[A.Node]:
