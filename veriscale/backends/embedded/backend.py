@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, SourceDiagnostic, UnknownReason
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import explicit_params, is_proof_binder
-from veriscale.backends.embedded.compiler import Compiler, DefCtx, Scope, _coercer, _needs_int
+from veriscale.backends.embedded.compiler import Compiler, DefCtx, Scope, _needs_int
 from veriscale.backends.embedded.env import UserDef
 from veriscale.backends.embedded.program import Program
 from veriscale.backends.embedded.runtime_support import LeanSubarray
+from veriscale.backends.embedded.statics import coerce_value
 from veriscale.runtime import (
     Arr,
     BudgetExceeded,
@@ -345,7 +346,7 @@ def call_entry(program: Program, def_name: str, args: dict[str, Any], output: An
         # `Coe (Subarray α) (Array α)` coercion, `Array.ofSubarray`
         result = Arr(result.items())
     if plan.int_coercer:
-        result = _coercer(lambda fr: result, ret)([])
+        result = coerce_value(result, ret)
     if plan.int_ret and isinstance(result, Nat):
         result = int(result)
     return result

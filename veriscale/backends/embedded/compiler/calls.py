@@ -88,7 +88,7 @@ class CallsMixin:
                 target.used = True
                 pts = _param_types(v[1], len(args))
                 cs = [self._arg(a, sc, t if t is not None else UNSURE) for a, t in zip(args, pts)]
-                return lambda fr: TailCall(tuple([c(fr) for c in cs]))
+                return _tail_call(cs)
             return self._apply_value(node, lambda fr: fr[slot], args, sc, _param_types(v[1], len(args)))
         parts = name.split(".")
         if parts[0] in sc.vars and len(parts) > 1:
@@ -288,7 +288,7 @@ class CallsMixin:
         if (target is not None and target.key is d and id(node) in target.calls and len(args) == n
                 and len(cs) == nreal == target.nargs):
             target.used = True
-            return lambda fr: TailCall(tuple([c(fr) for c in cs]))
+            return _tail_call(cs)
         if len(cs) == nreal and not extra:
             if nreal == 0:
                 return lambda fr: get()()
@@ -653,3 +653,14 @@ def _param_types(t: LeanType | None, n: int) -> list[LeanType | None]:
         else:
             out.append(None)
     return out
+
+
+def _tail_call(cs: list[Closure]) -> Closure:
+    """A self-call in tail position: its arguments, evaluated, as a :class:`TailCall`."""
+    if len(cs) == 1:
+        c0 = cs[0]
+        return lambda fr: TailCall((c0(fr),))
+    if len(cs) == 2:
+        c0, c1 = cs
+        return lambda fr: TailCall((c0(fr), c1(fr)))
+    return lambda fr: TailCall(tuple([c(fr) for c in cs]))

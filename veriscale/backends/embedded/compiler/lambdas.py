@@ -78,6 +78,7 @@ class LambdasMixin:
                  shape: Any = None) -> Closure:
         arity = len(slots)
         budget = self.budget
+        slot_a, slot_b = (slots[0], slots[1]) if arity == 2 else (-1, -1)
 
         def runner(env: Any, args: tuple[Any, ...]) -> Any:
             b = budget
@@ -101,8 +102,12 @@ class LambdasMixin:
                 if b.tick < 0:
                     b.refill()
                 fr = env[:]
-                for s, v in zip(slots, args):
-                    fr[s] = v
+                if arity == 2:
+                    fr[slot_a] = args[0]
+                    fr[slot_b] = args[1]
+                else:
+                    for s, v in zip(slots, args):
+                        fr[s] = v
                 for s, m in patterns:
                     if not m(fr[s], fr):
                         raise unsupported(node, "refutable pattern in fun")
