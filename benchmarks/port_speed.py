@@ -42,7 +42,9 @@ pass, since a port may mutate what it is given) in one worker thread; each side'
 thread, which is timed with it. A warm-up pass comes first (the engine parses and compiles the
 task there; outputs are compared there), then passes until ``--min-seconds`` have been spent and
 at least ``--min-passes`` ran, with the garbage collector off during each timed pass. Time per call
-is the fastest pass divided by the number of inputs.
+is the fastest pass divided by the number of inputs. Passes are timed by the wall clock, or with
+``--clock cpu`` by the process's CPU time (on a loaded machine the wall clock also counts the
+time the process waits for a core, which falls unevenly on long and short passes).
 
 "Another algorithm" is detected in three ways, and such a task is skipped (``another-algorithm``):
 
@@ -518,6 +520,12 @@ class Settings:
     max_passes: int = 200
     limit_inputs: int | None = None
     port_timeout: float = DEFAULT_PORT_TIMEOUT
+    clock: str = "wall"
+    """``wall`` (``time.perf_counter``) or ``cpu`` (``time.process_time``: this process's CPU time,
+    both sides alike, so that a loaded machine's waiting is not counted)."""
+
+    def timer(self) -> Callable[[], float]:
+        return time.process_time if self.clock == "cpu" else time.perf_counter
 
 
 @dataclass
@@ -634,12 +642,14 @@ def measure_task(task: Task, report: str, backend: EmbeddedBackend, settings: Se
     if different is not None:
         raise Skip(ANOTHER_ALGORITHM, different)
 
+    clock = settings.timer()
+
     def engine_pass(batch: list[Check]) -> float:
         backend.start_unit()
         with _no_gc():
-            started = time.perf_counter()
+            started = clock()
             backend.run(task, batch)
-            return time.perf_counter() - started
+            return clock() - started
 
     function = port.function
 
@@ -647,10 +657,10 @@ def measure_task(task: Task, report: str, backend: EmbeddedBackend, settings: Se
         argument_lists = port_arguments(view, rows, product)  # fresh: a port may mutate its arguments
 
         def calls() -> float:
-            started = time.perf_counter()
+            started = clock()
             for args in argument_lists:
                 function(*args)
-            return time.perf_counter() - started
+            return clock() - started
 
         with _no_gc():
             seconds: float = run_guarded(calls, settings.port_timeout * len(rows))
@@ -764,6 +774,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--min-passes", type=int, default=Settings.min_passes, help="(default: %(default)s)")
     parser.add_argument("--port-timeout", type=float, default=DEFAULT_PORT_TIMEOUT,
                         help="wall-clock seconds a port may take to load or for one call (default: %(default)s)")
+    parser.add_argument("--clock", choices=("wall", "cpu"), default="wall",
+                        help="time passes by wall clock or by this process's CPU time (steadier on a "
+                             "loaded machine) (default: %(default)s)")
     parser.add_argument("--json", type=Path, default=None, help="write the figures here")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
@@ -784,7 +797,7 @@ def main(argv: list[str] | None = None) -> int:
     else:
         task_ids = [t for t in available if _report_path(t, args.suite, reports) is not None]
     settings = Settings(min_seconds=args.min_seconds, min_passes=max(1, args.min_passes),
-                        limit_inputs=args.limit_inputs, port_timeout=args.port_timeout)
+                        limit_inputs=args.limit_inputs, port_timeout=args.port_timeout, clock=args.clock)
     load_before = os.getloadavg()
     results = run_benchmark(args.suite, task_ids, reports, settings, progress=not args.no_progress)
     load_after = os.getloadavg()

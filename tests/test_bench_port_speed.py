@@ -352,3 +352,8 @@ def test_products_go_to_the_port_as_lists_when_tuples_fail(tmp_path: Path) -> No
     assert payload["skipped"] == []
     [row] = payload["measured"]  # type: ignore[misc]
     assert row["task"] == "pairs_dot" and row["inputs"] == 3 and row["products_as"] == "list"
+
+
+def test_passes_are_timed_by_the_wall_clock_or_by_cpu_time() -> None:
+    assert P.Settings().timer() is time.perf_counter
+    assert P.Settings(clock="cpu").timer() is time.process_time

@@ -17,10 +17,11 @@ from typing import TYPE_CHECKING, Any
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, SourceDiagnostic, UnknownReason
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import explicit_params, is_proof_binder
-from veriscale.backends.embedded.compiler import Compiler, DefCtx, Scope, _coercer, _needs_int
+from veriscale.backends.embedded.compiler import Compiler, DefCtx, Scope, _needs_int
 from veriscale.backends.embedded.env import UserDef
 from veriscale.backends.embedded.program import Program
 from veriscale.backends.embedded.runtime_support import LeanSubarray
+from veriscale.backends.embedded.statics import coerce_value
 from veriscale.runtime import (
     Arr,
     BudgetExceeded,
@@ -197,7 +198,7 @@ class EmbeddedBackend(Backend):
             started = time.thread_time()  # this thread's CPU clock, as the watchdog reads it
             try:
                 self._current = (i, started)
-                answer = self._one(program, name, check, limit)
+                answer = self._one(program, name, check, limit, started)
                 self._current = (-1, 0.0)
             except BudgetExceeded:  # the watchdog's interrupt landed outside the check
                 self._current = (-1, 0.0)
@@ -225,9 +226,10 @@ class EmbeddedBackend(Backend):
         self._task_steps[task_key] = task_spent
         return out
 
-    def _one(self, program: Program, name: str, check: Check, max_steps: int | None = None) -> Answer:
+    def _one(self, program: Program, name: str, check: Check, max_steps: int | None = None,
+             now: float | None = None) -> Answer:
         budget = program.compiler.budget
-        budget.reset(self.max_steps if max_steps is None else max_steps, self.timeout)
+        budget.reset(self.max_steps if max_steps is None else max_steps, self.timeout, now)
         status, value, reason, detail = self._evaluate(program, name, check)
         # one construction per answer (model_copy or model_construct would cost twice as much)
         return Answer(status=status, engine=ENGINE, value=value, reason=reason, detail=detail, steps=budget.used())
@@ -344,7 +346,7 @@ def call_entry(program: Program, def_name: str, args: dict[str, Any], output: An
         # `Coe (Subarray α) (Array α)` coercion, `Array.ofSubarray`
         result = Arr(result.items())
     if plan.int_coercer:
-        result = _coercer(lambda fr: result, ret)([])
+        result = coerce_value(result, ret)
     if plan.int_ret and isinstance(result, Nat):
         result = int(result)
     return result

@@ -41,7 +41,8 @@ class Program:
     @property
     def compiler(self) -> Compiler:
         if self._compiler is None:
-            self._compiler = Compiler(self.env)
+            # the compiler reads the elaborator's type of every term (typed evaluation)
+            self._compiler = Compiler(self.env, self.elaboration.node_types)
         return self._compiler
 
     @property

@@ -43,16 +43,19 @@ class Budget:
         self.memo: dict[Any, Any] = {}
         self.reset()
 
-    def reset(self, max_steps: int | None = None, timeout: float | None = None) -> None:
+    def reset(self, max_steps: int | None = None, timeout: float | None = None, now: float | None = None) -> None:
+        """Start a check: nothing spent, nothing memoised, the backstop ``timeout`` CPU seconds from
+        ``now`` (this thread's CPU clock, read here unless the caller just read it)."""
         if max_steps is not None:
             self.max_steps = max_steps
         if timeout is not None:
             self.timeout = timeout
         self.spent = 0
-        self.memo.clear()
+        if self.memo:
+            self.memo.clear()
         self.grant = min(self.period, self.max_steps)
         self.tick = self.grant
-        self.deadline = time.thread_time() + self.timeout
+        self.deadline = (time.thread_time() if now is None else now) + self.timeout
 
     def charge(self, steps: int) -> None:
         """Charge ``steps`` at once: work done at C speed that stands for that many steps."""
@@ -153,16 +156,20 @@ class Fn:
     ``shape`` is what the compiler recognised the ``fun`` to compute, if anything
     (:mod:`.builtins.sublists`)."""
 
-    __slots__ = ("arity", "run", "env", "name", "key_slots", "shape")
+    __slots__ = ("arity", "run", "env", "name", "key_slots", "shape", "direct")
 
     def __init__(self, arity: int, run: Callable[[Any, tuple[Any, ...]], Any], env: Any, name: str = "fun",
-                 key_slots: tuple[int, ...] | None = None, shape: Any = None) -> None:
+                 key_slots: tuple[int, ...] | None = None, shape: Any = None,
+                 direct: Callable[..., Any] | None = None) -> None:
         self.arity = arity
         self.run = run
         self.env = env
         self.name = name
         self.key_slots = key_slots
         self.shape = shape
+        #: the function as a plain Python function of exactly ``arity`` arguments, when the
+        #: compiler made one (same steps as ``run``, one Python call less per application)
+        self.direct = direct
 
     def __call__(self, *args: Any) -> Any:
         n = self.arity
@@ -175,6 +182,20 @@ class Fn:
 
     def __repr__(self) -> str:
         return f"<fun {self.name}/{self.arity}>"
+
+
+def unary(f: Any) -> Callable[[Any], Any]:
+    """``f`` as a Python function of one argument, for builtins applying it in a loop."""
+    if type(f) is Fn and f.arity == 1 and f.direct is not None:
+        return f.direct
+    return f  # type: ignore[no-any-return]
+
+
+def binary(f: Any) -> Callable[[Any, Any], Any]:
+    """``f`` as a Python function of two arguments, for builtins applying it in a loop."""
+    if type(f) is Fn and f.arity == 2 and f.direct is not None:
+        return f.direct
+    return f  # type: ignore[no-any-return]
 
 
 class Partial:

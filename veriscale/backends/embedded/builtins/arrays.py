@@ -36,6 +36,7 @@ from typing import Any
 from veriscale.backends.embedded.builtins._core import check_size, default_of_type, nat, nat_range
 from veriscale.backends.embedded.builtins.order import beq_member, compare_lt, eq_is_beq, lean_beq
 from veriscale.backends.embedded.registry import alias, builtin
+from veriscale.backends.embedded.runtime_support import binary, unary
 from veriscale.runtime import NONE, Arr, BudgetExceeded, Nat, Pair, Some, Unsupported
 
 Fn = Callable[..., Any]
@@ -226,6 +227,7 @@ def array_extract(a: Arr, start: Any = 0, stop: Any = None) -> Arr:
 
 @builtin("Array.foldl", "{α : Type u} {β : Type v} (f : β → α → β) (init : β) (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : β")
 def array_foldl(f: Fn, init: Any, a: Arr, start: Any = 0, stop: Any = None) -> Any:
+    f = binary(f)
     acc = init
     for i in _window(a, start, stop):
         acc = f(acc, a[i])
@@ -234,6 +236,7 @@ def array_foldl(f: Fn, init: Any, a: Arr, start: Any = 0, stop: Any = None) -> A
 
 @builtin("Array.foldr", "{α : Type u} {β : Type v} (f : α → β → β) (init : β) (as : Array α) (start : Nat := as.size) (stop : Nat := 0) : β")
 def array_foldr(f: Fn, init: Any, a: Arr, start: Any = None, stop: Any = 0) -> Any:
+    f = binary(f)
     size = len(a)
     start_i = size if start is None else int(start)
     stop_i = int(stop)
@@ -251,7 +254,7 @@ def array_foldr(f: Fn, init: Any, a: Arr, start: Any = None, stop: Any = 0) -> A
 
 @builtin("Array.map", "{α : Type u} {β : Type v} (f : α → β) (as : Array α) : Array β")
 def array_map(f: Fn, a: Arr) -> Arr:
-    return Arr(f(x) for x in a)
+    return Arr(map(unary(f), a))
 
 
 @builtin("Array.mapIdx", "{α : Type _} {β : Type _} : (Nat → α → β) → Array α → Array β", verified=False)
@@ -271,11 +274,13 @@ def array_zip(a: Arr, b: Arr) -> Arr:
 
 @builtin("Array.filter", "{α : Type u} (p : α → Bool) (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Array α")
 def array_filter(p: Fn, a: Arr, start: Any = 0, stop: Any = None) -> Arr:
+    p = unary(p)
     return Arr(a[i] for i in _window(a, start, stop) if p(a[i]))
 
 
 @builtin("Array.filterMap", "{α : Type u} {β : Type u_1} (f : α → Option β) (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Array β")
 def array_filter_map(f: Fn, a: Arr, start: Any = 0, stop: Any = None) -> Arr:
+    f = unary(f)
     out = []
     for i in _window(a, start, stop):
         r = f(a[i])
@@ -286,11 +291,13 @@ def array_filter_map(f: Fn, a: Arr, start: Any = 0, stop: Any = None) -> Arr:
 
 @builtin("Array.any", "{α : Type u} (as : Array α) (p : α → Bool) (start : Nat := 0) (stop : Nat := as.size) : Bool")
 def array_any(a: Arr, p: Fn, start: Any = 0, stop: Any = None) -> bool:
+    p = unary(p)
     return any(p(a[i]) for i in _window(a, start, stop))
 
 
 @builtin("Array.all", "{α : Type u} (as : Array α) (p : α → Bool) (start : Nat := 0) (stop : Nat := as.size) : Bool")
 def array_all(a: Arr, p: Fn, start: Any = 0, stop: Any = None) -> bool:
+    p = unary(p)
     return all(p(a[i]) for i in _window(a, start, stop))
 
 

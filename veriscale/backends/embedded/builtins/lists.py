@@ -52,6 +52,7 @@ from veriscale.backends.embedded.builtins.order import (
 )
 from veriscale.backends.embedded.builtins.sublists import SublistFamily
 from veriscale.backends.embedded.registry import alias, builtin
+from veriscale.backends.embedded.runtime_support import binary, unary
 from veriscale.runtime import NONE, Arr, Nat, Pair, Some, Unsupported
 
 Fn = Callable[..., Any]
@@ -214,6 +215,7 @@ def list_set(xs: tuple, i: Any, a: Any) -> tuple:
 
 @builtin("List.foldl", "{α : Type u} {β : Type v} (f : α → β → α) : (init : α) → List β → α")
 def list_foldl(f: Fn, init: Any, xs: tuple) -> Any:
+    f = binary(f)
     acc = init
     for x in xs:
         acc = f(acc, x)
@@ -222,6 +224,7 @@ def list_foldl(f: Fn, init: Any, xs: tuple) -> Any:
 
 @builtin("List.foldr", "{α : Type u} {β : Type v} (f : α → β → β) (init : β) : (l : List α) → β")
 def list_foldr(f: Fn, init: Any, xs: tuple) -> Any:
+    f = binary(f)
     acc = init
     for x in reversed(xs):
         acc = f(x, acc)
@@ -232,18 +235,19 @@ def list_foldr(f: Fn, init: Any, xs: tuple) -> Any:
 def list_map(f: Fn, xs: tuple) -> tuple:
     if type(xs) is SublistFamily:
         return xs.map(f)
-    return tuple(map(f, xs))
+    return tuple(map(unary(f), xs))
 
 
 @builtin("List.filter", "{α : Type u} (p : α → Bool) : (l : List α) → List α")
 def list_filter(p: Fn, xs: tuple) -> tuple:
     if type(xs) is SublistFamily:
         return xs.filter(p)
-    return tuple(filter(p, xs))
+    return tuple(filter(unary(p), xs))
 
 
 @builtin("List.filterMap", "{α : Type u} {β : Type v} (f : α → Option β) : List α → List β")
 def list_filter_map(f: Fn, xs: tuple) -> tuple:
+    f = unary(f)
     out = []
     for x in xs:
         r = f(x)
@@ -395,6 +399,7 @@ def list_drop(n: Any, xs: tuple) -> tuple:
 
 @builtin("List.takeWhile", "{α : Type u} (p : α → Bool) : (xs : List α) → List α")
 def list_take_while(p: Fn, xs: tuple) -> tuple:
+    p = unary(p)
     out = []
     for x in xs:
         if not p(x):
@@ -405,6 +410,7 @@ def list_take_while(p: Fn, xs: tuple) -> tuple:
 
 @builtin("List.dropWhile", "{α : Type u} (p : α → Bool) : List α → List α")
 def list_drop_while(p: Fn, xs: tuple) -> tuple:
+    p = unary(p)
     for i, x in enumerate(xs):
         if not p(x):
             return tuple(xs[i:])
@@ -515,11 +521,13 @@ def list_count(a: Any, xs: tuple) -> Nat:
 
 @builtin("List.countP", "{α : Type u} (p : α → Bool) (l : List α) : Nat")
 def list_count_p(p: Fn, xs: tuple) -> Nat:
+    p = unary(p)
     return nat(sum(1 for x in xs if p(x)))
 
 
 @builtin("List.find?", "{α : Type u} (p : α → Bool) : List α → Option α")
 def list_find_opt(p: Fn, xs: tuple) -> Any:
+    p = unary(p)
     for x in xs:
         if p(x):
             return Some(x)
@@ -528,6 +536,7 @@ def list_find_opt(p: Fn, xs: tuple) -> Any:
 
 @builtin("List.findSome?", "{α : Type u} {β : Type v} (f : α → Option β) : List α → Option β")
 def list_find_some_opt(f: Fn, xs: tuple) -> Any:
+    f = unary(f)
     for x in xs:
         r = f(x)
         if isinstance(r, Some):
@@ -537,6 +546,7 @@ def list_find_some_opt(f: Fn, xs: tuple) -> Any:
 
 @builtin("List.findIdx", "{α : Type u} (p : α → Bool) (l : List α) : Nat")
 def list_find_idx(p: Fn, xs: tuple) -> Nat:
+    p = unary(p)
     for i, x in enumerate(xs):
         if p(x):
             return nat(i)
@@ -545,6 +555,7 @@ def list_find_idx(p: Fn, xs: tuple) -> Nat:
 
 @builtin("List.findIdx?", "{α : Type u} (p : α → Bool) (l : List α) : Option Nat")
 def list_find_idx_opt(p: Fn, xs: tuple) -> Any:
+    p = unary(p)
     for i, x in enumerate(xs):
         if p(x):
             return Some(nat(i))
@@ -574,14 +585,14 @@ def list_lookup(a: Any, xs: tuple) -> Any:
 def list_any(xs: tuple, p: Fn) -> bool:
     if type(xs) is SublistFamily:
         return xs.any(p)
-    return any(p(x) for x in xs)
+    return any(map(unary(p), xs))
 
 
 @builtin("List.all", "{α : Type u} : List α → (α → Bool) → Bool")
 def list_all(xs: tuple, p: Fn) -> bool:
     if type(xs) is SublistFamily:
         return xs.all(p)
-    return all(p(x) for x in xs)
+    return all(map(unary(p), xs))
 
 
 @builtin("List.and", "(bs : List Bool) : Bool")

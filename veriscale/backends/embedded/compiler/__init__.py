@@ -8,10 +8,12 @@ copy the snapshot on every call.
 
 Lean's elaboration decisions that depend on static types (numeral types, ``binop%`` coercions,
 the default of ``xs[i]!``) are reproduced from declared types
-(:mod:`veriscale.backends.embedded.statics`) and, where the static type is not known, from the
-run-time types of values, which equal their static types except for numerals. Where that is not
-enough to be sure (a ``Nat`` subtraction that truncates while one of its operands had no static
-type), the engine refuses rather than guesses.
+(:mod:`veriscale.backends.embedded.statics`) and from the type the elaborator inferred for each
+term (:mod:`veriscale.backends.embedded.elab.node_types`): a term whose type is known compiles to
+the closure of that type (no run-time dispatch, no defensive coercion). Only where neither tells,
+the run-time types of values decide, which equal their static types except for numerals. Where
+that is not enough to be sure (a ``Nat`` subtraction that truncates while an operand's type was
+not declared, since Lean may have computed in ``Int``), the engine refuses rather than guesses.
 
 The compiler is one class, :class:`~.core.Compiler`, composed of one mixin per construct
 family, each in its own module:

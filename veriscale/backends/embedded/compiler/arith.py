@@ -203,10 +203,12 @@ class ArithMixin:
         leaves: list[A.Node] = []
         tree = self._flatten(node, leaves)
         exp = expected if expected is not None and is_known(expected) and head(expected) not in ("Prop",) else None
-        return self._tree_closure([tree], leaves, sc, exp, node, unsure=expected is UNSURE)[0]
+        return self._tree_closure([tree], leaves, sc, exp, node, unsure=expected is UNSURE)[0][0]
 
     def _tree_closure(self, trees: list[Any], leaves: list[A.Node], sc: Scope, exp: LeanType | None,
-                      node: A.Node, unsure: bool = False) -> list[Closure]:
+                      node: A.Node, unsure: bool = False) -> tuple[list[Closure], str | None]:
+        """The closures of ``trees`` (sharing ``leaves``) and the name of their type when it is
+        known statically (``None``: decided at run time from the leaves' values)."""
         stypes = [self.stype(lf, sc) for lf in leaves]
         if unsure:
             stypes.append(None)
@@ -296,7 +298,14 @@ class ArithMixin:
         if static_ok:
             # The type is known now: numerals, operator lookups and coercions are settled once,
             # here, instead of on every evaluation (this is the evaluator's hottest path).
-            return [self._static_tree(t, head(static_T) or "Nat", leaf_cs, sc, node) for t in trees]
+            T = head(static_T) or "Nat"
+            if T == "Nat" and any(i not in coe_idx and not is_known(self.declared_stype(lf, sc))
+                                  for i, lf in enumerate(leaves)):
+                # `Nat` only by the elaborator's inference for some leaf: where Lean propagates an
+                # expected type the elaborator does not (`(fun x => x) (n - 5) : Int`), Lean
+                # computes in `Int`, so a subtraction that truncates is refused, never guessed
+                T = "NatChecked"
+            return [self._static_tree(t, T, leaf_cs, sc, node) for t in trees], T
         builders = [build(t) for t in trees]
 
         # dynamic: the run-time types of the leaves decide the type (as binop% would statically)
@@ -325,7 +334,7 @@ class ArithMixin:
                 return _checked_nat(b, fr, vals)
             return b(fr, T, vals)
 
-        return [lambda fr, b=b: run_dynamic(fr, b) for b in builders]
+        return [lambda fr, b=b: run_dynamic(fr, b) for b in builders], None
 
     def _static_tree(self, t: Any, T: str, leaf_cs: list[Closure], sc: Scope, node: A.Node) -> Closure:
         """A binop% tree whose type ``T`` is known statically, as one closure per node."""
@@ -337,15 +346,8 @@ class ArithMixin:
                 return _raiser(exc)
             return lambda fr: value
         if kind in ("leaf", "coe"):
-            c = leaf_cs[t[1]]
-            if T != "Int":
-                return c
-
-            def to_int(fr: list[Any]) -> Any:
-                v = c(fr)
-                return int(v) if isinstance(v, Nat) else v
-
-            return to_int
+            # at `Int`, :meth:`_tree_closure` has already coerced every leaf not statically `Int`
+            return leaf_cs[t[1]]
         if kind == "neg":
             sub = self._static_tree(t[1], T, leaf_cs, sc, node)
             negate = NEG.get(T)
@@ -360,7 +362,15 @@ class ArithMixin:
         f = ARITH.get((op, T))
         if f is None:
             return _raiser(unsupported(bnode, f"operator {op}", f"at type {T}"))
-        lhs, rhs = self._static_tree(t[2], T, leaf_cs, sc, node), self._static_tree(t[3], T, leaf_cs, sc, node)
+        lhs = self._static_tree(t[2], T, leaf_cs, sc, node)
+        if t[3][0] == "num":
+            # `i + 1`, `x % 2`: the numeral is a constant of the closure, not a call
+            try:
+                k = _numeral(t[3][1], T, node)
+            except Unsupported as exc:
+                return _raiser(exc)
+            return lambda fr: f(lhs(fr), k)
+        rhs = self._static_tree(t[3], T, leaf_cs, sc, node)
         return lambda fr: f(lhs(fr), rhs(fr))
 
     def _relation(self, node: A.BinOp, sc: Scope) -> Closure:
@@ -383,12 +393,15 @@ class ArithMixin:
                         a = _some_of(a)
                     if rty != m:
                         b = _some_of(b)
-            if (lty is not None and lty == rty and head(lty) in ("Nat", "Int")
+            if (lty is not None and lty == rty and _python_relation(op, head(lty))
                     and not self._user_instance_types(op)):
-                # both sides statically integers: Lean's order and equality are Python's
+                # both sides statically of one scalar type: Lean's order and equality are Python's
                 return _integer_rel(op, a, b, node)
         else:
-            a, b = self._tree_closure([lt, rt], leaves, sc, None, node)
+            (a, b), T = self._tree_closure([lt, rt], leaves, sc, None, node)
+            if T is not None and _python_relation(op, T) and not self._user_instance_types(op):
+                # both sides computed at one scalar type known statically
+                return _integer_rel(op, a, b, node)
         overridden = self._user_instance_types(op)
         if overridden:
             a, b = _refuse_user_instance(a, overridden, op, node), _refuse_user_instance(b, overridden, op, node)
@@ -515,6 +528,20 @@ def _refuse_user_instance(c: Closure, types: frozenset[str], op: str, node: A.No
         return value
 
     return guarded
+
+
+_PYTHON_ORDER = frozenset({"Nat", "Int", "UInt8", "UInt16", "UInt32", "UInt64", "Char", "String"})
+"""Types whose ``<``/``≤`` instances Lean decides as Python orders their values (numbers by
+value, characters and strings by code points, lexicographically)."""
+_PYTHON_EQUALITY = _PYTHON_ORDER | {"Bool"}
+"""Types whose ``DecidableEq`` and ``BEq`` instances are Python's ``==`` on their values."""
+
+
+def _python_relation(op: str, type_head: str | None) -> bool:
+    """Whether ``op`` at the type ``type_head`` (both sides statically of that type) is Python's."""
+    if op in ("=", "≠", "==", "!="):
+        return type_head in _PYTHON_EQUALITY
+    return type_head in _PYTHON_ORDER
 
 
 def _integer_rel(op: str, a: Closure, b: Closure, node: A.Node) -> Closure:

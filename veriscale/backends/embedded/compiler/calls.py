@@ -21,7 +21,6 @@ from veriscale.backends.embedded.compiler.support import (
     UNSURE,
     Closure,
     Scope,
-    _coercer,
     _field_builtin,
     _has_cdot,
     _needs_int,
@@ -89,7 +88,7 @@ class CallsMixin:
                 target.used = True
                 pts = _param_types(v[1], len(args))
                 cs = [self._arg(a, sc, t if t is not None else UNSURE) for a, t in zip(args, pts)]
-                return lambda fr: TailCall(tuple([c(fr) for c in cs]))
+                return _tail_call(cs)
             return self._apply_value(node, lambda fr: fr[slot], args, sc, _param_types(v[1], len(args)))
         parts = name.split(".")
         if parts[0] in sc.vars and len(parts) > 1:
@@ -289,7 +288,7 @@ class CallsMixin:
         if (target is not None and target.key is d and id(node) in target.calls and len(args) == n
                 and len(cs) == nreal == target.nargs):
             target.used = True
-            return lambda fr: TailCall(tuple([c(fr) for c in cs]))
+            return _tail_call(cs)
         if len(cs) == nreal and not extra:
             if nreal == 0:
                 return lambda fr: get()()
@@ -346,7 +345,7 @@ class CallsMixin:
             pt = ptys[i] if i < len(ptys) else None
             c = self.compile(a, sc, pt)
             if pt is not None and _needs_int(pt):
-                c = _coercer(c, pt)
+                c = self.coerced(c, a, pt)
             cs.append(c)
         if rty is None and b.typed and expected is not None and is_known(expected):
             rty = expected
@@ -426,7 +425,7 @@ class CallsMixin:
             if at is not None and is_known(at) and head(at) != "Option" and at == elem_type(pt):
                 return _some_of(c)
         if _needs_int(pt):
-            c = _coercer(c, pt)
+            c = self.coerced(c, a, pt)
         return c
 
     def _place_named(self, node: A.Node, b: Builtin, args: list[A.Node], has_self: bool) -> list[A.Node]:
@@ -654,3 +653,14 @@ def _param_types(t: LeanType | None, n: int) -> list[LeanType | None]:
         else:
             out.append(None)
     return out
+
+
+def _tail_call(cs: list[Closure]) -> Closure:
+    """A self-call in tail position: its arguments, evaluated, as a :class:`TailCall`."""
+    if len(cs) == 1:
+        c0 = cs[0]
+        return lambda fr: TailCall((c0(fr),))
+    if len(cs) == 2:
+        c0, c1 = cs
+        return lambda fr: TailCall((c0(fr), c1(fr)))
+    return lambda fr: TailCall(tuple([c(fr) for c in cs]))

@@ -23,16 +23,19 @@ from veriscale.backends.embedded.compiler.patterns import PatternsMixin
 from veriscale.backends.embedded.compiler.quantifiers import QuantifiersMixin
 from veriscale.backends.embedded.compiler.static_types import StaticTypesMixin
 from veriscale.backends.embedded.compiler.support import (
+    UNSURE,
     Closure,
     DefCtx,
     Scope,
     TailTarget,
+    _coercer,
     _has_cdot,
     _needs_int,
     _vtype,
     tail_apps,
     unsupported,
 )
+from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.env import Env, UserDef, resolve_in
 from veriscale.backends.embedded.memo import MISSING, NotKeyable, memo_key, memo_put
 from veriscale.backends.embedded.registry import Builtin
@@ -68,8 +71,10 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
     node's class name. The methods live in this class and in the mixins, one per construct
     family; they call each other through ``self``."""
 
-    def __init__(self, env: Env) -> None:
+    def __init__(self, env: Env, node_types: NodeTypes | None = None) -> None:
         self.env = env
+        #: the elaborator's type of each term (empty when the file was not elaborated)
+        self.node_types = node_types if node_types is not None else NodeTypes()
         self.budget = Budget()
         #: the function whose self tail calls are being compiled (None: no tail calls)
         self._tail_target: TailTarget | None = None
@@ -238,7 +243,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                 raise unsupported(d.cmd, f"definition {d.name} without a body")
             else:
                 body = self.compile(_with_capturing_helpers(d.cmd, [n for n, _ in params]), sc, ret)
-            if ret is not None and is_known(ret) and head(ret) in ("Int", "List", "Array", "Option", "Prod") and _needs_int(ret):
+            if ret is not None and is_known(ret) and head(ret) in ("Int", "List", "Array", "Option", "Prod") and \
+                    _needs_int(ret) and not self._elaborated_as(_result_terms(d.cmd), ret):
                 inner = body
 
                 def body(fr: list[Any], inner: Closure = inner, ret: LeanType = ret) -> Any:
@@ -252,6 +258,18 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         finally:
             d.compiling = False
             self._tail_target = saved_target
+
+    def _elaborated_as(self, terms: list[A.Node], ty: LeanType) -> bool:
+        """Whether the elaborator typed every one of ``terms`` exactly ``ty``: their compiled values
+        then have ``ty``'s representation already and need no coercion to it."""
+        return bool(terms) and all(self.node_types.of(t) == ty for t in terms)
+
+    def coerced(self, c: Closure, node: A.Node, ty: LeanType) -> Closure:
+        """``c`` (the compiled ``node``) coerced to ``ty`` where Lean inserts ``↑`` Nat→Int (also
+        inside containers); unchanged when the elaborator typed ``node`` exactly ``ty``."""
+        if self.node_types.of(node) == ty:
+            return c
+        return _coercer(c, ty)
 
     # -- name resolution --------------------------------------------------------------------
     def resolved_names(self, name: str, sc: Scope | None) -> list[str] | None:
@@ -326,6 +344,11 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         method = getattr(self, "c_" + type(node).__name__, None)
         if method is None:
             raise unsupported(node, type(node).__name__)
+        if expected is None or (expected is not UNSURE and not is_known(expected)):
+            # the context does not tell the type: the term's own, as the elaborator inferred it
+            # (not where Lean knows a parameter type the compiler does not: `UNSURE` keeps its
+            # run-time guard, since there Lean may propagate an expected type the elaborator does not)
+            expected = self.node_types.of(node) or expected
         try:
             return method(node, sc, expected)
         except (Unsupported, Undecidable) as exc:
@@ -550,6 +573,14 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             raise unsupported(node, "indexing", f"on {type_name_of(c)}")
 
         return get
+
+
+def _result_terms(cmd: A.DefCmd) -> list[A.Node]:
+    """The terms whose value a definition returns: its body, or the right-hand side of each
+    equation."""
+    if cmd.alts is not None:
+        return [alt.rhs for alt in cmd.alts]
+    return [cmd.body] if cmd.body is not None else []
 
 
 def _with_capturing_helpers(cmd: A.DefCmd, param_names: list[str]) -> A.Node:

@@ -13,7 +13,6 @@ from veriscale.backends.embedded.compiler.support import (
     DefCtx,
     Scope,
     TailTarget,
-    _coercer,
     _needs_int,
     captured_slots,
     tail_apps,
@@ -79,6 +78,7 @@ class LambdasMixin:
                  shape: Any = None) -> Closure:
         arity = len(slots)
         budget = self.budget
+        slot_a, slot_b = (slots[0], slots[1]) if arity == 2 else (-1, -1)
 
         def runner(env: Any, args: tuple[Any, ...]) -> Any:
             b = budget
@@ -102,8 +102,12 @@ class LambdasMixin:
                 if b.tick < 0:
                     b.refill()
                 fr = env[:]
-                for s, v in zip(slots, args):
-                    fr[s] = v
+                if arity == 2:
+                    fr[slot_a] = args[0]
+                    fr[slot_b] = args[1]
+                else:
+                    for s, v in zip(slots, args):
+                        fr[s] = v
                 for s, m in patterns:
                     if not m(fr[s], fr):
                         raise unsupported(node, "refutable pattern in fun")
@@ -114,6 +118,8 @@ class LambdasMixin:
 
         if loops:
             runner = loop_runner  # noqa: F811 - chosen once, at compile time
+        elif arity in (1, 2) and not patterns:
+            return self._make_direct_fn(slots, body, ctx, key_slots, shape)
 
         def make(fr: list[Any]) -> Any:
             snap = fr[:]
@@ -121,6 +127,54 @@ class LambdasMixin:
             if len(snap) < need:
                 snap.extend([None] * (need - len(snap)))
             return Fn(arity, runner, snap, "fun", key_slots, shape)
+
+        return make
+
+    def _make_direct_fn(self, slots: list[int], body: Closure, ctx: DefCtx, key_slots: tuple[int, ...] | None,
+                        shape: Any) -> Closure:
+        """A ``fun`` of one or two variables: its :class:`Fn` also carries a plain Python function
+        of its arguments (``Fn.direct``), one step per call like ``run``."""
+        budget = self.budget
+        arity = len(slots)
+        slot0 = slots[0]
+        slot1 = slots[-1]
+
+        def runner(env: Any, args: tuple[Any, ...]) -> Any:
+            b = budget
+            b.tick -= 1
+            if b.tick < 0:
+                b.refill()
+            fr = env[:]
+            fr[slot0] = args[0]
+            if arity == 2:
+                fr[slot1] = args[1]
+            return body(fr)
+
+        def make(fr: list[Any]) -> Any:
+            snap = fr[:]
+            need = ctx.nslots
+            if len(snap) < need:
+                snap.extend([None] * (need - len(snap)))
+            if arity == 1:
+                def direct(x: Any) -> Any:
+                    b = budget
+                    b.tick -= 1
+                    if b.tick < 0:
+                        b.refill()
+                    local = snap[:]
+                    local[slot0] = x
+                    return body(local)
+            else:
+                def direct(x: Any, y: Any) -> Any:  # type: ignore[misc]
+                    b = budget
+                    b.tick -= 1
+                    if b.tick < 0:
+                        b.refill()
+                    local = snap[:]
+                    local[slot0] = x
+                    local[slot1] = y
+                    return body(local)
+            return Fn(arity, runner, snap, "fun", key_slots, shape, direct)
 
         return make
 
@@ -187,6 +241,11 @@ class LambdasMixin:
     # -- let / let rec ----------------------------------------------------------------------
     def c_Let(self, node: A.Let, sc: Scope, expected: LeanType | None) -> Closure:
         decl = node.decl
+        cls = local_instance_class(decl)
+        if cls is not None:
+            # Lean resolves instances among the local ones first (Lean.Meta.SynthInstance): every
+            # use of `cls` in the body may mean the user's instance, which is not evaluated here
+            raise unsupported(node, f"local instance of {cls}", "instances declared by `have`/`let` are not evaluated")
         if node.is_have:
             return self.compile(node.body, sc, expected)
         inner, setter = self.compile_let_decl(decl, sc)
@@ -232,7 +291,7 @@ class LambdasMixin:
             raise unsupported(decl, "let without value")
         val = self.compile(decl.value, sc, ty)
         if ty is not None and is_known(ty) and _needs_int(ty):
-            val = _coercer(val, ty)
+            val = self.coerced(val, decl.value, ty)
         st = ty if ty is not None else self.stype(decl.value, sc)
         inner, slot = sc.bind(decl.name or "_", st)
 
@@ -309,3 +368,28 @@ class LambdasMixin:
                         f.env[s] = g
 
         return inner, setter
+
+
+CORE_CLASSES = frozenset({
+    "BEq", "DecidableEq", "Hashable", "Ord", "LT", "LE", "Max", "Min", "Inhabited", "ToString", "Repr",
+    "Add", "Sub", "Mul", "Div", "Mod", "Neg", "Pow", "HAdd", "HSub", "HMul", "HDiv", "HMod", "HPow",
+    "HAppend", "Append", "OfNat", "Zero", "One", "Membership", "GetElem", "GetElem?", "Decidable",
+    "DecidableRel", "DecidablePred", "Coe", "CoeTail", "CoeHead", "CoeOut", "CoeDep", "CoeFun", "CoeSort",
+    "Functor", "Applicative", "Monad", "ForIn", "EmptyCollection", "Singleton", "Insert", "Std.ToFormat",
+})
+"""Lean's core type classes whose instances decide what evaluation computes."""
+
+
+def local_instance_class(decl: A.LetDecl) -> str | None:
+    """The class when ``decl`` declares a local instance (``have inst : BEq Int := …``): a local
+    whose type is an application of a type class."""
+    ty = decl.type
+    while isinstance(ty, A.Paren):
+        ty = ty.term
+    if isinstance(ty, A.App):
+        ty = ty.fn
+    if isinstance(ty, A.Ident):
+        name = ty.name.removeprefix("_root_.")
+        if name in CORE_CLASSES:
+            return name
+    return None

@@ -4,6 +4,7 @@ instances)."""
 
 from __future__ import annotations
 
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -66,6 +67,15 @@ class PatternsMixin:
         body = self.compile_match_alts(node, [lambda fr, s=s: fr[s] for s in slots], dts, node.alts, inner, expected,
                                        is_do=False)
 
+        if len(dcs) == 1:
+            (s0,), (d0,) = slots, dcs
+
+            def run1(fr: list[Any]) -> Any:
+                fr[s0] = d0(fr)
+                return body(fr)
+
+            return run1
+
         def run(fr: list[Any]) -> Any:
             for s, c in zip(slots, dcs):
                 fr[s] = c(fr)
@@ -89,6 +99,20 @@ class PatternsMixin:
             else:
                 rhs = self.compile(alt.rhs, inner, expected)
             compiled.append((ms, rhs))
+
+        if len(getters) == 1:
+            # one discriminant (the common case): no list of values, no inner loop
+            g0 = getters[0]
+            single = [(ms[0], rhs) for ms, rhs in compiled]
+
+            def run1(fr: list[Any]) -> Any:
+                v = g0(fr)
+                for m, rhs in single:
+                    if m(v, fr):
+                        return rhs(fr)
+                raise unsupported(node, "non-exhaustive match")
+
+            return run1
 
         def run(fr: list[Any]) -> Any:
             vals = [g(fr) for g in getters]
@@ -132,6 +156,7 @@ class PatternsMixin:
                 fr[slot] = v
                 return True
 
+            _BIND_SLOTS[bind] = slot
             return bind, inner
         if isinstance(p, A.DotIdent):
             if p.name == "none":
@@ -167,6 +192,8 @@ class PatternsMixin:
                 ms.append(m)
             n = len(ms)
             is_arr = isinstance(p, A.ArrayLit)
+            if n == 0 and not is_arr:
+                return (lambda v, fr: isinstance(v, tuple) and not v), inner
 
             def match_list(v: Any, fr: list[Any]) -> bool:
                 if not isinstance(v, tuple) or len(v) != n or (is_arr and not isinstance(v, Arr)):
@@ -178,6 +205,18 @@ class PatternsMixin:
             et = elem_type(ty) if head(ty) == "List" else None
             mh, inner = self.compile_pattern(p.lhs, sc, et)
             mt, inner = self.compile_pattern(p.rhs, inner, ty)
+
+            hs, ts = _BIND_SLOTS.get(mh), _BIND_SLOTS.get(mt)
+            if hs is not None and ts is not None:
+                # `x :: xs` with two variables: bind the slots directly
+                def bind_cons(v: Any, fr: list[Any]) -> bool:
+                    if not isinstance(v, tuple) or not v:
+                        return False
+                    fr[hs] = v[0]
+                    fr[ts] = v[1:]
+                    return True
+
+                return bind_cons, inner
 
             def match_cons(v: Any, fr: list[Any]) -> bool:
                 if not isinstance(v, tuple) or not v:
@@ -329,3 +368,7 @@ class PatternsMixin:
             return Struct(h, tuple(vals))
 
         return run
+
+
+_BIND_SLOTS: weakref.WeakKeyDictionary[Callable[..., bool], int] = weakref.WeakKeyDictionary()
+"""The frame slot of each variable pattern's matcher (which always matches and binds it)."""

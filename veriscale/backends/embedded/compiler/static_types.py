@@ -32,6 +32,17 @@ class StaticTypesMixin:
     def stype(self, node: A.Node, sc: Scope) -> LeanType | None:
         """Best-effort static type of a term (``None``: unknown)."""
         try:
+            t = self._stype(node, sc)
+        except RecursionError:
+            t = None
+        if t is None or not is_known(t):
+            # what the declared types do not tell, the elaborator may have inferred
+            return self.node_types.of(node) or t  # type: ignore[attr-defined]
+        return t
+
+    def declared_stype(self, node: A.Node, sc: Scope) -> LeanType | None:
+        """The static type of a term as far as declared types tell, without the elaborator's."""
+        try:
             return self._stype(node, sc)
         except RecursionError:
             return None

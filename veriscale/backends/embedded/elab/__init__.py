@@ -21,6 +21,7 @@ from veriscale.backends.embedded.elab.context import Ctx, Diagnostic, ProofType,
 from veriscale.backends.embedded.elab.core import ElabBudgetExceeded
 from veriscale.backends.embedded.elab.dos import DoMixin
 from veriscale.backends.embedded.elab.getelem import GetElemMixin
+from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.elab.ops import OpsMixin
 from veriscale.backends.embedded.elab.patterns import PatternsMixin
 from veriscale.backends.embedded.elab.termination import TerminationMixin
@@ -367,8 +368,13 @@ def elaborate(env: Env) -> Report:
     report = Report()
     for d in env.defs.values():
         report.declarations += 1
+        elab.node_types = NodeTypes()
+        errors_before = sum(1 for x in elab.diagnostics if x.kind == "error")
         try:
             elab.elaborate_def(d)
+            if sum(1 for x in elab.diagnostics if x.kind == "error") == errors_before:
+                # a declaration Lean rejects keeps no types: what was inferred may not be Lean's
+                report.node_types.merge(elab.node_types)
         except RecursionError:
             elab.gap(d.cmd, "the definition is nested too deeply for the elaborator")
         except ElabBudgetExceeded as exc:

@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.lean_types import LeanType
 
 DiagnosticKind = Literal["error", "gap"]
@@ -108,6 +109,8 @@ class Report:
 
     diagnostics: list[Diagnostic] = field(default_factory=list)
     declarations: int = 0
+    node_types: NodeTypes = field(default_factory=NodeTypes)
+    """The type of each term of the declarations elaborated without an error (the compiler's)."""
 
     @property
     def errors(self) -> list[Diagnostic]:

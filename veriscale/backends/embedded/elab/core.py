@@ -15,6 +15,7 @@ from typing import Any
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import Ctx, Diagnostic, ProofType
+from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.elab.types import (
     CHAR,
     FLOAT,
@@ -63,6 +64,8 @@ class ElabCore:
         self.resumes: list[Callable[[], bool]] = []
         """Postponed elaboration problems: each returns ``False`` while it still cannot run."""
         self._dispatch: dict[type, Callable[[Any, Ctx, LeanType | None], LeanType]] = {}
+        #: the type inferred for each term of the declaration being elaborated (for the compiler)
+        self.node_types = NodeTypes()
         for cls_name in dir(A):
             cls = getattr(A, cls_name)
             method = getattr(self, f"e_{cls_name}", None)
@@ -106,7 +109,9 @@ class ElabCore:
         method = self._dispatch.get(type(node))
         if method is None:
             return self.gap(node, f"the elaborator does not model `{type(node).__name__}`")
-        return method(node, ctx, expected)
+        t = method(node, ctx, expected)
+        self.node_types.record(node, t)
+        return t
 
     def check(self, node: A.Node, ctx: Ctx, expected: LeanType) -> LeanType:
         """Elaborate ``node`` at ``expected`` and check the result (with coercions)."""

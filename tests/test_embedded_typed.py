@@ -1,0 +1,102 @@
+"""Typed evaluation: the compiler reads the elaborator's type of every term.
+
+The elaborator records the type it inferred for each term (``Report.node_types``); the compiler
+uses it where the declared types alone do not tell (an unannotated ``fun`` binder, a numeral
+whose type comes from unification), so arithmetic is compiled at its static type instead of being
+decided, or refused, at run time. Local instances (``have inst : BEq Int := …``) are never
+silently replaced by the global instance.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.backend import call_entry
+from veriscale.backends.embedded.program import Program
+from veriscale.lean_types import NamedType
+from veriscale.runtime import Nat, Unsupported
+
+INT = NamedType("Int")
+NAT = NamedType("Nat")
+
+
+def _nodes(node: object) -> list[A.Node]:
+    out: list[A.Node] = []
+
+    def walk(n: object) -> None:
+        if isinstance(n, A.Node):
+            out.append(n)
+            for child in A.children(n):
+                walk(child)
+        elif isinstance(n, (list, tuple)):
+            for x in n:
+                walk(x)
+
+    walk(node)
+    return out
+
+
+def test_the_elaborator_records_the_type_of_numerals_and_binders() -> None:
+    program = Program("def total (xs : List Int) : Int :=\n  xs.foldl (fun acc x => acc + x) 0\n")
+    types = program.elaboration.node_types
+    body = program.env.defs["total"].cmd.body
+    numerals = [n for n in _nodes(body) if isinstance(n, A.NumLit)]
+    binder_uses = [n for n in _nodes(body) if isinstance(n, A.Ident) and n.name in ("acc", "x")]
+    assert [types.of(n) for n in numerals] == [INT]  # unified with `acc`, not defaulted to Nat
+    assert binder_uses and all(types.of(n) == INT for n in binder_uses)
+
+
+def test_a_rejected_declaration_keeps_no_types() -> None:
+    program = Program('def bad (n : Nat) : Nat :=\n  n + "a"\n')
+    assert program.elaboration.errors
+    body = program.env.defs["bad"].cmd.body
+    assert all(program.elaboration.node_types.of(n) is None for n in _nodes(body))
+
+
+def test_a_subtraction_typed_nat_only_by_the_elaborator_is_static_but_guarded() -> None:
+    # `k` has no declared type; the elaborator infers `Nat`, so the tree is compiled at `Nat`
+    # (no run-time type dispatch). Lean may still compute such a tree in `Int` where it
+    # propagates an expected type the elaborator does not model, so a subtraction that would
+    # truncate is refused rather than guessed; one that does not truncate is exact either way.
+    program = Program("def h (n : Nat) : Int :=\n  let f := fun k => k - 3\n  f n\n")
+    assert call_entry(program, "h", {"n": Nat(10)}, None) == 7
+    with pytest.raises(Unsupported, match="truncating"):
+        call_entry(program, "h", {"n": Nat(2)}, None)
+
+
+def test_a_subtraction_at_declared_nat_types_truncates() -> None:
+    program = Program("def d (a : Nat) (b : Nat) : Nat :=\n  a - b\n")
+    assert call_entry(program, "d", {"a": Nat(2), "b": Nat(5)}, None) == 0
+
+
+def test_int_arithmetic_in_an_unannotated_lambda() -> None:
+    program = Program("def g (xs : List Int) : List Int :=\n  xs.map (fun x => x - 5)\n")
+    assert call_entry(program, "g", {"xs": (1, 10)}, None) == (-4, 5)
+
+
+def test_a_list_int_result_built_by_recursion_keeps_its_values() -> None:
+    program = Program(
+        "def keep (x : Int) (xs : List Int) : List Int :=\n"
+        "  match xs with\n"
+        "  | [] => []\n"
+        "  | y :: ys => if y = x then y :: keep x ys else keep x ys\n")
+    assert call_entry(program, "keep", {"x": -2, "xs": (-2, 3, -2, 0)}, None) == (-2, -2)
+
+
+@pytest.mark.parametrize("declaration", ["have inst : BEq Int := ⟨fun _ _ => true⟩",
+                                         "let inst : BEq Int := ⟨fun _ _ => true⟩"])
+def test_a_local_instance_is_refused_not_replaced_by_the_global_one(declaration: str) -> None:
+    # Lean's `==` here is the local instance (always true); the global one would say false
+    program = Program(f"def f (a : Int) (b : Int) : Bool :=\n  {declaration}\n  a == b\n")
+    with pytest.raises(Unsupported, match="local instance of BEq"):
+        call_entry(program, "f", {"a": 1, "b": 2}, None)
+
+
+def test_char_and_string_relations_at_their_static_types() -> None:
+    program = Program("def hasZ (s : String) : Bool :=\n  s.toList.any fun c => c = 'z' || c = 'Z'\n")
+    assert call_entry(program, "hasZ", {"s": "aZb"}, None) is True
+    assert call_entry(program, "hasZ", {"s": "abc"}, None) is False
+    program = Program('def before (a : String) (b : String) : Bool :=\n  decide (a < b) && a != b\n')
+    assert call_entry(program, "before", {"a": "ab", "b": "b"}, None) is True
+    assert call_entry(program, "before", {"a": "b", "b": "ab"}, None) is False

@@ -1,0 +1,90 @@
+"""The elaborator's type of every term, for the compiler.
+
+While it elaborates, the elaborator records each term's inferred type (:meth:`NodeTypes.record`);
+the compiler asks :meth:`NodeTypes.of` for the type of a term once elaboration is over, when
+every metavariable that will ever be assigned is (numerals defaulted). A term elaborated more than
+once (a ``binop%`` tree re-elaborated at its maximal type, a postponed argument) is answered only
+when every elaboration gave the same type.
+
+Only *concrete* types are answered: no metavariable, gap, type parameter or proof, and only
+type formers whose run-time representation the compiler keeps exactly at the static type (numbers,
+``Bool``, ``Char``, ``String``, ``Unit``, and ``List``/``Array``/``Option``/products of them).
+Everything else is ``None``, and the compiler keeps its own reading of declared types and the
+run-time checks that go with it.
+"""
+
+from __future__ import annotations
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.elab.types import deep
+from veriscale.lean_types import LeanType, NamedType, ProdType
+
+_SCALARS = frozenset({"Nat", "Int", "Float", "Bool", "Char", "String", "Unit",
+                      "UInt8", "UInt16", "UInt32", "UInt64"})
+_CONTAINERS = {"List": 1, "Array": 1, "Option": 1}
+
+
+def concrete(t: LeanType) -> LeanType | None:
+    """``t`` with its metavariables followed, if it is concrete (see the module docstring)."""
+    t = deep(t)
+    return t if _is_concrete(t) else None
+
+
+def _is_concrete(t: LeanType) -> bool:
+    if type(t) is NamedType:
+        if not t.args:
+            return t.name in _SCALARS
+        return _CONTAINERS.get(t.name) == len(t.args) and all(_is_concrete(a) for a in t.args)
+    if type(t) is ProdType:
+        return _is_concrete(t.fst) and _is_concrete(t.snd)
+    return False
+
+
+class NodeTypes:
+    """Terms' elaborated types, by term identity."""
+
+    __slots__ = ("_raw", "_answers")
+
+    def __init__(self) -> None:
+        # id(term) -> (term, types): the term is kept so an id is never read for another object
+        self._raw: dict[int, tuple[A.Node, list[LeanType]]] = {}
+        self._answers: dict[int, LeanType | None] = {}
+
+    def record(self, node: A.Node, t: LeanType) -> None:
+        entry = self._raw.get(id(node))
+        if entry is None or entry[0] is not node:
+            self._raw[id(node)] = (node, [t])
+        else:
+            entry[1].append(t)
+
+    def of(self, node: A.Node) -> LeanType | None:
+        """The concrete type the elaborator gave ``node`` (``None``: not elaborated, not concrete,
+        or not the same on every elaboration)."""
+        key = id(node)
+        if key in self._answers:
+            return self._answers[key]
+        entry = self._raw.get(key)
+        answer: LeanType | None = None
+        if entry is not None and entry[0] is node:
+            types = [concrete(t) for t in entry[1]]
+            first = types[0]
+            if first is not None and all(t == first for t in types[1:]):
+                answer = first
+        self._answers[key] = answer
+        return answer
+
+    def merge(self, other: NodeTypes) -> None:
+        """Take ``other``'s records (another declaration's terms)."""
+        for key, (node, types) in other._raw.items():
+            entry = self._raw.get(key)
+            if entry is None or entry[0] is not node:
+                self._raw[key] = (node, list(types))
+            else:
+                entry[1].extend(types)
+        self._answers.clear()
+
+    def __len__(self) -> int:
+        return len(self._raw)
+
+
+__all__ = ["NodeTypes", "concrete"]
