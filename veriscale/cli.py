@@ -361,13 +361,18 @@ def power(
     suites: Annotated[list[Path], typer.Argument(help="Suite directories; the first one's tasks are the ground truth.")],
     json_out: Annotated[Path | None, typer.Option("--json", help="Write {\"suites\": [...], ...} as JSON.")] = None,
     seed: Annotated[int, typer.Option(help="Seed for choosing flawed specifications and mutants.")] = 2027,
-    max_mutants: Annotated[int, typer.Option("--max-mutants", min=0, help="Reference-code mutants per task.")] = 30,
+    max_mutants: Annotated[
+        int, typer.Option("--max-mutants", min=0, help="Reference-code mutants per task and order.")
+    ] = 20,
     max_flawed: Annotated[
         int, typer.Option("--max-flawed", min=0, help="Flawed preconditions and flawed postconditions per task, each.")
     ] = 12,
-    mutant_order: Annotated[
-        int, typer.Option("--mutant-order", min=1, max=2, help="2: two edits per mutant; 1: single edits.")
-    ] = 2,
+    mutant_orders: Annotated[
+        str, typer.Option("--mutant-orders", help="Mutant orders to measure: 1 (one edit), 2 (two edits), or 1,2.")
+    ] = "1,2",
+    pool_size: Annotated[
+        int, typer.Option("--pool-size", min=1, help="Judging-pool inputs per task (decide which items count).")
+    ] = 120,
     jobs: Annotated[int | None, typer.Option(help="Worker processes (default: one per core).")] = None,
     backend: Annotated[str, typer.Option(help="auto, embedded or lean.")] = "embedded",
     task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
@@ -392,9 +397,14 @@ def power(
         if not suite.is_dir():
             _echo_err(f"error: {suite}: not a directory")
             raise typer.Exit(2)
+    orders = sorted({part.strip() for part in mutant_orders.split(",") if part.strip()})
+    if not orders or any(o not in ("1", "2") for o in orders):
+        _echo_err(f"error: --mutant-orders: expected 1, 2 or 1,2, got {mutant_orders!r}")
+        raise typer.Exit(2)
     backend_name = _backend_name_or_exit(backend)
     report = measure_power(
-        suites, seed=seed, max_flawed=max_flawed, max_mutants=max_mutants, mutant_order=mutant_order,
+        suites, seed=seed, max_flawed=max_flawed, max_mutants=max_mutants,
+        mutant_orders=[int(o) for o in orders], pool_size=pool_size,
         jobs=jobs, backend=backend_name, task_ids=task, every=every, progress=not quiet,
         **{name: value for name, value in (("task_steps", task_steps), ("task_seconds", task_seconds))
            if value is not None},

@@ -11,10 +11,10 @@ are the same for every suite compared.
   operands of ``→``, ``↔`` and ``∨`` -- the classic weak postcondition that checks the length of
   a list but not its elements. Whether a change weakens or strengthens depends on where it sits
   (a conjunct dropped from an antecedent strengthens); what counts is that it changes the verdict.
-* Mutants: *second-order* mutants of the reference ``code_aux``/``code`` (two first-order edits at
-  different places), chosen with their own seed. ``veriscale expand`` uses first-order mutants
-  (seed 42) as adversaries, so measuring with them would favour suites built from them; with
-  ``order=1`` the first-order mutants that expand did *not* select are preferred.
+* Mutants of the reference ``code_aux``/``code``: first-order (one edit) and second-order (two
+  edits at different places), chosen with their own seed (not expand's 42) from power's own
+  operators (:mod:`.operators`), which make none of the edits ``veriscale expand`` makes for its
+  adversaries: measuring with expand's edits would favour the suites built to kill them.
 """
 
 from __future__ import annotations
@@ -28,6 +28,7 @@ from veriscale.generate.adversaries import all_mutations, llm_free_adversaries, 
 from veriscale.generate.adversaries.mutants import Edit, Mutation, section_mutations
 from veriscale.lean.lexer import EOF, KEYWORD, SYM, LeanSyntaxError, Token, tokenize
 from veriscale.lean_types import LeanType, LeanTypeError, parse_type
+from veriscale.power.operators import power_mutations
 from veriscale.task import Task
 
 __all__ = [
@@ -47,7 +48,8 @@ DEFAULT_SEED = 2027
 """Not expand's 42: the items must not be chosen the way the adversaries were."""
 DEFAULT_MAX_FLAWED = 12
 """Per specification section (precond, postcond)."""
-DEFAULT_MAX_MUTANTS = 30
+DEFAULT_MAX_MUTANTS = 20
+"""Per order (first-order and second-order mutants)."""
 
 ItemKind = Literal["precond", "postcond", "code"]
 
@@ -63,6 +65,8 @@ class PowerItem:
     sections: dict[str, str] = field(hash=False)
     components: tuple[str, ...] = ()
     """For mutants: the ids of the first-order mutations it is made of."""
+    order: int = 0
+    """For mutants: how many edits (1 or 2); 0 for flawed specifications."""
 
 
 # ---------------------------------------------------------------------------------------------
@@ -285,13 +289,14 @@ def _sections_of(task: Task, mutations: Sequence[Mutation]) -> dict[str, str]:
 def power_mutants(
     task: Task, *, seed: int = DEFAULT_SEED, max_mutants: int = DEFAULT_MAX_MUTANTS, order: int = 2
 ) -> list[PowerItem]:
-    """Mutants of the reference code, at most ``max_mutants``, deterministic for the seed.
+    """Mutants of the reference code made of power's own edits (:mod:`.operators`, none of them
+    an edit ``expand`` makes), at most ``max_mutants``, deterministic for the seed.
 
-    ``order=2``: pairs of first-order mutations at different places, in seeded hash order, each
-    first-order mutation used in at most two pairs so that the choice spreads over the code.
-    ``order=1``: first-order mutations, those that expand did not select (seed 42, 60) first.
+    ``order=1``: single edits, a seeded choice spread over the operator families.
+    ``order=2``: pairs of edits at different places, in seeded hash order, each edit used in at
+    most two pairs so that the choice spreads over the code.
     """
-    mutations = all_mutations(task)
+    mutations = power_mutations(task)
     reference = {s: _normalised(task.section(s)) for s in ("code_aux", "code")}
     out: list[PowerItem] = []
     seen: set[tuple[tuple[str, str], ...]] = set()
@@ -302,14 +307,10 @@ def power_mutants(
         if key in seen or all(_normalised(b) == reference.get(s) for s, b in sections.items()):
             return
         seen.add(key)
-        out.append(PowerItem(item_id, "code", family, description, sections, tuple(m.id for m in parts)))
+        out.append(PowerItem(item_id, "code", family, description, sections, tuple(m.id for m in parts), len(parts)))
 
     if order == 1:
-        taken = {a.id for a in llm_free_adversaries(task) if a.source == "mutant"}
-        ranked = sorted(mutations, key=lambda m: (m.id in taken, _rank(seed, task.id, m.id)))
-        for mutation in ranked:
-            if len(out) >= max_mutants:
-                break
+        for mutation in select_mutations(task, mutations, seed=seed, cap=max_mutants):
             add([mutation], mutation.id, mutation.family, mutation.description)
         return out
     pairs: list[tuple[str, int, int]] = []
@@ -340,18 +341,20 @@ def power_mutants(
 
 
 def expand_overlap(task: Task, mutants: Sequence[PowerItem]) -> tuple[int, int]:
-    """(mutants identical to one of expand's LLM-free adversaries, mutants sharing a first-order
-    edit with one of them), with expand's defaults (seed 42, up to 60 mutants)."""
+    """(mutants identical to one of expand's LLM-free adversaries, mutants sharing an edit with
+    one of them), with expand's defaults (seed 42, up to 60 mutants)."""
     adversaries = llm_free_adversaries(task)
     bodies = {
         tuple(sorted((s, _normalised(b)) for s, b in a.sections.items())) for a in adversaries
     }
-    ids = {a.id for a in adversaries if a.source == "mutant"}
+    chosen = {a.id for a in adversaries if a.source == "mutant"}
+    expand_edits = {(m.section, m.edits) for m in all_mutations(task) if m.id in chosen}
+    own = {m.id: (m.section, m.edits) for m in power_mutations(task)}
     identical = sharing = 0
     for item in mutants:
         key = tuple(sorted((s, _normalised(b)) for s, b in item.sections.items()))
         identical += key in bodies
-        sharing += any(c in ids for c in item.components)
+        sharing += any(own.get(c) in expand_edits for c in item.components)
     return identical, sharing
 
 
@@ -361,10 +364,11 @@ def power_items(
     seed: int = DEFAULT_SEED,
     max_flawed: int = DEFAULT_MAX_FLAWED,
     max_mutants: int = DEFAULT_MAX_MUTANTS,
-    mutant_order: int = 2,
+    mutant_orders: Sequence[int] = (1, 2),
 ) -> list[PowerItem]:
-    """Flawed preconditions, flawed postconditions, then mutants."""
-    return [
-        *flawed_specs(task, seed=seed, max_per_section=max_flawed),
-        *power_mutants(task, seed=seed, max_mutants=max_mutants, order=mutant_order),
-    ]
+    """Flawed preconditions, flawed postconditions, then mutants of each order (up to
+    ``max_mutants`` each)."""
+    items = flawed_specs(task, seed=seed, max_per_section=max_flawed)
+    for order in mutant_orders:
+        items += power_mutants(task, seed=seed, max_mutants=max_mutants, order=order)
+    return items
