@@ -4,10 +4,12 @@
         ../shared/data/verinalite runs/ours-plus runs/ours-lite --json power.json [--every 5]
     python benchmarks/power_table.py --from-json power.json --relative-to ours-plus
 
-Prints, per suite: checks, flawed specs caught, mutants killed, and both relative to a reference
-suite (the first unless ``--relative-to`` names another): its power as a share of the reference's
-(caught / reference caught) and its size as a share of the reference's checks. The first suite's
-tasks are the ground truth the items are generated from.
+Prints, per suite: checks, flawed specs caught, first- and second-order mutants killed (each with a
+95 % Wilson interval), and all of it relative to a reference suite (the first unless
+``--relative-to`` names another): its power as a share of the reference's (caught / reference
+caught) and its size as a share of the reference's checks. The first suite's tasks are the ground
+truth the items are generated from; which items count is decided on a judging pool generated
+independently of every suite, so the denominators are the same for all.
 """
 
 from __future__ import annotations
@@ -24,9 +26,11 @@ from veriscale.power import (
     DEFAULT_SEED,
     DEFAULT_TASK_SECONDS,
     DEFAULT_TASK_STEPS,
+    PowerReport,
     format_power,
     measure_power,
 )
+from veriscale.power.pool import DEFAULT_POOL_SIZE
 
 
 def _share(part: float, whole: float) -> str:
@@ -34,28 +38,37 @@ def _share(part: float, whole: float) -> str:
 
 
 def relative_table(suites: list[dict[str, object]], reference: str | None) -> str:
-    """Power and size of every suite relative to the reference suite (by directory name)."""
+    """Power and size of every suite relative to the reference suite (by directory name).
+
+    Power is the share of the reference's catches: flawed specs, first-order and second-order
+    mutants, and all items together; size is the share of its checks (tests + unexpected outputs
+    + reject inputs). The denominators are the same for every suite (the judging pool's)."""
     names = [Path(str(s["path"])).name for s in suites]
     ref = suites[names.index(reference)] if reference in names else suites[0]
     ref_name = Path(str(ref["path"])).name
     width = max([len(n) for n in names] + [5])
 
     def num(row: dict[str, object], key: str) -> int:
-        value = row[key]
+        value = row.get(key, 0)
         assert isinstance(value, int)
         return value
 
+    def both(row: dict[str, object]) -> int:
+        return num(row, "flawed_specs_caught") + num(row, "mutants_killed")
+
     lines = [
         f"relative to {ref_name}:",
-        f"{'suite':<{width}}  {'size':>7}  {'spec power':>10}  {'mutant power':>12}  {'both':>7}",
+        f"{'suite':<{width}}  {'tests':>7}  {'checks':>9}  {'size':>7}  {'specs':>7}  {'mut1':>7}  {'mut2':>7}  "
+        f"{'all':>7}",
     ]
-    ref_both = num(ref, "flawed_specs_caught") + num(ref, "mutants_killed")
     for name, row in zip(names, suites, strict=True):
-        both = num(row, "flawed_specs_caught") + num(row, "mutants_killed")
         lines.append(
-            f"{name:<{width}}  {_share(num(row, 'checks'), num(ref, 'checks')):>7}  "
-            f"{_share(num(row, 'flawed_specs_caught'), num(ref, 'flawed_specs_caught')):>10}  "
-            f"{_share(num(row, 'mutants_killed'), num(ref, 'mutants_killed')):>12}  {_share(both, ref_both):>7}"
+            f"{name:<{width}}  {num(row, 'tests'):>7,}  {num(row, 'checks'):>9,}  "
+            f"{_share(num(row, 'checks'), num(ref, 'checks')):>7}  "
+            f"{_share(num(row, 'flawed_specs_caught'), num(ref, 'flawed_specs_caught')):>7}  "
+            f"{_share(num(row, 'mutants1_killed'), num(ref, 'mutants1_killed')):>7}  "
+            f"{_share(num(row, 'mutants2_killed'), num(ref, 'mutants2_killed')):>7}  "
+            f"{_share(both(row), both(ref)):>7}"
         )
     return "\n".join(lines)
 
@@ -82,7 +95,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--every", type=int, default=1, help="only every n-th task (a deterministic subset)")
     parser.add_argument("--seed", type=int, default=DEFAULT_SEED)
     parser.add_argument("--max-flawed", type=int, default=DEFAULT_MAX_FLAWED)
-    parser.add_argument("--max-mutants", type=int, default=DEFAULT_MAX_MUTANTS)
+    parser.add_argument("--max-mutants", type=int, default=DEFAULT_MAX_MUTANTS, help="per mutant order")
+    parser.add_argument("--pool-size", type=int, default=DEFAULT_POOL_SIZE, help="judging-pool inputs per task")
     parser.add_argument("--jobs", type=int, default=None)
     parser.add_argument("--task-steps", type=int, default=DEFAULT_TASK_STEPS, help="engine steps per task")
     parser.add_argument("--task-seconds", type=float, default=DEFAULT_TASK_SECONDS, help="wall-clock backstop per task")
@@ -91,21 +105,14 @@ def main(argv: list[str] | None = None) -> int:
 
     if args.from_json is not None:
         data = json.loads(args.from_json.read_text(encoding="utf-8"))
-        for row in data["suites"]:
-            print(
-                f"{Path(row['path']).name:<14} checks {row['checks']:>9,}  flawed specs "
-                f"{row['flawed_specs_caught']}/{row['flawed_specs_total']} "
-                f"{_share(row['flawed_specs_caught'], row['flawed_specs_total'])}  mutants "
-                f"{row['mutants_killed']}/{row['mutants_total']} {_share(row['mutants_killed'], row['mutants_total'])}"
-            )
-        print(f"{len(data['tasks'])} task(s); {data['seconds']} s")
+        print(format_power(PowerReport.model_validate(data)))
     else:
         if not args.suites:
             parser.error("give suite directories or --from-json")
         started = time.perf_counter()
         report = measure_power(
             args.suites, seed=args.seed, max_flawed=args.max_flawed, max_mutants=args.max_mutants,
-            jobs=args.jobs, every=args.every, task_seconds=args.task_seconds, task_steps=args.task_steps,
+            pool_size=args.pool_size, jobs=args.jobs, every=args.every, task_seconds=args.task_seconds, task_steps=args.task_steps,
             task_ids=args.task,
         )
         print(format_power(report))

@@ -27,3 +27,8 @@ def test_verinaplus_catches_at_least_what_verina_catches(data_dir: Path) -> None
     assert plus.checks > 10 * verina.checks
     # the same items for both suites: one item list per task
     assert all(len(t.checks) == 2 for t in report.per_task)
+    # and Verina alone gets exactly the rates it gets beside VerinaPlus
+    alone = measure_power([data_dir / "verina"], task_ids=FAST_TASKS, jobs=1, progress=False,
+                          max_flawed=6, max_mutants=8).suites[0]
+    keys = {"flawed_specs_caught", "flawed_specs_total", "mutants_killed", "mutants_total"}
+    assert alone.model_dump(include=keys) == verina.model_dump(include=keys)

@@ -726,15 +726,18 @@ def power(
     ] = None,
     max_mutants: Annotated[
         int | None, typer.Option("--max-mutants", min=0, show_default=False,
-                                 help="Reference-code mutants per task (default: 30).")
+                                 help="Reference-code mutants per task and order (default: 20).")
     ] = None,
     max_flawed: Annotated[
         int | None, typer.Option("--max-flawed", min=0, show_default=False,
                                  help="Flawed preconditions and flawed postconditions per task, each (default: 12).")
     ] = None,
-    mutant_order: Annotated[
-        int | None, typer.Option("--mutant-order", min=1, max=2, show_default=False,
-                                 help="2 (the default): two edits per mutant; 1: single edits.")
+    mutant_orders: Annotated[
+        str, typer.Option("--mutant-orders", help="Mutant orders to measure: 1 (one edit), 2 (two edits), or 1,2.")
+    ] = "1,2",
+    pool_size: Annotated[
+        int | None, typer.Option("--pool-size", min=1, show_default=False,
+                                 help="Judging-pool inputs per task, which decide the items that count (default: 120).")
     ] = None,
     workers: WorkersOption = None,
     jobs: JobsOption = None,
@@ -767,9 +770,14 @@ def power(
         if not suite.is_dir():
             _echo_err(f"error: {suite}: not a directory")
             raise typer.Exit(2)
+    orders = sorted({part.strip() for part in mutant_orders.split(",") if part.strip()})
+    if not orders or any(o not in ("1", "2") for o in orders):
+        _echo_err(f"error: --mutant-orders: expected 1, 2 or 1,2, got {mutant_orders!r}")
+        raise typer.Exit(2)
     backend_name = _backend_name_or_exit(backend)
     runner = _executor_or_exit(executor, workers, jobs, address)
-    given = {"seed": seed, "max_flawed": max_flawed, "max_mutants": max_mutants, "mutant_order": mutant_order,
+    given = {"seed": seed, "max_flawed": max_flawed, "max_mutants": max_mutants,
+             "mutant_orders": [int(o) for o in orders], "pool_size": pool_size,
              "every": every, "task_steps": task_steps, "task_seconds": task_seconds}
     options = _or_exit(lambda: api.PowerOptions.model_validate({k: v for k, v in given.items() if v is not None}))
     report = _or_exit(lambda: api.power(suites, options, backend=backend_name, tasks=_selected(tasks, task),

@@ -221,7 +221,8 @@ def power(
     if suites:
         _require_tasks(suites[0], tasks)
     return measure_power([Path(s) for s in suites], seed=options.seed, max_flawed=options.max_flawed,
-                         max_mutants=options.max_mutants, mutant_order=options.mutant_order,
+                         max_mutants=options.max_mutants, mutant_orders=options.mutant_orders,
+                         pool_size=options.pool_size, pool_seed=options.pool_seed,
                          backend=backend, task_ids=_ids(tasks), every=options.every,
                          task_seconds=options.task_seconds, task_steps=options.task_steps,
                          executor=_executor(executor), progress=_stage_progress(progress, "power"))

@@ -18,6 +18,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from veriscale.audit.models import AuditOptions
 from veriscale.expand.models import ExpandOptions
 from veriscale.power.items import DEFAULT_MAX_FLAWED, DEFAULT_MAX_MUTANTS, DEFAULT_SEED
+from veriscale.power.pool import DEFAULT_POOL_SEED, DEFAULT_POOL_SIZE
 from veriscale.power.run import DEFAULT_TASK_SECONDS, DEFAULT_TASK_STEPS
 
 __all__ = [
@@ -66,8 +67,12 @@ class PowerOptions(_Options):
     """Flawed preconditions and flawed postconditions per task, each."""
     max_mutants: int = Field(default=DEFAULT_MAX_MUTANTS, ge=0)
     """Reference-code mutants per task."""
-    mutant_order: int = Field(default=2, ge=1, le=2)
-    """2: two edits per mutant; 1: single edits."""
+    mutant_orders: list[int] = Field(default_factory=lambda: [1, 2], min_length=1)
+    """Mutant orders to measure: 1 (one edit), 2 (two edits), or both (reported apart)."""
+    pool_size: int = Field(default=DEFAULT_POOL_SIZE, ge=1)
+    """Judging-pool inputs per task: an item counts only when the pool tells it from the truth."""
+    pool_seed: int = DEFAULT_POOL_SEED
+    """The pool's own seed, apart from every suite's."""
     every: int = Field(default=1, ge=1)
     """Only every n-th compared task, in sorted order (a deterministic subset)."""
     task_steps: int | None = Field(default=DEFAULT_TASK_STEPS, ge=1)

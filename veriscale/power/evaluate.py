@@ -14,19 +14,17 @@ truth to pass the check keeps defective stored rows (an "unexpected" output the 
 accepts, a truncated expected value) from counting as catches: such a row fails every
 submission, right or wrong. Unknown answers never catch.
 
-An item counts (is "not equivalent on the task's inputs") when at least one suite catches it: by
-the rule above that is exactly when its decided verdict differs from the ground truth's on a
-stored input or pair of some suite whose stored label the ground truth agrees with.
+An item *counts* when it is told apart from the ground truth on the task's judging pool
+(:mod:`.pool`: inputs generated for power alone, independently of every suite compared): its
+decided verdict or output differs from the ground truth's on some pool row. Only counted items are
+put to the suites, so every suite, alone or in company, has the same denominator.
 
-Evaluation is lazy. Answers are cached per task by canonical input (and output) key, so a pair
-that several suites store is evaluated once per item; an item stops being evaluated against a
-suite as soon as that suite catches it; rows that already caught this item or earlier items of
-the task are tried first. Each row reached is first checked against the ground truth (once per
-task), and the item is asked only about rows whose check the ground truth passes: a postcondition
-that times out on large inputs costs its time once, not once per item. An item that keeps timing
-out (a mutant that no longer terminates) is abandoned, counting steps, so deterministically.
-Apart from the per-task wall-clock limit (items left are ``undetermined``), the result does not
-depend on the order, only the time does.
+Evaluation is lazy: an item stops being evaluated as soon as a row tells it apart; rows that told
+earlier items of the task apart are tried first. Against a suite, each row reached is first checked
+against the ground truth, and the item is asked only about rows whose check the ground truth
+passes. An item that keeps timing out (a mutant that no longer terminates) is abandoned, counting
+steps, so deterministically. The pool phase and each suite's phase run in a fresh engine unit with
+their own step budget, so a suite's catches do not depend on which other suites are compared.
 """
 
 from __future__ import annotations
@@ -42,6 +40,17 @@ from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownRe
 from veriscale.backends.safety import screen_sections
 from veriscale.compare import same_as_printed
 from veriscale.power.items import PowerItem
+from veriscale.power.pool import (
+    DEFAULT_POOL_SEED,
+    DEFAULT_POOL_SIZE,
+    JudgingPool,
+    PoolRow,
+    input_key,
+    mutated_inputs,
+    near_outputs,
+    output_key,
+    pool_inputs,
+)
 from veriscale.task import Task
 from veriscale.typed_task import TypedTaskError, typed_view
 from veriscale.values import render_value
@@ -60,17 +69,23 @@ class ItemResult(BaseModel):
     id: str
     kind: str
     family: str
+    order: int = 0
+    """Mutants: 1 or 2 edits; 0 for flawed specifications."""
     status: ItemStatus
-    """``counted``: caught by at least one suite; ``equivalent``: by none (no decided difference
-    from the ground truth on any stored row); ``undetermined``: the task's time ran out first;
-    ``unsafe``: refused by the safety screen (never run)."""
+    """``counted``: told apart from the ground truth on the judging pool; ``equivalent``: not
+    (no decided difference on any pool row); ``undetermined``: the pool phase's budget ran out
+    first; ``unsafe``: refused by the safety screen (never run)."""
+    pool_witness: str | None = None
+    """The pool row that told it apart (canonical key)."""
+    undetermined_for: list[int] = []
+    """Suites whose budget ran out before this (counted) item was decided: not caught by them."""
     caught_by: list[int] = []
     """Positions of the suites that catch it."""
     caught_with: dict[int, str] = {}
     """Per catching suite, the canonical key of the row that caught it (the first one found)."""
     evaluations: int = 0
     abandoned: bool = False
-    """It kept timing out and was not run further (deterministic: timeouts count steps)."""
+    """It kept timing out on the pool and was not run further (deterministic: timeouts count steps)."""
 
 
 class TaskPower(BaseModel):
@@ -85,7 +100,12 @@ class TaskPower(BaseModel):
     """Engine steps spent on the task (``None``: the engine does not count steps)."""
     error: str | None = None
     out_of_time: bool = False
-    """The task's budget ran out: the items left are ``undetermined``."""
+    """A suite's budget ran out: the items left are ``undetermined_for`` it (not caught)."""
+    pool_out_of_time: bool = False
+    """The pool phase's budget ran out: the items left are ``undetermined``."""
+    pool_inputs: int = 0
+    pool_rows: dict[str, int] = {}
+    """Pool rows per check kind with a decided ground-truth answer."""
 
 
 @dataclass
@@ -150,23 +170,18 @@ class _Deadline(Exception):
     pass
 
 
-class _TaskEvaluator:
-    def __init__(self, truth: Task, suites: Sequence[SuiteChecks], backend: Backend, deadline: float,
-                 step_budget: int | None = None) -> None:
-        self.truth = truth
-        self.suites = suites
+class _Runner:
+    """The engine, with one phase's budget: steps (deterministic) and a wall-clock backstop."""
+
+    def __init__(self, backend: Backend, seconds: float | None, step_budget: int | None) -> None:
+        backend.start_unit()  # a fresh unit: no tallies carried over from another phase
         self.backend = backend
-        self.deadline = deadline
+        self.deadline = time.monotonic() + seconds if seconds is not None else float("inf")
         self.step_budget = step_budget
         self.steps: int | None = None  # stays None while no answer reports steps
-        # Ground-truth answers by (kind, key): "true"/"false"/"unknown" for specs, the value or None.
-        self.truth_answers: dict[tuple[str, str], Any] = {}
-        self.hot: dict[str, list[str]] = {"precond": [], "postcond": [], "code": []}
-        self.hot_set: dict[str, set[str]] = {k: set() for k in self.hot}
 
     def run(self, task: Task, checks: list[Check]) -> list[Answer]:
-        # Looked at between batches only. The step budget is deterministic; the wall clock is the
-        # budget of an engine without steps and a backstop for the others.
+        # Looked at between batches only.
         if self.steps is not None and self.step_budget is not None and self.steps > self.step_budget:
             raise _Deadline
         if time.monotonic() > self.deadline:
@@ -177,16 +192,38 @@ class _TaskEvaluator:
             self.steps = (self.steps or 0) + sum(counted)
         return answers
 
+
+def _answer_of(kind: str, answer: Answer) -> Any:
+    if kind == "code":
+        return ("value", answer.value) if answer.status == "value" else None
+    return answer.status
+
+
+def _differs(kind: str, answer: Any, label: Any) -> bool:
+    """The item's answer is decided and fails the check whose ground-truth answer is ``label``."""
+    if kind == "code":
+        return answer is not None and not same_as_printed(answer[1], label)
+    if answer not in ("true", "false"):
+        return False
+    return (answer == "true") != bool(label)
+
+
+class _Judge:
+    """Finds, lazily, a row on which an item's decided answer differs from the ground truth's."""
+
+    def __init__(self, truth: Task, runner: _Runner) -> None:
+        self.truth = truth
+        self.runner = runner
+        self.truth_answers: dict[tuple[str, str], Any] = {}
+        # rows that told earlier items apart are tried first (they often tell the next one too)
+        self.hot: dict[str, list[str]] = {"precond": [], "postcond": [], "code": []}
+
     def truth_of(self, kind: str, rows: Sequence[_Row]) -> None:
         missing = [r for r in rows if (kind, r.key) not in self.truth_answers]
-        if not missing:
-            return
-        answers = self.run(self.truth, [_check(kind, r) for r in missing])
-        for row, answer in zip(missing, answers, strict=True):
-            if kind == "code":
-                self.truth_answers[(kind, row.key)] = ("value", answer.value) if answer.status == "value" else None
-            else:
-                self.truth_answers[(kind, row.key)] = answer.status
+        if missing:
+            answers = self.runner.run(self.truth, [_check(kind, r) for r in missing])
+            for row, answer in zip(missing, answers, strict=True):
+                self.truth_answers[(kind, row.key)] = _answer_of(kind, answer)
 
     def truth_passes(self, kind: str, row: _Row) -> bool:
         answer = self.truth_answers.get((kind, row.key))
@@ -194,81 +231,89 @@ class _TaskEvaluator:
             return answer is not None and same_as_printed(answer[1], row.label)
         return answer == ("true" if row.label else "false")
 
-    def fails(self, kind: str, row: _Row, answer: Any) -> bool:
-        """The item's (decided) answer fails the row's check."""
-        if kind == "code":
-            return answer is not None and not same_as_printed(answer, row.label)
-        if answer not in ("true", "false"):
-            return False
-        return (answer == "true") != bool(row.label)
+    def witness(self, item: PowerItem, rows: Sequence[_Row], *, check_truth: bool) -> tuple[str | None, int, bool]:
+        """(key of the first row telling the item apart, or None; evaluations; abandoned).
 
-    def item(self, item: PowerItem) -> ItemResult:
+        ``check_truth``: keep only rows whose check the ground truth passes (a suite's stored
+        rows); the pool's rows carry the ground truth's own answers as labels.
+        """
         kind = item.kind
-        result = ItemResult(id=item.id, kind=kind, family=item.family, status="equivalent")
-        if kind == "code":
-            screen = screen_sections(item.sections, origin=item.id)
-            if not screen.ok:
-                result.status = "unsafe"
-                return result
         variant = self.truth.with_sections(**item.sections)
-        answers: dict[str, Any] = {}  # the item's answers by key
-        caught_at: list[str] = []
-        order = sorted(range(len(self.suites)), key=lambda s: self.suites[s].size)
-        for s in order:
-            rows: list[_Row] = getattr(self.suites[s], kind)
-            by_key = {r.key: r for r in rows}
-            first = [by_key[k] for k in caught_at if k in by_key]
-            first += [by_key[k] for k in self.hot[kind] if k in by_key and k not in caught_at]
-            firsts = {r.key for r in first}
-            queue = first + [r for r in rows if r.key not in firsts]
-            chunk = FIRST_CHUNK
-            position = 0
-            caught = False
-            # Timeouts are counted per suite: rows of one suite (large inputs) may make the item
-            # run out of steps where another suite's rows do not.
-            timeouts = asked = 0
-            abandoned = False
-            while position < len(queue) and not caught:
-                batch = queue[position : position + chunk]
-                position += len(batch)
-                chunk = min(chunk * 2, LARGEST_CHUNK)
-                if abandoned:
-                    # answers already known (from another suite's rows) still count
-                    batch = [r for r in batch if r.key in answers]
-                else:
-                    # Only rows whose check the ground truth passes can catch anything.
-                    self.truth_of(kind, batch)
+        by_key = {r.key: r for r in rows}
+        first = [by_key[k] for k in self.hot[kind] if k in by_key]
+        firsts = {r.key for r in first}
+        queue = first + [r for r in rows if r.key not in firsts]
+        chunk, position, evaluations, timeouts = FIRST_CHUNK, 0, 0, 0
+        while position < len(queue):
+            batch = queue[position : position + chunk]
+            position += len(batch)
+            chunk = min(chunk * 2, LARGEST_CHUNK)
+            if check_truth:
+                self.truth_of(kind, batch)
                 batch = [r for r in batch if self.truth_passes(kind, r)]
-                ask = [r for r in batch if r.key not in answers]
-                if ask:
-                    got = self.run(variant, [_check(kind, r) for r in ask])
-                    result.evaluations += len(ask)
-                    asked += len(ask)
-                    for row, answer in zip(ask, got, strict=True):
-                        timeouts += answer.reason == UnknownReason.TIMEOUT
-                        if kind == "code":
-                            answers[row.key] = answer.value if answer.status == "value" else None
-                        else:
-                            answers[row.key] = answer.status
-                for row in batch:
-                    if self.fails(kind, row, answers[row.key]):
-                        caught = True
-                        result.caught_by.append(s)
-                        result.caught_with[s] = row.key
-                        if row.key not in caught_at:
-                            caught_at.append(row.key)
-                        if row.key not in self.hot_set[kind]:
-                            self.hot_set[kind].add(row.key)
-                            self.hot[kind].insert(0, row.key)
-                        break
-                if not abandoned and timeouts >= ABANDON_AFTER_TIMEOUTS and 2 * timeouts > asked:
-                    # Mostly out of steps on this suite's rows (a mutant that no longer terminates):
-                    # so would the rest be.
-                    abandoned = result.abandoned = True
-        result.caught_by.sort()
-        if result.caught_by:
-            result.status = "counted"
-        return result
+            if not batch:
+                continue
+            got = self.runner.run(variant, [_check(kind, r) for r in batch])
+            evaluations += len(batch)
+            for row, answer in zip(batch, got, strict=True):
+                timeouts += answer.reason == UnknownReason.TIMEOUT
+                if _differs(kind, _answer_of(kind, answer), row.label):
+                    if row.key not in self.hot[kind]:
+                        self.hot[kind].insert(0, row.key)
+                    return row.key, evaluations, False
+            if timeouts >= ABANDON_AFTER_TIMEOUTS and 2 * timeouts > evaluations:
+                # Mostly out of steps (a mutant that no longer terminates): so would the rest be.
+                return None, evaluations, True
+        return None, evaluations, False
+
+
+def build_pool(truth: Task, runner: _Runner, *, seed: int, size: int) -> JudgingPool:
+    """The judging pool of one task, every row answered by the ground truth (see :mod:`.pool`)."""
+    judge = _Judge(truth, runner)
+    pool = JudgingPool()
+
+    def precond_rows(inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        rows = [_Row(input_key(truth, r), r) for r in inputs]
+        judge.truth_of("precond", rows)
+        accepted = []
+        for row, args in zip(rows, inputs, strict=True):
+            answer = judge.truth_answers[("precond", row.key)]
+            if answer in ("true", "false"):
+                pool.precond.append(PoolRow(row.key, args, label=answer == "true"))
+            if answer == "true":
+                accepted.append(args)
+        return accepted
+
+    synthesised = pool_inputs(truth, seed=seed, size=size)
+    accepted = precond_rows(synthesised)
+    more = mutated_inputs(truth, accepted, synthesised, seed=seed, size=size - len(synthesised))
+    accepted += precond_rows(more)
+    pool.inputs = len(synthesised) + len(more)
+    code_rows = [_Row(input_key(truth, r), r) for r in accepted]
+    judge.truth_of("code", code_rows)
+    pairs: list[_Row] = []
+    for row in code_rows:
+        answer = judge.truth_answers[("code", row.key)]
+        if answer is None:
+            continue
+        value = answer[1]
+        pool.code.append(PoolRow(row.key, row.args, label=value))
+        for output in [value, *near_outputs(truth, value, seed=seed)]:
+            pairs.append(_Row(f"{row.key}\n=> {output_key(truth, output)}", row.args, output))
+    judge.truth_of("postcond", pairs)
+    for row in pairs:
+        answer = judge.truth_answers[("postcond", row.key)]
+        if answer in ("true", "false"):
+            pool.postcond.append(PoolRow(row.key, row.args, row.output, label=answer == "true"))
+    return pool
+
+
+def _pool_as_rows(pool: JudgingPool, kind: str) -> list[_Row]:
+    return [_Row(r.key, r.args, r.output, r.label) for r in pool.rows(kind)]
+
+
+def _undetermined(item: PowerItem) -> ItemResult:
+    return ItemResult(id=item.id, kind=item.kind, family=item.family, order=item.order, status="undetermined")
 
 
 def evaluate_task(
@@ -278,12 +323,18 @@ def evaluate_task(
     *,
     seconds: float | None = None,
     steps: int | None = None,
+    pool_seed: int = DEFAULT_POOL_SEED,
+    pool_size: int = DEFAULT_POOL_SIZE,
+    pool_steps: int | None = None,
     on_item: Callable[[ItemResult], None] | None = None,
 ) -> TaskPower:
-    """Evaluate every item against every suite's copy of one task; ``suites[0]`` is the ground
-    truth. Items left once the task has spent ``steps`` engine steps (for an engine that counts
-    them) or ``seconds`` of wall clock are ``undetermined``."""
-    backend.start_unit()
+    """Judge every item on the task's pool, then ask each suite about the items that count.
+
+    ``suites[0]`` is the ground truth (its task text; the pool and the items come from it alone).
+    Phases are independent of each other: the pool phase and each suite's phase get a fresh engine
+    unit and their own budget (``pool_steps``, default ``steps``; ``steps`` per suite; ``seconds``
+    of wall clock each), so a suite's result is the same alone and in company.
+    """
     started = time.monotonic()
     power = TaskPower(task=suites[0].id)
     try:
@@ -293,20 +344,63 @@ def evaluate_task(
         return power
     power.checks = [c.size for c in checks]
     power.parts = [c.parts for c in checks]
-    deadline = started + seconds if seconds is not None else float("inf")
-    evaluator = _TaskEvaluator(suites[0], checks, backend, deadline, steps)
+    truth = suites[0]
+
+    # Phase 1: the pool decides which items count (not equivalent to the ground truth).
+    runner = _Runner(backend, seconds, pool_steps if pool_steps is not None else steps)
+    results: list[ItemResult] = []
+    try:
+        pool = build_pool(truth, runner, seed=pool_seed, size=pool_size)
+        power.pool_inputs = pool.inputs
+        power.pool_rows = {k: len(pool.rows(k)) for k in ("precond", "postcond", "code")}
+        judge = _Judge(truth, runner)
+    except _Deadline:
+        pool, power.pool_out_of_time = None, True
+    total_steps = 0
     for item in items:
-        if power.out_of_time:
-            result = ItemResult(id=item.id, kind=item.kind, family=item.family, status="undetermined")
+        if pool is None or power.pool_out_of_time:
+            results.append(_undetermined(item))
+            continue
+        result = ItemResult(id=item.id, kind=item.kind, family=item.family, order=item.order, status="equivalent")
+        if item.kind == "code" and not screen_sections(item.sections, origin=item.id).ok:
+            result.status = "unsafe"
         else:
             try:
-                result = evaluator.item(item)
+                witness, evaluations, abandoned = judge.witness(item, _pool_as_rows(pool, item.kind), check_truth=False)
+            except _Deadline:
+                power.pool_out_of_time = True
+                results.append(_undetermined(item))
+                continue
+            result.evaluations += evaluations
+            result.abandoned = abandoned
+            if witness is not None:
+                result.status, result.pool_witness = "counted", witness
+        results.append(result)
+    total_steps += runner.steps or 0
+
+    # Phase 2: each suite on its own, on the counted items only.
+    counted = [(item, r) for item, r in zip(items, results, strict=True) if r.status == "counted"]
+    for s, suite_rows in enumerate(checks):
+        runner = _Runner(backend, seconds, steps)
+        judge = _Judge(truth, runner)
+        for n, (item, result) in enumerate(counted):
+            try:
+                rows: list[_Row] = getattr(suite_rows, item.kind)
+                witness, evaluations, _ = judge.witness(item, rows, check_truth=True)
             except _Deadline:
                 power.out_of_time = True
-                result = ItemResult(id=item.id, kind=item.kind, family=item.family, status="undetermined")
-        power.items.append(result)
+                for _, rest in counted[n:]:
+                    rest.undetermined_for.append(s)
+                break
+            result.evaluations += evaluations
+            if witness is not None:
+                result.caught_by.append(s)
+                result.caught_with[s] = witness
+        total_steps += runner.steps or 0
+    for result in results:
         if on_item is not None:
             on_item(result)
+    power.items = results
     power.seconds = round(time.monotonic() - started, 3)
-    power.steps = evaluator.steps
+    power.steps = total_steps if total_steps else None
     return power

@@ -11,6 +11,11 @@ A recipe says, per task, which tests and which reject inputs a reduced suite kee
     cover = "greedy"          # greedy | exact (minimum cover; needs the `exact` extra)
     keep_original = true      # tests whose input is an original test's input are always kept
     skip_duplicate_inputs = true  # the budget fill skips repeats of an earlier test's input
+    columns = ["adversaries", "flawed_specs"]  # what the cover must keep killing
+    flawed_seed = 42          # the flawed specifications' seed (flawed_specs columns)
+    flawed_per_section = 40   # flawed preconditions and postconditions, each
+    boundary = true           # keep boundary accept tests (veriscale.reduce.boundary)
+    unexpected_per_test = 4   # unexpected outputs kept per test beyond those killing a column
 
     [reject_inputs]
     mode = "boundary"         # all | boundary
@@ -46,6 +51,13 @@ class RecipeError(ValueError):
     """A recipe that cannot be found or read; the message says which file and why."""
 
 
+Column = Literal["adversaries", "flawed_specs"]
+
+
+def _adversaries_only() -> list[Column]:
+    return ["adversaries"]
+
+
 class TestRule(BaseModel):
     """``[tests]``: how many tests to keep and how to choose them."""
 
@@ -57,6 +69,18 @@ class TestRule(BaseModel):
     cover: Literal["greedy", "exact"] = "greedy"
     keep_original: bool = True
     skip_duplicate_inputs: bool = True
+    columns: list[Column] = Field(default_factory=_adversaries_only)
+    """Kill-matrix columns the kept tests must keep killing: expand's adversaries
+    (``kill_matrix.json``) and LLM-free flawed specifications computed at reduce time
+    (:mod:`veriscale.reduce.flaws`; needs an engine)."""
+    flawed_seed: int = 42
+    flawed_per_section: int = Field(40, ge=0)
+    flaw_steps: int = Field(20_000_000, ge=1)
+    """Engine steps per task for finding the tests that kill the flawed specifications."""
+    boundary: bool = False
+    """Keep boundary accept tests (:mod:`veriscale.reduce.boundary`) before the budget fill."""
+    unexpected_per_test: int | None = Field(None, ge=0)
+    """Unexpected outputs kept per test besides those that kill a column (``None``: all)."""
 
 
 class RejectRule(BaseModel):

@@ -16,17 +16,21 @@ in the task of the same id under ``original_dir`` when given; else as the first
 from __future__ import annotations
 
 import json
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from veriscale.backends.base import Backend
 from veriscale.lean_types import LeanType, LeanTypeError, StructDef, parse_structures, parse_type
-from veriscale.reduce.cover import TestSelection, exact_solver_name, select_tests
+from veriscale.reduce.boundary import boundary_tests
+from veriscale.reduce.cover import TestSelection, exact_solver_name, fill_by_kills, select_tests
+from veriscale.reduce.flaws import cover_flawed_specs
 from veriscale.reduce.recipe import Recipe, load_recipe
 from veriscale.reduce.rejects import published_canonical_text, reduce_reject_inputs
-from veriscale.task import TASK_JSON, Task, TaskLoadError, load_task, write_task
+from veriscale.task import TASK_JSON, Task, TaskLoadError, TestCase, load_task, write_task
 from veriscale.values import ValueParseError, canonical_key
 
 __all__ = [
@@ -131,6 +135,15 @@ class TaskReduction(BaseModel):
     greedy_cover_size: int | None = None
     exact_cover_size: int | None = None
     cover_over_budget: bool = False
+    flawed_columns: int = 0
+    """LLM-free flawed specifications computed at reduce time (columns besides the adversaries)."""
+    flawed_killed: int = 0
+    """Of those, killed by some test (and so by a kept one)."""
+    flawed_undecided: int = 0
+    flaw_tests: int = 0
+    """Tests added to kill a flawed specification no other kept test kills."""
+    boundary_tests: int = 0
+    """Boundary accept tests added (not already kept)."""
     fill: int = 0
     notes: list[str] = Field(default_factory=list)
     kept_tests: list[int] = Field(default_factory=list)
@@ -154,6 +167,11 @@ class ReduceTotals(BaseModel):
     checks_after: int = 0
     killed_before: int = 0
     killed_after: int = 0
+    flawed_columns: int = 0
+    flawed_killed: int = 0
+    flawed_undecided: int = 0
+    flaw_tests: int = 0
+    boundary_tests: int = 0
     greedy_cover_size: int = 0
     exact_cover_size: int | None = None
 
@@ -175,6 +193,11 @@ class ReduceTotals(BaseModel):
             "checks_after",
             "killed_before",
             "killed_after",
+            "flawed_columns",
+            "flawed_killed",
+            "flawed_undecided",
+            "flaw_tests",
+            "boundary_tests",
         ):
             setattr(self, name, getattr(self, name) + getattr(item, name))
         self.greedy_cover_size += item.greedy_cover_size or 0
@@ -208,6 +231,12 @@ class ReduceReport(BaseModel):
             f"  adversaries killed {t.killed_before} -> {t.killed_after}; greedy cover {t.greedy_cover_size} tests"
             + (f", minimum cover {t.exact_cover_size}" if t.exact_cover_size is not None else ""),
         ]
+        if t.flawed_columns:
+            lines.append(
+                f"  flawed specifications killed {t.flawed_killed}/{t.flawed_columns} (kept: all of them; "
+                f"{t.flaw_tests} test(s) added for them, {t.flawed_undecided} undecided within budget); "
+                f"boundary tests {t.boundary_tests}"
+            )
         if t.tasks_without_kill_matrix:
             lines.append(f"  {t.tasks_without_kill_matrix} task(s) without {KILL_MATRIX_FILE}")
         lines.extend(
@@ -248,6 +277,13 @@ class _InputKeys:
 # One task
 
 
+def _trim_unexpected(test: TestCase, needed: set[int], extra: int) -> TestCase:
+    """The test with the unexpected outputs that kill a column, and the first ``extra`` others."""
+    others = [j for j in range(len(test.unexpected)) if j not in needed][:extra]
+    keep = sorted(needed | set(others))
+    return test.model_copy(update={"unexpected": [test.unexpected[j] for j in keep]})
+
+
 def _count_unexpected(task: Task, positions: Sequence[int] | None = None) -> int:
     rows = task.tests if positions is None else [task.tests[i] for i in positions]
     return sum(len(t.unexpected) for t in rows)
@@ -275,11 +311,17 @@ def reduce_task(
     kill_matrix: KillMatrix | None = None,
     original: Task | None = None,
     suite_summary: Mapping[str, Any] | None = None,
+    backend: Backend | None = None,
 ) -> tuple[Task, TaskReduction, dict[str, Any] | None]:
     """Reduce one task: the reduced task, its report, and its restricted kill matrix (if any).
 
-    Raises ``ValueError`` when the kill matrix names tests the task does not have, and
+    Raises ``ValueError`` when the kill matrix names tests the task does not have (or the recipe
+    wants flawed-specification columns and no ``backend`` is given), and
     :class:`~veriscale.reduce.cover.ExactCoverUnavailable` when an exact cover cannot be solved.
+
+    With a ``cover`` recipe the tests are chosen in this order: the original tests (outside the
+    budget), a cover of the adversaries, tests killing the flawed specifications no kept test kills
+    (``columns``), boundary accept tests (``boundary``), then the budget fill by kill count.
     """
     rules = recipe.tests
     keys = _InputKeys(task)
@@ -304,11 +346,37 @@ def reduce_task(
             seen.add(key)
 
     selection: TestSelection | None = None
+    kill_unexpected: dict[int, set[int]] = {}
     if rules.mode == "all":
         kept_tests = list(range(n))
-    elif rules.mode == "cover" and kill_matrix is not None:
-        selection = select_tests(
-            kills, rules.budget, forced=forced, method=rules.cover, fill_eligible=eligible
+    elif rules.mode == "cover" and (kill_matrix is not None or "flawed_specs" in rules.columns):
+        if "adversaries" not in rules.columns:
+            kills = [frozenset[str]() for _ in range(n)]
+        selection = select_tests(kills, 0, forced=forced, method=rules.cover)
+        chosen = [*selection.cover]
+        if "flawed_specs" in rules.columns:
+            if backend is None:
+                raise ValueError("the recipe's flawed_specs columns need an engine (backend)")
+            flaws = cover_flawed_specs(
+                task, [*forced, *chosen], backend, seed=rules.flawed_seed,
+                max_per_section=rules.flawed_per_section, step_budget=rules.flaw_steps,
+            )
+            chosen += flaws.added
+            for test_index, unexpected in flaws.killed.values():
+                if unexpected is not None:
+                    kill_unexpected.setdefault(test_index, set()).add(unexpected)
+            report.flawed_columns, report.flawed_killed = len(flaws.columns), len(flaws.killed)
+            report.flawed_undecided, report.flaw_tests = len(flaws.undecided), len(flaws.added)
+        if rules.boundary:
+            forced_or_chosen = {*forced, *chosen}
+            extra = [i for i in boundary_tests([t.input for t in task.tests], keys.types, keys.structs,
+                                               eligible=eligible) if i not in forced_or_chosen]
+            chosen += extra
+            report.boundary_tests = len(extra)
+        fill = fill_by_kills(kills, chosen, rules.budget, eligible=[i for i in eligible if i not in set(forced)])
+        selection = TestSelection(
+            selected=sorted({*forced, *chosen, *fill}), forced=selection.forced, cover=selection.cover, fill=fill,
+            greedy_size=selection.greedy_size, exact_size=selection.exact_size, budget=rules.budget,
         )
         kept_tests = selection.selected
         report.cover_method = rules.cover
@@ -353,9 +421,15 @@ def reduce_task(
                 f"{reduction.typed_fallbacks} reject input(s) do not parse at their types; compared as raw JSON"
             )
 
+    kept_rows = [task.tests[i] for i in kept_tests]
+    if rules.mode != "all" and rules.unexpected_per_test is not None:
+        kept_rows = [
+            _trim_unexpected(task.tests[i], kill_unexpected.get(i, set()), rules.unexpected_per_test)
+            for i in kept_tests
+        ]
     reduced = task.model_copy(
         update={
-            "tests": [task.tests[i] for i in kept_tests],
+            "tests": kept_rows,
             "reject_inputs": [task.reject_inputs[i] for i in kept_rejects],
             "extra_files": {
                 name: text
@@ -419,14 +493,18 @@ def reduce_suite(
     exact: bool = False,
     published_compat: bool | None = None,
     original_dir: str | Path | None = None,
+    backend: str = "embedded",
+    progress: bool = False,
 ) -> ReduceReport:
     """Reduce every task of ``suite_dir`` by a recipe (a name such as ``lite``, a ``.toml`` path, or
     a :class:`Recipe`) into ``out_dir``.
 
     ``exact`` uses a minimum cover (PuLP + HiGHS) instead of the greedy one and reports both sizes;
     ``published_compat`` overrides the recipe's reject-input mode; ``original_dir`` is the original
-    benchmark, whose tests are kept on top of the budget (see the module docstring). Tasks that do
-    not load, or whose kill matrix is unusable, are reported and not written.
+    benchmark, whose tests are kept on top of the budget (see the module docstring); ``backend``
+    is the engine that finds the tests killing flawed specifications (recipes whose ``columns``
+    name them). Tasks that do not load, or whose kill matrix is unusable, are reported and not
+    written.
     """
     recipe = target if isinstance(target, Recipe) else load_recipe(target)
     if exact and recipe.tests.cover != "exact":
@@ -450,8 +528,18 @@ def reduce_suite(
         exact=recipe.tests.cover == "exact",
         exact_solver=solver,
     )
+    engine: Backend | None = None
+    if recipe.tests.mode == "cover" and "flawed_specs" in recipe.tests.columns:
+        from veriscale.backends.select import make_backend, resolve_backend_name
+
+        engine = make_backend(resolve_backend_name(backend))
     single = (source / TASK_JSON).is_file()
-    for directory in _task_dirs(source):
+    directories = _task_dirs(source)
+    if progress:
+        from tqdm import tqdm
+
+        directories = tqdm(directories, desc="reduce", unit="task", file=sys.stderr)
+    for directory in directories:
         try:
             task = load_task(directory)
         except TaskLoadError as error:
@@ -468,7 +556,7 @@ def reduce_suite(
                 suite_summary = None
             original = originals.get(task.id) if originals is not None else None
             reduced, item, restricted = reduce_task(
-                task, recipe, kill_matrix=matrix, original=original, suite_summary=suite_summary
+                task, recipe, kill_matrix=matrix, original=original, suite_summary=suite_summary, backend=engine
             )
             if originals is not None and original is None and recipe.tests.keep_original:
                 item.notes.append(f"task not found in the original benchmark {original_dir}")
