@@ -82,7 +82,7 @@ def _compare_runs(first: Any, second: Any, out_a: Path, out_b: Path) -> list[str
 def _calibration(summary: Any) -> list[str]:
     """Engine steps and checks against CPU seconds, per task: the least-squares fit
     cpu = steps / S + checks / C gives steps per second S and the per-check charge S / C."""
-    from veriscale.expand.deadline import CHECK_CHARGE_STEPS, STEPS_PER_SECOND
+    from veriscale.expand.budget import CHECK_CHARGE_STEPS, STEPS_PER_SECOND
 
     rows = [(t.steps, t.engine_checks, t.cpu_seconds) for t in summary.tasks if t.steps is not None and t.cpu_seconds]
     if not rows:

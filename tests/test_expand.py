@@ -36,7 +36,7 @@ from veriscale.expand import (
     format_summary,
 )
 from veriscale.expand.audit import audit_suite, recheck_unexpected
-from veriscale.expand.deadline import CHECK_CHARGE_STEPS, BatchCost, ChunkSizer, TaskBudget
+from veriscale.expand.budget import CHECK_CHARGE_STEPS, BatchCost, ChunkSizer, TaskBudget
 from veriscale.expand.kills import WrongOutput, select_unexpected
 from veriscale.expand.writer import write_expanded_task
 from veriscale.generate.adversaries import Adversary, llm_free_adversaries

@@ -6,7 +6,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from veriscale.expand.deadline import DEFAULT_TASK_STEPS
+from veriscale.expand.budget import DEFAULT_TASK_STEPS
 
 __all__ = ["FINDING_KINDS", "AuditOptions", "BenchmarkAudit", "Finding", "FindingKind", "TaskAudit"]
 

@@ -34,9 +34,9 @@ from veriscale.audit.models import AuditOptions, BenchmarkAudit, Finding, TaskAu
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.benchmark import load_benchmark
 from veriscale.compare import same_as_printed
+from veriscale.expand.budget import TaskBudget
 from veriscale.expand.candidates import gather_candidates
 from veriscale.expand.classify import classify_candidates, unknown_reason
-from veriscale.expand.deadline import TaskBudget
 from veriscale.expand.models import ExpandOptions
 from veriscale.task import Task, TaskLoadError
 from veriscale.typed_task import TypedTask, TypedTaskError, typed_input_key, typed_view

@@ -20,8 +20,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
+from veriscale.expand.budget import ChunkSizer, TaskBudget
 from veriscale.expand.candidates import Candidate
-from veriscale.expand.deadline import ChunkSizer, TaskBudget
 from veriscale.expand.models import CandidateCounts, ExpandOptions
 from veriscale.task import Task
 

@@ -37,7 +37,7 @@ from typing import TYPE_CHECKING, Any
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.backends.safety import screen_sections
 from veriscale.compare import same_as_printed
-from veriscale.expand.deadline import ChunkSizer, TaskBudget
+from veriscale.expand.budget import ChunkSizer, TaskBudget
 from veriscale.expand.models import AdversaryCounts, ExpandOptions, UnexpectedCounts
 from veriscale.lean_types import LeanType, StructDef
 from veriscale.store import KillRow

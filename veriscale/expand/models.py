@@ -15,7 +15,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from veriscale.expand.deadline import DEFAULT_BACKSTOP_S, DEFAULT_TASK_STEPS, BudgetKind
+from veriscale.expand.budget import DEFAULT_BACKSTOP_S, DEFAULT_TASK_STEPS, BudgetKind
 
 __all__ = [
     "CANDIDATE_SOURCES",

@@ -48,9 +48,9 @@ from pydantic import BaseModel, ConfigDict
 from veriscale.backends.base import Backend, Check, CheckKind
 from veriscale.benchmark import load_benchmark
 from veriscale.compare import same_as_printed
+from veriscale.expand.budget import TaskBudget
 from veriscale.expand.candidates import Candidate, gather_candidates
 from veriscale.expand.classify import classify_candidates, unknown_reason
-from veriscale.expand.deadline import TaskBudget
 from veriscale.expand.kills import (
     ADVERSARY_SOURCES,
     AcceptInput,

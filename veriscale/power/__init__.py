@@ -11,7 +11,6 @@ Public API: :func:`measure_power`, :func:`format_power`, :class:`PowerReport`, :
 
 from __future__ import annotations
 
-from veriscale.power.evaluate import ItemResult, TaskPower, evaluate_task, suite_checks
 from veriscale.power.items import (
     DEFAULT_MAX_FLAWED,
     DEFAULT_MAX_MUTANTS,
@@ -23,6 +22,7 @@ from veriscale.power.items import (
     power_items,
     power_mutants,
 )
+from veriscale.power.judge import ItemResult, TaskPower, evaluate_task, suite_checks
 from veriscale.power.run import (
     DEFAULT_TASK_SECONDS,
     DEFAULT_TASK_STEPS,

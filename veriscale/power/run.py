@@ -25,7 +25,6 @@ from veriscale.parallel import (
     as_progress,
     worker_memory_limit,
 )
-from veriscale.power.evaluate import ItemResult, TaskPower, evaluate_task
 from veriscale.power.items import (
     DEFAULT_MAX_FLAWED,
     DEFAULT_MAX_MUTANTS,
@@ -33,6 +32,7 @@ from veriscale.power.items import (
     expand_overlap,
     power_items,
 )
+from veriscale.power.judge import ItemResult, TaskPower, evaluate_task
 from veriscale.power.pool import DEFAULT_POOL_SEED, DEFAULT_POOL_SIZE
 from veriscale.power.stats import wilson_interval
 from veriscale.task import Task
