@@ -116,7 +116,8 @@ def test_failures_samples_and_provenance(tmp_path: Path) -> None:
     failing = {"failing": ["test 1", "test 3", "test 4", "test 5", "test 9", "test 12"], "first": "test 1",
                "input": {"xs": "#[1, 2]", "k": "3"}, "returned": "4", "expected": "5"}
     tasks = [
-        {"task": "t1", "sample": 0, "code": {"lower": 0, "upper": 0}, "reasons": ["code: test 1: wrong output"],
+        {"task": "t1", "sample": 0, "code": {"lower": 0, "upper": 0}, "precond_sound": {"lower": 0, "upper": 1},
+         "reasons": ["precond_sound: test 2: undecided", "code: test 1: wrong output"],
          "failures": {"code": failing}},
         {"task": "t1", "sample": 1, "code": {"lower": 1, "upper": 1}},
         {"task": "t2", "sample": 0, "code": {"lower": 0, "upper": 1}, "reasons": ["code: test 2: undecided"]},
@@ -131,11 +132,12 @@ def test_failures_samples_and_provenance(tmp_path: Path) -> None:
     assert "| code | m | 2 (4) | 25.0%–75.0% | 50.0%–100.0% |" in md
     assert ("| m | verinaplus | – | 0.1.0 | 0123456789ab+dirty | sha256:abababababab… | embedded | "
             "2026-01-02T03:04:05+00:00 | workers=2 |") in md
-    assert "**m on verinaplus: 1 failed and 2 undecided metric(s) in 2 task(s)**" in md
-    assert ("| t1 | 0 | code | failed | 6: test 1, test 3, test 4, test 5, … 2 more | xs = #[1, 2], k = 3 | 4 | 5 "
+    assert "**m on verinaplus: 1 task sample(s) with a failed metric, 2 with undecided ones only**" in md
+    assert ("| t1 | 0 | code | precond_sound | code: test 1 (+5 more) | xs = #[1, 2], k = 3 | 4 | 5 "
             "| test 1: wrong output |") in md
-    assert "| t2 | 0 | code | unknown | – | – | – | – | test 2: undecided |" in md
-    assert md.index("| t1 | 0 | code |") < md.index("| t2 | 0 | code |")  # decided failures first
+    assert "| t2 | 0 | – | code | – | – | – | – | test 2: undecided |" in md
+    assert "| t2 | 1 | – | code | – | – | – | – | – |" in md
+    assert md.index("| t1 | 0 |") < md.index("| t2 | 0 |") < md.index("| t2 | 1 |")
     assert "> **From the score files: engine said this once**" in md
     page = (tmp_path / "out" / "report.html").read_text(encoding="utf-8")
     assert "<details open><summary>m on verinaplus" in page  # the first failure list is unfolded

@@ -236,43 +236,54 @@ def _provenance_blocks(files: Sequence[ScoreFile]) -> list[Block]:
     return blocks
 
 
-def _failure_row(f: TaskFailure) -> list[str]:
-    shown = ", ".join(f.failing[:FAILING_IDS_SHOWN])
-    more = len(f.failing) - FAILING_IDS_SHOWN
-    failing = (f"{len(f.failing)}: {shown}" + (f", … {more} more" if more > 0 else "")) if f.failing else "–"
-    given = ", ".join(f"{k} = {v}" for k, v in f.input.items())
-    if f.output is not None:
-        given += f"; output {f.output}"
-    verdict = "unknown" if f.unknown else "failed"
-    return [f.task, str(f.sample), f.metric, verdict, failing, _short(given) if given else "–",
-            _short(f.returned) if f.returned is not None else "–",
-            _short(f.expected) if f.expected is not None else "–",
-            _short(f.reason, 120) if f.reason else "–"]
+def _failure_row(group: Sequence[TaskFailure]) -> list[str]:
+    """One (task, sample): its failed and undecided metrics, and the first failing test of the
+    first failed metric (its input, what was returned, what was expected)."""
+    failed = [f for f in group if not f.unknown]
+    unknown = [f for f in group if f.unknown]
+    shown = next((f for f in failed if f.first), failed[0] if failed else unknown[0])
+    if shown.first:
+        more = len(shown.failing) - 1
+        first = f"{shown.metric}: {shown.first}" + (f" (+{more} more)" if more > 0 else "")
+    else:
+        first = "–"
+    given = ", ".join(f"{k} = {v}" for k, v in shown.input.items())
+    if shown.output is not None:
+        given += f"; output {shown.output}"
+    return [shown.task, str(shown.sample), ", ".join(f.metric for f in failed) or "–",
+            ", ".join(f.metric for f in unknown) or "–", first, _short(given) if given else "–",
+            _short(shown.returned) if shown.returned is not None else "–",
+            _short(shown.expected) if shown.expected is not None else "–",
+            _short(shown.reason, 110) if shown.reason else "–"]
 
 
 def _failure_blocks(files: Sequence[ScoreFile]) -> list[Block]:
     blocks: list[Block] = [Heading(level=2, text="Failures per task"), Paragraph(text=(
-        f"Per score file, the failed or undecided (task, sample, metric)s, the first {FAILURES_SHOWN} "
-        "shown: every failing test by its id, the first one's input, what the submission returned and "
-        "what was expected. Combined metrics are left out (they fail with their parts)."))]
+        f"Per score file, every (task, sample) with a failed or undecided metric, the first {FAILURES_SHOWN} "
+        "shown (failures before undecided ones): the first failing test by its id, its input, what the "
+        "submission returned and what was expected; score.json lists every failing test. Combined metrics "
+        "are left out (they fail with their parts)."))]
     suites = suite_order(f.suite for f in files)
     for f in sorted(files, key=lambda f: (f.model, suites.index(f.suite), f.kind or "")):
-        failures = [x for x in f.failures if x.metric not in METRIC_ORDER[6:]]
-        failures.sort(key=lambda x: (x.unknown, x.task, x.sample, _metric_key(x.metric)))
-        tasks = len({x.task for x in failures})
+        groups: dict[tuple[str, int], list[TaskFailure]] = {}
+        for x in sorted(f.failures, key=lambda x: _metric_key(x.metric)):
+            if x.metric not in METRIC_ORDER[6:]:
+                groups.setdefault((x.task, x.sample), []).append(x)
+        ordered = sorted(groups.values(), key=lambda g: (all(x.unknown for x in g), g[0].task, g[0].sample))
         title = f"{f.model} on {f.suite}{f' ({f.kind})' if f.kind else ''}: "
-        if not failures:
+        if not ordered:
             blocks.append(Paragraph(text=title + "no failures."))
             continue
-        decided = sum(1 for x in failures if not x.unknown)
+        with_failure = sum(1 for g in ordered if not all(x.unknown for x in g))
         inner: list[Heading | Paragraph | Note | Table | Figure] = [Table(
-            header=["Task", "Sample", "Metric", "Verdict", "Failing tests", "First failing input",
+            header=["Task", "Sample", "Failed", "Undecided", "First failing test", "Its input",
                     "Returned", "Expected", "Reason"],
-            rows=[_failure_row(x) for x in failures[:FAILURES_SHOWN]])]
-        if len(failures) > FAILURES_SHOWN:
-            inner.append(Paragraph(text=f"… and {len(failures) - FAILURES_SHOWN} more in {f.path}."))
+            rows=[_failure_row(g) for g in ordered[:FAILURES_SHOWN]])]
+        if len(ordered) > FAILURES_SHOWN:
+            inner.append(Paragraph(text=f"… and {len(ordered) - FAILURES_SHOWN} more in {f.path}."))
         blocks.append(Details(summary=(
-            f"{title}{decided} failed and {len(failures) - decided} undecided metric(s) in {tasks} task(s)"),
+            f"{title}{with_failure} task sample(s) with a failed metric, {len(ordered) - with_failure} "
+            "with undecided ones only"),
             blocks=inner, open=not any(isinstance(b, Details) for b in blocks)))
     return blocks
 

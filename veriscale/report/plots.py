@@ -71,7 +71,7 @@ def score_bars(rows: Sequence[ScoreRow], path: Path, *, title: str, metric_order
                 ax.plot([b.x], [0], marker="v", color=colour, markersize=7, clip_on=False, zorder=3)
             ax.text(b.x, b.upper + 1.5, b.label, ha="center", va="bottom", rotation=90, fontsize=8)
     ax.set_xticks(range(len(metrics)))
-    ax.set_xticklabels([m.replace("_", "\n", 1) for m in metrics], fontsize=8.5)
+    ax.set_xticklabels([m.replace("_", "\n") for m in metrics], fontsize=8.5)
     ax.set_ylim(0, 128)  # room above 100 % for the rotated labels
     ax.set_yticks(range(0, 101, 20))
     ax.set_ylabel("tasks passing, pass@1 (%)")
