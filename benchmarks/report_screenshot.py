@@ -144,6 +144,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--width", type=int, default=1280, help="browser window width (CSS pixels)")
     parser.add_argument("--inputs-only", action="store_true", help="build the inputs, no report")
+    parser.add_argument("--report-only", action="store_true",
+                        help="report on the inputs already in OUT/inputs (build none)")
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(PROJECT_ROOT))
@@ -154,9 +156,12 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     inputs = args.out / "inputs"
     inputs.mkdir(parents=True, exist_ok=True)
-    score_all(inputs, args.data, args.score_every, args.workers)
-    power = power_run(inputs, args.data, args.power_every, args.workers)
-    run = expand_run(inputs, args.data, args.expand_run, args.expand_every, args.workers)
+    if args.report_only:
+        power, run = inputs / "power.json", args.expand_run or inputs / "verina-plus"
+    else:
+        score_all(inputs, args.data, args.score_every, args.workers)
+        power = power_run(inputs, args.data, args.power_every, args.workers)
+        run = expand_run(inputs, args.data, args.expand_run, args.expand_every, args.workers)
     if args.inputs_only:
         return 0
     from veriscale.report.screenshot import find_chromium, screenshot_slices

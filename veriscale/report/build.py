@@ -284,7 +284,7 @@ def _failure_blocks(files: Sequence[ScoreFile]) -> list[Block]:
         blocks.append(Details(summary=(
             f"{title}{with_failure} task sample(s) with a failed metric, {len(ordered) - with_failure} "
             "with undecided ones only"),
-            blocks=inner, open=not any(isinstance(b, Details) for b in blocks)))
+            blocks=inner, open=with_failure > 0 and not any(isinstance(b, Details) and b.open for b in blocks)))
     return blocks
 
 

@@ -6,6 +6,7 @@ module only turns it into PNGs of a fixed, readable size whatever the number of 
 
 from __future__ import annotations
 
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -49,35 +50,45 @@ def _save(fig: Any, path: Path) -> None:
     _pyplot().close(fig)
 
 
+PANEL_METRICS = 5
+"""Metric groups per row of a score figure: beyond, rows are added instead of width, so that the
+figure keeps a readable size when embedded in a page."""
+
+
 def score_bars(rows: Sequence[ScoreRow], path: Path, *, title: str, metric_order: Sequence[str]) -> None:
     """One model's pass@1 per metric: a group of bars per metric, one bar per suite (original →
     Plus → Lite), solid to the lower bound and hatched to the upper; every bar labelled, a zero
-    bar marked by a ▼ on the axis and its label."""
+    bar marked by a ▼ on the axis and its label. At most ``PANEL_METRICS`` metrics a row."""
     plt = _pyplot()
-    bars = figures.score_bars(((r.metric, r.suite, r.lower_rate, r.upper_rate) for r in rows), metric_order)
-    metrics = sorted({b.metric for b in bars}, key=lambda m: min(b.x for b in bars if b.metric == m))
-    suites = suite_order(b.suite for b in bars)
+    all_bars = figures.score_bars(((r.metric, r.suite, r.lower_rate, r.upper_rate) for r in rows), metric_order)
+    metrics = sorted({b.metric for b in all_bars}, key=lambda m: min(b.x for b in all_bars if b.metric == m))
+    suites = suite_order(b.suite for b in all_bars)
     colours = suite_colours(suites)
     width = 0.8 / max(1, len(suites)) * 0.95
-    fig, ax = plt.subplots(figsize=(max(7.0, 0.62 * len(bars) + 2.5), 4.6))
-    for suite in suites:
-        mine = [b for b in bars if b.suite == suite]
-        colour = colours[suite]
-        ax.bar([b.x for b in mine], [b.lower for b in mine], width=width, color=colour, label=suite)
-        ax.bar([b.x for b in mine], [b.upper - b.lower for b in mine], width=width,
-               bottom=[b.lower for b in mine], color=colour, alpha=0.3, hatch="///", edgecolor=colour, linewidth=0)
-        for b in mine:
-            if b.zero:
-                ax.plot([b.x], [0], marker="v", color=colour, markersize=7, clip_on=False, zorder=3)
-            ax.text(b.x, b.upper + 1.5, b.label, ha="center", va="bottom", rotation=90, fontsize=8)
-    ax.set_xticks(range(len(metrics)))
-    ax.set_xticklabels([m.replace("_", "\n") for m in metrics], fontsize=8.5)
-    ax.set_ylim(0, 128)  # room above 100 % for the rotated labels
-    ax.set_yticks(range(0, 101, 20))
-    ax.set_ylabel("tasks passing, pass@1 (%)")
-    ax.set_title(title)
-    ax.legend(title="suite", fontsize="small", loc="upper left", bbox_to_anchor=(1.005, 1.0))
-    ax.grid(axis="y", alpha=0.3)
+    panels = [metrics[i:i + PANEL_METRICS] for i in range(0, len(metrics), PANEL_METRICS)]
+    fig, axes = plt.subplots(len(panels), 1, figsize=(10.5, 3.9 * len(panels)), squeeze=False)
+    for ax, panel in zip(axes[:, 0], panels):
+        first = metrics.index(panel[0])
+        for suite in suites:
+            mine = [b for b in all_bars if b.suite == suite and b.metric in panel]
+            colour = colours[suite]
+            xs = [b.x - first for b in mine]
+            ax.bar(xs, [b.lower for b in mine], width=width, color=colour, label=suite)
+            ax.bar(xs, [b.upper - b.lower for b in mine], width=width, bottom=[b.lower for b in mine],
+                   color=colour, alpha=0.3, hatch="///", edgecolor=colour, linewidth=0)
+            for x, b in zip(xs, mine):
+                if b.zero:
+                    ax.plot([x], [0], marker="v", color=colour, markersize=8, clip_on=False, zorder=3)
+                ax.text(x, b.upper + 1.5, b.label, ha="center", va="bottom", rotation=90, fontsize=8.5)
+        ax.set_xticks(range(len(panel)))
+        ax.set_xticklabels([textwrap.fill(m.replace("_", " "), 16) for m in panel], fontsize=9.5)
+        ax.set_xlim(-0.5, PANEL_METRICS - 0.5)
+        ax.set_ylim(0, 132)  # room above 100 % for the rotated labels
+        ax.set_yticks(range(0, 101, 20))
+        ax.set_ylabel("pass@1 (%)")
+        ax.grid(axis="y", alpha=0.3)
+    axes[0, 0].legend(title="suite", fontsize="small", loc="upper left", bbox_to_anchor=(1.005, 1.0))
+    axes[0, 0].set_title(title)
     _save(fig, path)
 
 
