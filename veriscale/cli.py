@@ -597,7 +597,7 @@ def report(
     ] = None,
     quiet: QuietOption = False,
 ) -> None:
-    """Write a Markdown and HTML report with plots: scores, suite power, expansion statistics."""
+    """Write a Markdown and HTML report with plots: scores and pass@k per suite (original → Plus → Lite), provenance, per-task failures, suite power with intervals, expansion growth, and the engine caveat."""
     import veriscale.api as api
 
     options = api.ReportOptions(scores=scores or [], power=power, expand=expand_runs or [])
