@@ -182,11 +182,15 @@ def audit(
     search: Annotated[bool, typer.Option(help="Search generated inputs for counterexamples.")] = True,
     task_steps: Annotated[int | None, typer.Option(help="Step budget of one task's search.")] = None,
     task: Annotated[list[str] | None, typer.Option(help="Only these task ids (repeatable).")] = None,
+    workers: WorkersOption = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
 ) -> None:
     """Everything wrong with a benchmark's tasks and data, with evidence, each finding re-evaluated: counterexamples to spec_satisfied, failing reference code, stored rows the ground truth contradicts, duplicates, unreadable values, broken markers."""
     from pydantic import ValidationError
 
     from veriscale.audit import AuditOptions, audit_benchmark, format_audit
+    from veriscale.parallel import progress_bar
 
     if not path.exists():
         _echo_err(f"error: {path}: no such file or directory")
@@ -198,8 +202,9 @@ def audit(
     except ValidationError as exc:
         _echo_err(f"error: bad option: {exc.errors()[0]['loc'][0]}: {exc.errors()[0]['msg']}")
         raise typer.Exit(2) from exc
-    report = audit_benchmark(path, backend_name=backend_name, options=options, task_ids=task,
-                             progress=lambda name: _echo_err(f"audit: {name}"))
+    runner = _executor_or_exit(executor, workers, None, address)
+    report = audit_benchmark(path, backend_name=backend_name, options=options, task_ids=task, executor=runner,
+                             progress=progress_bar("audit"))
     typer.echo(format_audit(report))
     if json_out is not None:
         _write_json(json_out, report.model_dump(mode="json"))

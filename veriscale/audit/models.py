@@ -90,6 +90,10 @@ class TaskAudit(BaseModel):
     """Checks the engine could not decide, by ``kind: reason`` (never counted as findings)."""
     budget_hit: str | None = None
     error: str | None = None
+    """Why this task was not audited (its signature does not type, its audit raised, its worker
+    process died twice); its findings are then incomplete."""
+    seconds: float = 0.0
+    """Wall clock of this task's audit (the only field that differs between identical runs)."""
 
     @property
     def has_counterexample(self) -> bool:
@@ -104,6 +108,8 @@ class BenchmarkAudit(BaseModel):
     tasks_with_findings: int = 0
     tasks_with_counterexample: list[str] = Field(default_factory=list)
     """Tasks with a concrete, confirmed counterexample to ``spec_satisfied``."""
+    tasks_with_errors: list[str] = Field(default_factory=list)
+    """Tasks whose audit did not complete (``TaskAudit.error``)."""
     found: dict[str, int] = Field(default_factory=dict)
     """Confirmed findings per kind over all tasks."""
     load_findings: list[Finding] = Field(default_factory=list)

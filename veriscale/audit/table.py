@@ -24,6 +24,11 @@ def format_audit(report: BenchmarkAudit, *, width: int = 160) -> str:
                   f"{report.tasks_with_findings} with findings, {report.seconds:.1f} s")
     console.print(f"tasks with a concrete counterexample to spec_satisfied: {len(report.tasks_with_counterexample)}"
                   + (f" ({', '.join(report.tasks_with_counterexample)})" if report.tasks_with_counterexample else ""))
+    if report.tasks_with_errors:
+        errors = {t.task: t.error for t in report.tasks if t.error is not None}
+        console.print(f"tasks not fully audited: {len(errors)}")
+        for name, error in errors.items():
+            console.print(f"  {name}: {_one_line(error or '', 140)}")
     totals = Table(title="findings by kind (confirmed by re-evaluation)")
     totals.add_column("kind")
     totals.add_column("findings", justify="right")
