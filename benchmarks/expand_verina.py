@@ -18,7 +18,7 @@ task's files are compared byte for byte: identical or not per task, and for the 
 which budget stopped each run (a wall-clock limit is the expected cause; a step budget never is).
 
 With ``--score-ground-truth`` the written suite is scored with the ground truth as the submission
-(every task's own code, precondition and postcondition): every metric the engine decides must be
+(every task's own code, precondition and postcondition, not its proof): every metric the engine decides must be
 1 -- a test the ground truth does not pass is a defect of the suite. Prints, per metric, the tasks
 passed, undecided and failed, and every failure with its first reason; exit code 1 on a failure.
 
@@ -129,10 +129,14 @@ def ground_truth_failures(suite: Path, task_ids: list[str] | None, jobs: int, pr
     """Score the ground truth on ``suite``: per metric, tasks passed / undecided / failed, then every
     decided failure (a task and metric whose upper bound is 0) with its first reason."""
     from veriscale.benchmark import load_benchmark
-    from veriscale.score import ground_truth_submission, score_suite
+    from veriscale.score import SUBMITTABLE_SECTIONS, ground_truth_submission, score_suite
 
     tasks = [t for t in load_benchmark(suite).tasks if task_ids is None or t.id in task_ids]
-    report = score_suite(suite, [ground_truth_submission(t) for t in tasks], workers=jobs, progress=progress)
+    # Without the proof sections: Verina's reference proofs are mostly `sorry`, and proofs are
+    # Lean's to check, not the engine's.
+    sections = [s for s in SUBMITTABLE_SECTIONS if not s.startswith("proof")]
+    report = score_suite(suite, [ground_truth_submission(t, sections) for t in tasks], workers=jobs,
+                         progress=progress)
     lines = [f"ground truth scored on the written suite: {len(report.tasks)} tasks, {report.checks} checks, "
              f"{report.seconds:.0f} s; errors {len(report.errors)}"]
     failures: list[str] = []
