@@ -15,11 +15,12 @@ from veriscale.audit import (
     BenchmarkAudit,
     args_from_key,
     audit_benchmark,
+    audit_task,
     failing_conjuncts,
     format_audit,
     split_conjuncts,
 )
-from veriscale.backends.base import Check, CheckKind
+from veriscale.backends.base import Answer, Check, CheckKind, UnknownReason
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.cli import app
 from veriscale.parallel import LocalExecutor
@@ -192,3 +193,23 @@ def test_the_command_takes_the_worker_flags(planted: tuple[Path, BenchmarkAudit]
                           (["--address", "10.0.0.1:6379"], "--address is for the Ray executor")):
         wrong = CliRunner().invoke(app, ["audit", str(root), *args])
         assert wrong.exit_code == 2 and message in wrong.output and "Traceback" not in wrong.output
+
+
+class _ClockedCode(EmbeddedBackend):
+    """The embedded engine, except that every run of the reference code hits the CPU backstop."""
+
+    def run(self, task, checks):  # type: ignore[no-untyped-def]
+        answers = super().run(task, checks)
+        return [Answer(status="unknown", reason=UnknownReason.TIMEOUT, engine="embedded", steps=1,
+                       detail="backstop of 30 CPU seconds exceeded") if c.kind == CheckKind.CODE else a
+                for c, a in zip(checks, answers, strict=True)]
+
+
+def test_work_stopped_by_a_clock_is_counted_as_load_dependent() -> None:
+    task = load_task(MINI / "mini_clamp")
+    steady = audit_task(task, EmbeddedBackend(), EmbeddedBackend(), QUICK.model_copy(update={"search": False}))
+    assert steady.clock_stops == 0 and not steady.clock_dependent
+    clocked = audit_task(task, _ClockedCode(), EmbeddedBackend(), QUICK.model_copy(update={"search": False}))
+    assert clocked.clock_stops == len(task.tests) and clocked.clock_dependent
+    # the reference 'fails' on every stored test, but the confirming engine computes it: not listed
+    assert clocked.found == {} and clocked.unconfirmed == len(task.tests)

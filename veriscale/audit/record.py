@@ -6,7 +6,7 @@ script) and kept; tests then re-evaluate every counterexample it lists and re-au
 to check the audit still finds the same. The record holds, per task:
 
 * the confirmed findings counted per kind, the search's counts, the budget that stopped it,
-  errors and the seconds it took;
+  whether a clock stopped any of its work (then a re-audit may differ), errors and seconds;
 * a digest of the task's whole audit (every finding with its evidence, timings left out), which a
   re-audit must reproduce exactly;
 * its counterexamples to ``spec_satisfied``: for a searched input, the input (one of our
@@ -56,6 +56,9 @@ class RecordedTask(BaseModel):
     searched_inputs: int = 0
     searched_accepted: int = 0
     budget_hit: str | None = None
+    clock_stops: int = 0
+    clock_dependent: bool = False
+    """A clock stopped some of its work: a re-audit may legitimately differ."""
     error: str | None = None
     seconds: float = 0.0
     counterexamples: list[RecordedCounterexample] = Field(default_factory=list)
@@ -111,7 +114,7 @@ def audit_record(report: BenchmarkAudit, benchmark: str, options: AuditOptions) 
             RecordedTask(
                 task=t.task, digest=task_digest(t), found=dict(t.found), unconfirmed=t.unconfirmed,
                 searched_inputs=t.searched_inputs, searched_accepted=t.searched_accepted,
-                budget_hit=t.budget_hit, error=t.error[:300] if t.error else None, seconds=t.seconds,
+                budget_hit=t.budget_hit, clock_stops=t.clock_stops, clock_dependent=t.clock_dependent, error=t.error[:300] if t.error else None, seconds=t.seconds,
                 counterexamples=_counterexamples(t),
             )
             for t in report.tasks

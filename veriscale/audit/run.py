@@ -43,7 +43,7 @@ from veriscale.task import Task, TaskLoadError
 from veriscale.typed_task import TypedTask, TypedTaskError, typed_input_key, typed_view
 from veriscale.values import ValueParseError, parse_lean, render_value
 
-__all__ = ["args_from_key", "audit_benchmark", "audit_task", "failing_conjuncts", "input_text"]
+__all__ = ["args_from_key", "audit_benchmark", "audit_task", "failing_conjuncts", "input_text", "stopped_by_a_clock"]
 
 _FAILURES = (UnknownReason.ERROR, UnknownReason.TIMEOUT)
 
@@ -86,6 +86,35 @@ def failing_conjuncts(task: Task, backend: Backend, args: dict[str, Any], output
         if answer.status == "false":
             failing.append(" ".join(part.split()))
     return failing
+
+
+def stopped_by_a_clock(answer: Answer) -> bool:
+    """A timeout the engine reached by a clock (its CPU or wall-clock backstop) rather than by
+    counting steps: such an answer, and what follows from it, depends on the machine's load."""
+    return answer.reason == UnknownReason.TIMEOUT and ("backstop of" in answer.detail or "wall-clock" in answer.detail)
+
+
+class _ClockWatch(Backend):
+    """An engine, counting the answers of one task that a clock stopped."""
+
+    def __init__(self, inner: Backend) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.clock_stops = 0
+
+    def run(self, task: Task, checks: Sequence[Check]) -> list[Answer]:
+        answers = self.inner.run(task, checks)
+        self.clock_stops += sum(stopped_by_a_clock(a) for a in answers)
+        return answers
+
+    def start_unit(self) -> None:
+        self.inner.start_unit()
+
+    def diagnose(self, task: Task) -> Any:
+        return self.inner.diagnose(task)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 class _Collector:
@@ -318,11 +347,13 @@ def audit_task(task: Task, backend: Backend, confirmer: Backend, options: AuditO
     confirmer.start_unit()
     out = _Collector(audit, options.max_findings_per_kind)
     undecided: Counter[str] = Counter()
-    judge = _Judge(view, backend, confirmer, undecided)
+    watched, watched_confirmer = _ClockWatch(backend), _ClockWatch(confirmer)
+    judge = _Judge(view, watched, watched_confirmer, undecided)
     _static(view, out)
     _stored_rows(judge, out)
     if options.search:
         _search(judge, out, options, audit)
+    audit.clock_stops = watched.clock_stops + watched_confirmer.clock_stops
     audit.undecided = dict(sorted(undecided.items()))
     audit.found = dict(sorted(audit.found.items()))
     return audit

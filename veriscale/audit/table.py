@@ -45,6 +45,10 @@ def format_audit(report: BenchmarkAudit, *, width: int = 160) -> str:
                   f"(never findings); searched inputs {sum(t.searched_inputs for t in report.tasks)}, "
                   f"accepted {sum(t.searched_accepted for t in report.tasks)}; "
                   f"{sum(t.budget_hit is not None for t in report.tasks)} task searches stopped by the budget")
+    clocked = [t.task for t in report.tasks if t.clock_dependent]
+    if clocked:
+        console.print(f"stopped by a clock, not by counting steps (may differ with the machine's load): "
+                      f"{len(clocked)} task(s): {', '.join(clocked)}")
     findings: list[Finding] = list(report.load_findings)
     for task in report.tasks:
         findings += task.findings
