@@ -213,3 +213,22 @@ def test_work_stopped_by_a_clock_is_counted_as_load_dependent() -> None:
     assert clocked.clock_stops == len(task.tests) and clocked.clock_dependent
     # the reference 'fails' on every stored test, but the confirming engine computes it: not listed
     assert clocked.found == {} and clocked.unconfirmed == len(task.tests)
+
+
+def test_the_record_keeps_ids_our_inputs_and_engine_outputs_only(planted: tuple[Path, BenchmarkAudit]) -> None:
+    from veriscale.audit.record import AuditRecord, audit_record, task_digest
+
+    root, report = planted
+    record = AuditRecord.model_validate_json(audit_record(report, "planted", QUICK).model_dump_json())
+    assert record.benchmark == "planted" and str(root) not in record.model_dump_json()
+    assert record.tasks_with_counterexample == ["mini_clamp"] and record.options == QUICK
+    clamp = next(t for t in record.tasks if t.task == "mini_clamp")
+    stored = [c for c in clamp.counterexamples if c.stored_row is not None]
+    searched = [c for c in clamp.counterexamples if c.stored_row is None]
+    assert stored and all(c.input is None and c.output is None for c in stored)  # the benchmark's row: by index
+    assert searched and all(c.input and c.output for c in searched)
+    audits = {t.task: t for t in report.tasks}
+    assert all(t.digest == task_digest(audits[t.task]) for t in record.tasks)
+    changed = audits["mini_clamp"].model_copy(update={"findings": audits["mini_clamp"].findings[1:]})
+    assert task_digest(changed) != clamp.digest
+    assert task_digest(audits["mini_clamp"].model_copy(update={"seconds": 99.0})) == clamp.digest
