@@ -17,11 +17,17 @@ With ``--twice`` the expansion runs a second time into a fresh directory (same s
 task's files are compared byte for byte: identical or not per task, and for the ones that differ
 which budget stopped each run (a wall-clock limit is the expected cause; a step budget never is).
 
+With ``--score-ground-truth`` the written suite is scored with the ground truth as the submission
+(every task's own code, precondition and postcondition, not its proof): every metric the engine decides must be
+1 -- a test the ground truth does not pass is a defect of the suite. Prints, per metric, the tasks
+passed, undecided and failed, and every failure with its first reason; exit code 1 on a failure.
+
     python benchmarks/expand_verina.py                       # ../shared/data/verina, 2 workers
     python benchmarks/expand_verina.py --out /tmp/verina-plus --jobs 2
     python benchmarks/expand_verina.py --limit 10            # a quick sample
     python benchmarks/expand_verina.py --limit 20 --twice    # determinism on 20 tasks
     python benchmarks/expand_verina.py --tasks verina_basic_1,verina_advanced_5 --twice
+    python benchmarks/expand_verina.py --out /tmp/verina-plus --score-ground-truth   # all of Verina
 
 Rerunning with the same ``--out`` resumes (finished tasks are skipped); ``--fresh`` starts over.
 """
@@ -119,6 +125,34 @@ def _calibration(summary: Any) -> list[str]:
     return lines
 
 
+def ground_truth_failures(suite: Path, task_ids: list[str] | None, jobs: int, progress: bool) -> tuple[list[str], bool]:
+    """Score the ground truth on ``suite``: per metric, tasks passed / undecided / failed, then every
+    decided failure (a task and metric whose upper bound is 0) with its first reason."""
+    from veriscale.benchmark import load_benchmark
+    from veriscale.score import SUBMITTABLE_SECTIONS, ground_truth_submission, score_suite
+
+    tasks = [t for t in load_benchmark(suite).tasks if task_ids is None or t.id in task_ids]
+    # Without the proof sections: Verina's reference proofs are mostly `sorry`, and proofs are
+    # Lean's to check, not the engine's.
+    sections = [s for s in SUBMITTABLE_SECTIONS if not s.startswith("proof")]
+    report = score_suite(suite, [ground_truth_submission(t, sections) for t in tasks], workers=jobs,
+                         progress=progress)
+    lines = [f"ground truth scored on the written suite: {len(report.tasks)} tasks, {report.checks} checks, "
+             f"{report.seconds:.0f} s; errors {len(report.errors)}"]
+    failures: list[str] = []
+    for metric in report.totals:
+        bounds = [(score.task, score.bound(metric), score.reasons) for score in report.tasks]
+        decided = [(task, b, reasons) for task, b, reasons in bounds if b is not None and b.lower == b.upper]
+        failed = [(task, reasons) for task, b, reasons in decided if b.upper == 0]
+        undecided = sum(1 for _, b, _ in bounds if b is not None and b.lower != b.upper)
+        lines.append(f"  {metric:<26} 1 on {len(decided) - len(failed)}, undecided on {undecided}, "
+                     f"0 on {len(failed)} task(s)")
+        failures += [f"    {task} {metric}: {reasons[0][:160] if reasons else ''}" for task, reasons in failed]
+    lines += failures
+    lines.extend(f"    error: {error}" for error in report.errors)
+    return lines, not failures and not report.errors
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("data", nargs="?", type=Path, default=_default_data())
@@ -136,6 +170,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--twice", action="store_true",
                         help="run a second time into a fresh directory and compare the suites byte for byte")
     parser.add_argument("--fresh", action="store_true", help="delete --out first")
+    parser.add_argument("--score-ground-truth", action="store_true",
+                        help="score the ground truth on the written suite: 1 on every metric the engine decides")
     parser.add_argument("--no-progress", action="store_true")
     args = parser.parse_args(argv)
 
@@ -180,6 +216,12 @@ def main(argv: list[str] | None = None) -> int:
     print()
     print("\n".join(_calibration(summary)))
     ok = audit.duplicate_inputs == 0 and not audit.value_problems and not audit.kill_matrix_errors
+
+    if args.score_ground_truth:
+        lines, passed = ground_truth_failures(out, task_ids, args.jobs, not args.no_progress)
+        print()
+        print("\n".join(lines))
+        ok = ok and passed
 
     if args.twice:
         second_out = Path(tempfile.mkdtemp(prefix="veriscale-expand-again-"))

@@ -15,12 +15,15 @@ from veriscale.audit import (
     BenchmarkAudit,
     args_from_key,
     audit_benchmark,
+    audit_task,
     failing_conjuncts,
+    format_audit,
     split_conjuncts,
 )
-from veriscale.backends.base import Check, CheckKind
+from veriscale.backends.base import Answer, Check, CheckKind, UnknownReason
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.cli import app
+from veriscale.parallel import LocalExecutor
 from veriscale.task import load_task, write_task
 from veriscale.typed_task import typed_view
 
@@ -122,3 +125,110 @@ def test_failing_conjuncts_are_evaluated_one_by_one() -> None:
     assert failing_conjuncts(task, backend, args, 9) == ["(hi < x → result = hi)"]
     assert failing_conjuncts(task, backend, args, 11) == ["result ≤ hi", "(hi < x → result = hi)"]
     assert failing_conjuncts(task, backend, args, 10) == []
+
+
+def _without_timings(report: BenchmarkAudit) -> dict[str, object]:
+    document = report.model_dump(mode="json", exclude={"seconds"})
+    for task in document["tasks"]:
+        task.pop("seconds")
+    return document
+
+
+@pytest.mark.parametrize("workers", [2, 3])
+def test_the_audit_is_the_same_whatever_the_worker_count(planted: tuple[Path, BenchmarkAudit], workers: int) -> None:
+    root, in_process = planted
+    parallel = audit_benchmark(root, options=QUICK, executor=LocalExecutor(workers))
+    assert [t.task for t in parallel.tasks] == sorted(t.task for t in parallel.tasks)
+    assert _without_timings(parallel) == _without_timings(in_process)
+
+
+def test_a_crashing_task_costs_only_itself(planted: tuple[Path, BenchmarkAudit], monkeypatch: pytest.MonkeyPatch) -> None:
+    import os
+
+    import veriscale.audit.run as R
+
+    root, in_process = planted
+    real_audit_task = R.audit_task
+
+    def audit_or_die(task, backend, confirmer, options):  # type: ignore[no-untyped-def]
+        if task.id == "mini_clamp":
+            os._exit(139)  # what a C stack overflow looks like from the parent
+        return real_audit_task(task, backend, confirmer, options)
+
+    monkeypatch.setattr(R, "audit_task", audit_or_die)
+    report = audit_benchmark(root, options=QUICK, executor=LocalExecutor(2))
+    assert report.tasks_with_errors == ["mini_clamp"]
+    clamp = next(t for t in report.tasks if t.task == "mini_clamp")
+    assert "crashed" in (clamp.error or "") and clamp.findings == []
+    assert report.tasks_with_counterexample == []  # mini_clamp's were not found: it was not audited
+    others = [t for t in _without_timings(report)["tasks"] if t["task"] != "mini_clamp"]  # type: ignore[index]
+    assert others == [t for t in _without_timings(in_process)["tasks"] if t["task"] != "mini_clamp"]  # type: ignore[index]
+    assert "tasks not fully audited: 1" in format_audit(report)
+
+
+def test_an_audit_that_raises_is_an_error_of_its_task(planted: tuple[Path, BenchmarkAudit],
+                                                     monkeypatch: pytest.MonkeyPatch) -> None:
+    import veriscale.audit.run as R
+
+    root, _ = planted
+
+    def broken(task, backend, confirmer, options):  # type: ignore[no-untyped-def]
+        raise RecursionError("maximum recursion depth exceeded")
+
+    monkeypatch.setattr(R, "audit_task", broken)
+    report = audit_benchmark(root, options=QUICK, task_ids=["mini_clamp", "mini_count_evens"])
+    assert report.tasks_with_errors == ["mini_clamp", "mini_count_evens"]
+    assert all("RecursionError" in (t.error or "") for t in report.tasks)
+
+
+def test_the_command_takes_the_worker_flags(planted: tuple[Path, BenchmarkAudit], tmp_path: Path) -> None:
+    root, _ = planted
+    help_text = CliRunner().invoke(app, ["audit", "--help"], terminal_width=200).output
+    assert all(flag in help_text for flag in ("--workers", "--executor", "--address"))
+    out = tmp_path / "audit.json"
+    result = CliRunner().invoke(app, ["audit", str(root), "--no-search", "--workers", "2", "--json", str(out)])
+    assert result.exit_code == 0, result.output
+    assert json.loads(out.read_text())["tasks_with_counterexample"] == ["mini_clamp"]
+    for args, message in ((["--executor", "threads"], "expected local or ray"),
+                          (["--address", "10.0.0.1:6379"], "--address is for the Ray executor")):
+        wrong = CliRunner().invoke(app, ["audit", str(root), *args])
+        assert wrong.exit_code == 2 and message in wrong.output and "Traceback" not in wrong.output
+
+
+class _ClockedCode(EmbeddedBackend):
+    """The embedded engine, except that every run of the reference code hits the CPU backstop."""
+
+    def run(self, task, checks):  # type: ignore[no-untyped-def]
+        answers = super().run(task, checks)
+        return [Answer(status="unknown", reason=UnknownReason.TIMEOUT, engine="embedded", steps=1,
+                       detail="backstop of 30 CPU seconds exceeded") if c.kind == CheckKind.CODE else a
+                for c, a in zip(checks, answers, strict=True)]
+
+
+def test_work_stopped_by_a_clock_is_counted_as_load_dependent() -> None:
+    task = load_task(MINI / "mini_clamp")
+    steady = audit_task(task, EmbeddedBackend(), EmbeddedBackend(), QUICK.model_copy(update={"search": False}))
+    assert steady.clock_stops == 0 and not steady.clock_dependent
+    clocked = audit_task(task, _ClockedCode(), EmbeddedBackend(), QUICK.model_copy(update={"search": False}))
+    assert clocked.clock_stops == len(task.tests) and clocked.clock_dependent
+    # the reference 'fails' on every stored test, but the confirming engine computes it: not listed
+    assert clocked.found == {} and clocked.unconfirmed == len(task.tests)
+
+
+def test_the_record_keeps_ids_our_inputs_and_engine_outputs_only(planted: tuple[Path, BenchmarkAudit]) -> None:
+    from veriscale.audit.record import AuditRecord, audit_record, task_digest
+
+    root, report = planted
+    record = AuditRecord.model_validate_json(audit_record(report, "planted", QUICK).model_dump_json())
+    assert record.benchmark == "planted" and str(root) not in record.model_dump_json()
+    assert record.tasks_with_counterexample == ["mini_clamp"] and record.options == QUICK
+    clamp = next(t for t in record.tasks if t.task == "mini_clamp")
+    stored = [c for c in clamp.counterexamples if c.stored_row is not None]
+    searched = [c for c in clamp.counterexamples if c.stored_row is None]
+    assert stored and all(c.input is None and c.output is None for c in stored)  # the benchmark's row: by index
+    assert searched and all(c.input and c.output for c in searched)
+    audits = {t.task: t for t in report.tasks}
+    assert all(t.digest == task_digest(audits[t.task]) for t in record.tasks)
+    changed = audits["mini_clamp"].model_copy(update={"findings": audits["mini_clamp"].findings[1:]})
+    assert task_digest(changed) != clamp.digest
+    assert task_digest(audits["mini_clamp"].model_copy(update={"seconds": 99.0})) == clamp.digest

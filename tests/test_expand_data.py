@@ -8,9 +8,11 @@ import pytest
 
 from veriscale.backends.base import Check, CheckKind
 from veriscale.backends.embedded.backend import EmbeddedBackend
+from veriscale.benchmark import load_benchmark
 from veriscale.compare import same_as_printed
 from veriscale.expand import ExpandOptions, ExpandSummary, expand_benchmark
 from veriscale.expand.audit import audit_suite, recheck_unexpected
+from veriscale.score import SUBMITTABLE_SECTIONS, ground_truth_submission, score_suite
 from veriscale.task import load_task
 from veriscale.typed_task import typed_view
 
@@ -123,3 +125,23 @@ def test_a_second_run_writes_the_same_bytes(expanded: tuple[ExpandSummary, Path,
         wall_clock = any(t.budget_hit in ("seconds", "backstop") or t.engine_backstops > 0 for t in (task, earlier))
         if not wall_clock:  # only a wall-clock limit may make a task differ (and it is reported)
             assert first_files == second_files, task.task
+
+
+def test_scoring_the_ground_truth_on_the_suite_gives_1_on_every_decided_metric(
+    expanded: tuple[ExpandSummary, Path, Path],
+) -> None:
+    """What ``benchmarks/expand_verina.py --score-ground-truth`` checks on all of Verina, on the
+    sample: no metric the engine decides is 0 for the reference solution."""
+    summary, _, out = expanded
+    tasks = load_benchmark(out).tasks
+    # Without the proof sections: Verina's reference proofs are mostly `sorry`, and proofs are
+    # Lean's to check, not the engine's.
+    sections = [s for s in SUBMITTABLE_SECTIONS if not s.startswith("proof")]
+    report = score_suite(out, [ground_truth_submission(t, sections) for t in tasks], workers=2, progress=False)
+    assert report.errors == [] and len(report.tasks) == summary.tasks_total
+    failed = [(s.task, metric, s.reasons[:1]) for s in report.tasks for metric in report.totals
+              if (bound := s.bound(metric)) is not None and bound.upper == 0]
+    assert failed == []
+    decided = [metric for s in report.tasks for metric in ("code", "postcond_complete", "postcond_sound")
+               if (bound := s.bound(metric)) is not None and bound.lower == 1]
+    assert len(decided) >= 2 * len(report.tasks)  # mostly decided, so the check has teeth

@@ -326,6 +326,9 @@ def audit(
     task_steps: Annotated[int | None, typer.Option(help="Step budget of one task's search.")] = None,
     tasks: TasksOption = None,
     task: TaskAliasOption = None,
+    workers: WorkersOption = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
     quiet: QuietOption = False,
 ) -> None:
     """Everything wrong with a benchmark's tasks and data, with evidence, each finding re-evaluated: counterexamples to spec_satisfied, failing reference code, stored rows the ground truth contradicts, duplicates, unreadable values, broken markers."""
@@ -338,12 +341,9 @@ def audit(
     backend_name = _backend_name_or_exit(backend)
     given = {"seed": seed, "search": search, "task_steps": task_steps}
     options = _or_exit(lambda: api.AuditOptions.model_validate({k: v for k, v in given.items() if v is not None}))
-
-    def announce(event: ProgressEvent) -> None:
-        _echo_err(f"audit: {event.item}")
-
+    runner = _executor_or_exit(executor, workers, None, address)
     report = _or_exit(lambda: api.audit(path, options, backend=backend_name, tasks=_selected(tasks, task),
-                                        progress=None if quiet else announce))
+                                        executor=runner, progress=_progress(quiet)))
     typer.echo(format_audit(report))
     if json_out is not None:
         _write_json(json_out, report.model_dump(mode="json"))

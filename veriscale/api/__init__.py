@@ -234,21 +234,15 @@ def audit(
     *,
     backend: str = "embedded",
     tasks: Sequence[str] | None = None,
+    executor: ExecutorSpec = None,
     progress: ProgressCallback | None = None,
 ) -> BenchmarkAudit:
-    """Everything wrong with a benchmark's tasks and data, with evidence (one task after the other)."""
+    """Everything wrong with a benchmark's tasks and data, with evidence, each finding re-evaluated."""
     engine = resolve_backend_name(backend)
     _require_tasks(benchmark, tasks)
-    done = 0
-
-    def task_started(task_id: str) -> None:
-        nonlocal done
-        if progress is not None:
-            progress(ProgressEvent("audit", done, None, task_id))
-        done += 1
-
     return audit_benchmark(benchmark, backend_name=engine, options=options or AuditOptions(),
-                           task_ids=_ids(tasks), progress=task_started)
+                           task_ids=_ids(tasks), executor=_executor(executor),
+                           progress=_stage_progress(progress, "audit"))
 
 
 def report(

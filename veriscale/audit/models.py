@@ -89,11 +89,26 @@ class TaskAudit(BaseModel):
     undecided: dict[str, int] = Field(default_factory=dict)
     """Checks the engine could not decide, by ``kind: reason`` (never counted as findings)."""
     budget_hit: str | None = None
+    """The budget that stopped the search: ``steps`` (deterministic) or ``backstop`` (the wall
+    clock: depends on the machine's load)."""
+    clock_stops: int = 0
+    """Checks the engine stopped by a clock (its CPU backstop) instead of by counting steps. With
+    none and no ``backstop`` budget hit, a task's audit is the same on every run and machine;
+    otherwise what was undecided, found or confirmed may differ with the load."""
     error: str | None = None
+    """Why this task was not audited (its signature does not type, its audit raised, its worker
+    process died twice); its findings are then incomplete."""
+    seconds: float = 0.0
+    """Wall clock of this task's audit (the only field that differs between identical runs)."""
 
     @property
     def has_counterexample(self) -> bool:
         return self.found.get("spec_counterexample", 0) > 0
+
+    @property
+    def clock_dependent(self) -> bool:
+        """A clock, not a step count, stopped some of this task's work (see ``clock_stops``)."""
+        return self.clock_stops > 0 or self.budget_hit == "backstop"
 
 
 class BenchmarkAudit(BaseModel):
@@ -104,6 +119,8 @@ class BenchmarkAudit(BaseModel):
     tasks_with_findings: int = 0
     tasks_with_counterexample: list[str] = Field(default_factory=list)
     """Tasks with a concrete, confirmed counterexample to ``spec_satisfied``."""
+    tasks_with_errors: list[str] = Field(default_factory=list)
+    """Tasks whose audit did not complete (``TaskAudit.error``)."""
     found: dict[str, int] = Field(default_factory=dict)
     """Confirmed findings per kind over all tasks."""
     load_findings: list[Finding] = Field(default_factory=list)

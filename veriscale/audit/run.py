@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -38,11 +38,12 @@ from veriscale.expand.budget import TaskBudget
 from veriscale.expand.candidates import gather_candidates
 from veriscale.expand.classify import classify_candidates, unknown_reason
 from veriscale.expand.models import ExpandOptions
+from veriscale.parallel import Executor, LocalExecutor, Progress, WorkerSetup, worker_memory_limit
 from veriscale.task import Task, TaskLoadError
 from veriscale.typed_task import TypedTask, TypedTaskError, typed_input_key, typed_view
 from veriscale.values import ValueParseError, parse_lean, render_value
 
-__all__ = ["args_from_key", "audit_benchmark", "audit_task", "failing_conjuncts", "input_text"]
+__all__ = ["args_from_key", "audit_benchmark", "audit_task", "failing_conjuncts", "input_text", "stopped_by_a_clock"]
 
 _FAILURES = (UnknownReason.ERROR, UnknownReason.TIMEOUT)
 
@@ -85,6 +86,35 @@ def failing_conjuncts(task: Task, backend: Backend, args: dict[str, Any], output
         if answer.status == "false":
             failing.append(" ".join(part.split()))
     return failing
+
+
+def stopped_by_a_clock(answer: Answer) -> bool:
+    """A timeout the engine reached by a clock (its CPU or wall-clock backstop) rather than by
+    counting steps: such an answer, and what follows from it, depends on the machine's load."""
+    return answer.reason == UnknownReason.TIMEOUT and ("backstop of" in answer.detail or "wall-clock" in answer.detail)
+
+
+class _ClockWatch(Backend):
+    """An engine, counting the answers of one task that a clock stopped."""
+
+    def __init__(self, inner: Backend) -> None:
+        self.inner = inner
+        self.name = inner.name
+        self.clock_stops = 0
+
+    def run(self, task: Task, checks: Sequence[Check]) -> list[Answer]:
+        answers = self.inner.run(task, checks)
+        self.clock_stops += sum(stopped_by_a_clock(a) for a in answers)
+        return answers
+
+    def start_unit(self) -> None:
+        self.inner.start_unit()
+
+    def diagnose(self, task: Task) -> Any:
+        return self.inner.diagnose(task)
+
+    def close(self) -> None:
+        self.inner.close()
 
 
 class _Collector:
@@ -265,6 +295,7 @@ def _stored_rows(judge: _Judge, out: _Collector) -> None:
     verdicts = judge.run([Check(kind=CheckKind.POSTCOND, args=t.args, output=v) for t, _, v in pairs])
     for (test, position, value), answer in zip(pairs, verdicts, strict=True):
         if answer.status == "true":
+            assert test.key is not None  # tests without a key were left out above
             out.add(judge.postcond_accepts(f"test.json[{test.index}].unexpected[{position}]", test.key, value))
         elif answer.status != "false":
             judge.note("postcond", answer)
@@ -316,11 +347,13 @@ def audit_task(task: Task, backend: Backend, confirmer: Backend, options: AuditO
     confirmer.start_unit()
     out = _Collector(audit, options.max_findings_per_kind)
     undecided: Counter[str] = Counter()
-    judge = _Judge(view, backend, confirmer, undecided)
+    watched, watched_confirmer = _ClockWatch(backend), _ClockWatch(confirmer)
+    judge = _Judge(view, watched, watched_confirmer, undecided)
     _static(view, out)
     _stored_rows(judge, out)
     if options.search:
         _search(judge, out, options, audit)
+    audit.clock_stops = watched.clock_stops + watched_confirmer.clock_stops
     audit.undecided = dict(sorted(undecided.items()))
     audit.found = dict(sorted(audit.found.items()))
     return audit
@@ -332,34 +365,83 @@ def _load_finding(error: TaskLoadError) -> Finding:
                    detail=str(error))
 
 
+# ---------------------------------------------------------------------------------------------
+# A whole benchmark, on an executor's workers (veriscale.parallel)
+
+_WORKER: tuple[Backend, Backend, AuditOptions] | None = None
+"""A worker's engine, its confirming engine and the options (set by ``_worker_init``)."""
+
+
+def _worker_init(backend_name: str, options: AuditOptions) -> None:
+    from veriscale.backends.select import make_backend
+
+    global _WORKER
+    _WORKER = (make_backend(backend_name), make_backend(backend_name), options)
+
+
+def _worker_close() -> None:
+    global _WORKER
+    if _WORKER is not None:
+        _WORKER[0].close()
+        _WORKER[1].close()
+    _WORKER = None
+
+
+def _audit_error(task_id: str, reason: str) -> TaskAudit:
+    return TaskAudit(task=task_id, error=reason)
+
+
+def _worker_audit(task: Task) -> TaskAudit:
+    assert _WORKER is not None
+    backend, confirmer, options = _WORKER
+    started = time.perf_counter()
+    try:
+        audit = audit_task(task, backend, confirmer, options)
+    except Exception as exc:  # noqa: BLE001 - one broken task must not end the run
+        audit = _audit_error(task.id, f"{type(exc).__name__}: {exc}")
+    audit.seconds = round(time.perf_counter() - started, 2)
+    return audit
+
+
+def _crashed_audit(task: Task, reason: str) -> TaskAudit:
+    return _audit_error(task.id, reason)
+
+
+def _size(task: Task) -> int:
+    return sum(1 + len(t.unexpected) for t in task.tests) + len(task.reject_inputs)
+
+
 def audit_benchmark(
     source: str | Path,
     *,
     backend_name: str = "embedded",
     options: AuditOptions | None = None,
     task_ids: Sequence[str] | None = None,
-    progress: Callable[[str], None] | None = None,
+    executor: Executor | None = None,
+    progress: Progress | None = None,
 ) -> BenchmarkAudit:
-    """Audit every task of the benchmark at ``source``, one after the other."""
-    from veriscale.backends.select import make_backend, resolve_backend_name
+    """Audit every task of the benchmark at ``source`` (or those of ``task_ids``) on
+    ``executor``'s workers (default: in this process). Tasks are listed by id whatever order the
+    workers finished in; a task whose worker dies twice, or whose audit raises, gets ``error``
+    and no findings -- the others go on."""
+    from veriscale.backends.select import resolve_backend_name
 
     started = time.perf_counter()
     options = options or AuditOptions()
+    engine = resolve_backend_name(backend_name)
     loaded = load_benchmark(source)
     wanted = set(task_ids) if task_ids is not None else None
-    tasks = sorted((t for t in loaded.tasks if wanted is None or t.id in wanted), key=lambda t: t.id)
-    report = BenchmarkAudit(source=str(source), engine=resolve_backend_name(backend_name), seed=options.seed,
+    tasks = [t for t in loaded.tasks if wanted is None or t.id in wanted]
+    # Biggest tasks first keeps every worker busy until the end.
+    tasks.sort(key=lambda t: (-_size(t), t.id))
+    report = BenchmarkAudit(source=str(source), engine=engine, seed=options.seed,
                             tasks_total=len(tasks) + len(loaded.failures))
     report.load_findings = [_load_finding(error) for error in loaded.failures]
-    backend, confirmer = make_backend(backend_name), make_backend(backend_name)
-    try:
-        for task in tasks:
-            if progress is not None:
-                progress(task.id)
-            report.tasks.append(audit_task(task, backend, confirmer, options))
-    finally:
-        backend.close()
-        confirmer.close()
+    results = (executor or LocalExecutor(1)).map(
+        _worker_audit, tasks, setup=WorkerSetup(_worker_init, (engine, options), _worker_close),
+        crashed=_crashed_audit, progress=progress, memory_limit=worker_memory_limit(engine),
+    )
+    report.tasks = sorted(results, key=lambda t: t.task)
     found: Counter[str] = Counter(f.kind for f in report.load_findings)
     for task_audit in report.tasks:
         found.update(task_audit.found)
@@ -367,5 +449,6 @@ def audit_benchmark(
     report.tasks_with_findings = sum(bool(t.found) for t in report.tasks) + len(
         {f.task for f in report.load_findings})
     report.tasks_with_counterexample = [t.task for t in report.tasks if t.has_counterexample]
+    report.tasks_with_errors = [t.task for t in report.tasks if t.error is not None]
     report.seconds = round(time.perf_counter() - started, 2)
     return report

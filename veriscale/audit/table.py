@@ -24,6 +24,11 @@ def format_audit(report: BenchmarkAudit, *, width: int = 160) -> str:
                   f"{report.tasks_with_findings} with findings, {report.seconds:.1f} s")
     console.print(f"tasks with a concrete counterexample to spec_satisfied: {len(report.tasks_with_counterexample)}"
                   + (f" ({', '.join(report.tasks_with_counterexample)})" if report.tasks_with_counterexample else ""))
+    if report.tasks_with_errors:
+        errors = {t.task: t.error for t in report.tasks if t.error is not None}
+        console.print(f"tasks not fully audited: {len(errors)}")
+        for name, error in errors.items():
+            console.print(f"  {name}: {_one_line(error or '', 140)}")
     totals = Table(title="findings by kind (confirmed by re-evaluation)")
     totals.add_column("kind")
     totals.add_column("findings", justify="right")
@@ -40,6 +45,10 @@ def format_audit(report: BenchmarkAudit, *, width: int = 160) -> str:
                   f"(never findings); searched inputs {sum(t.searched_inputs for t in report.tasks)}, "
                   f"accepted {sum(t.searched_accepted for t in report.tasks)}; "
                   f"{sum(t.budget_hit is not None for t in report.tasks)} task searches stopped by the budget")
+    clocked = [t.task for t in report.tasks if t.clock_dependent]
+    if clocked:
+        console.print(f"stopped by a clock, not by counting steps (may differ with the machine's load): "
+                      f"{len(clocked)} task(s): {', '.join(clocked)}")
     findings: list[Finding] = list(report.load_findings)
     for task in report.tasks:
         findings += task.findings
