@@ -5,7 +5,7 @@
 Audits every task (default options, the embedded engine) on the shared executor and prints the
 wall clock, the tasks with a concrete counterexample to ``spec_satisfied``, the confirmed findings
 per kind, the tasks whose audit did not complete and the slowest tasks. With ``--json`` it writes
-the audit's record (``veriscale.audit.record``: task ids, digests, counts, and the counterexamples
+the audit's record (``veriscale.stages.audit.record``: task ids, digests, counts, and the counterexamples
 -- our generated inputs and the engine's outputs, stored rows by index only), which
 ``tests/test_audit_data.py`` re-evaluates and the README's count comes from. ``--report`` also
 writes the full audit report (``veriscale audit --json``'s document: it quotes the benchmark's
@@ -48,9 +48,9 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
 
     sys.path.insert(0, str(PROJECT_ROOT))
-    from veriscale.audit import AuditOptions, BenchmarkAudit, audit_benchmark
-    from veriscale.audit.record import audit_record
     from veriscale.parallel import ExecutorConfig, make_executor, progress_bar
+    from veriscale.stages.audit import AuditOptions, BenchmarkAudit, audit_benchmark
+    from veriscale.stages.audit.record import audit_record
 
     if not args.data.is_dir():
         print(f"error: {args.data}: not a directory", file=sys.stderr)

@@ -79,9 +79,9 @@ def main(argv: list[str] | None = None) -> int:
     import ray
 
     from veriscale.benchmark import load_benchmark
-    from veriscale.expand import ExpandOptions, expand_benchmark
     from veriscale.parallel import LocalExecutor, RayExecutor, ray_runtime_env
-    from veriscale.score import ground_truth_submission, score_suite
+    from veriscale.stages.expand import ExpandOptions, expand_benchmark
+    from veriscale.stages.score import ground_truth_submission, score_suite
 
     ids = sorted(t.id for t in load_benchmark(args.benchmark).tasks)[:: max(1, args.every)]
     options = ExpandOptions() if args.task_steps is None else ExpandOptions(task_steps=args.task_steps)

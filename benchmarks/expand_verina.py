@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """LLM-free ``expand`` of a whole benchmark (Verina by default): time, counts, growth, invariants.
 
-Runs :func:`veriscale.expand.expand_benchmark` with the embedded backend and no LLM, then audits
-the written suite (``veriscale.expand.audit``) and prints:
+Runs :func:`veriscale.stages.expand.expand_benchmark` with the embedded backend and no LLM, then audits
+the written suite (``veriscale.stages.expand.audit``) and prints:
 
 * wall-clock time, tasks expanded / failed / stopped by a budget (which one), slowest tasks;
 * candidate inputs by source (generated, duplicates, accept, reject, unknown, dropped);
@@ -88,7 +88,7 @@ def _compare_runs(first: Any, second: Any, out_a: Path, out_b: Path) -> list[str
 def _calibration(summary: Any) -> list[str]:
     """Engine steps and checks against CPU seconds, per task: the least-squares fit
     cpu = steps / S + checks / C gives steps per second S and the per-check charge S / C."""
-    from veriscale.expand.budget import CHECK_CHARGE_STEPS, STEPS_PER_SECOND
+    from veriscale.stages.expand.budget import CHECK_CHARGE_STEPS, STEPS_PER_SECOND
 
     rows = [(t.steps, t.engine_checks, t.cpu_seconds) for t in summary.tasks if t.steps is not None and t.cpu_seconds]
     if not rows:
@@ -129,7 +129,7 @@ def ground_truth_failures(suite: Path, task_ids: list[str] | None, jobs: int, pr
     """Score the ground truth on ``suite``: per metric, tasks passed / undecided / failed, then every
     decided failure (a task and metric whose upper bound is 0) with its first reason."""
     from veriscale.benchmark import load_benchmark
-    from veriscale.score import SUBMITTABLE_SECTIONS, ground_truth_submission, score_suite
+    from veriscale.stages.score import SUBMITTABLE_SECTIONS, ground_truth_submission, score_suite
 
     tasks = [t for t in load_benchmark(suite).tasks if task_ids is None or t.id in task_ids]
     # Without the proof sections: Verina's reference proofs are mostly `sorry`, and proofs are
@@ -177,9 +177,9 @@ def main(argv: list[str] | None = None) -> int:
 
     sys.path.insert(0, str(PROJECT_ROOT))
     from veriscale.benchmark import load_benchmark
-    from veriscale.expand import ExpandOptions, expand_benchmark
-    from veriscale.expand.audit import audit_suite
-    from veriscale.expand.report import format_summary
+    from veriscale.stages.expand import ExpandOptions, expand_benchmark
+    from veriscale.stages.expand.audit import audit_suite
+    from veriscale.stages.expand.report import format_summary
 
     if not args.data.is_dir():
         print(f"no benchmark at {args.data}", file=sys.stderr)

@@ -20,7 +20,7 @@ import sys
 import time
 from pathlib import Path
 
-from veriscale.power import (
+from veriscale.stages.power import (
     DEFAULT_MAX_FLAWED,
     DEFAULT_MAX_MUTANTS,
     DEFAULT_SEED,
@@ -30,7 +30,7 @@ from veriscale.power import (
     format_power,
     measure_power,
 )
-from veriscale.power.pool import DEFAULT_POOL_SIZE
+from veriscale.stages.power.pool import DEFAULT_POOL_SIZE
 
 
 def _share(part: float, whole: float) -> str:

@@ -45,14 +45,14 @@ def _executor(workers: int | None):  # type: ignore[no-untyped-def]
 
 def _truth(task):  # type: ignore[no-untyped-def]
     """The task's own sections without the proof (the embedded engine does not check proofs)."""
-    from veriscale.score import SUBMITTABLE_SECTIONS, ground_truth_submission
+    from veriscale.stages.score import SUBMITTABLE_SECTIONS, ground_truth_submission
 
     return ground_truth_submission(task, [s for s in SUBMITTABLE_SECTIONS if not s.startswith("proof")])
 
 
 def _weakened(task, sample: int):  # type: ignore[no-untyped-def]
     """The task's own sections with its first flawed postcondition and first code mutant."""
-    from veriscale.power.items import flawed_specs, power_mutants
+    from veriscale.stages.power.items import flawed_specs, power_mutants
 
     truth = _truth(task)
     changes: dict[str, str] = {}
@@ -68,7 +68,7 @@ def _weakened(task, sample: int):  # type: ignore[no-untyped-def]
 def write_submissions(out: Path, suite: Path, every: int) -> dict[str, Path]:
     """``ground-truth.jsonl`` and ``weakened.jsonl`` for the suite's tasks (every n-th)."""
     from veriscale.benchmark import load_benchmark
-    from veriscale.score.submission import write_submissions as write
+    from veriscale.stages.score.submission import write_submissions as write
 
     tasks = sorted(load_benchmark(suite).tasks, key=lambda t: t.id)[::every]
     truth = out / "ground-truth.jsonl"
@@ -164,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
         run = expand_run(inputs, args.data, args.expand_run, args.expand_every, args.workers)
     if args.inputs_only:
         return 0
-    from veriscale.report.screenshot import find_chromium, screenshot_slices
+    from veriscale.stages.report.screenshot import find_chromium, screenshot_slices
 
     started = time.monotonic()
     result = veriscale.report(args.out / "report", veriscale.ReportOptions(

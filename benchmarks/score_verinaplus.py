@@ -2,7 +2,7 @@
 """Score the ground truth of a suite (VerinaPlus by default) as if it were a model's submission.
 
 Builds a submission from every task's own sections (code, precond, postcond and their aux
-sections; ``--with-proof`` adds the proof sections), scores it with ``veriscale.score`` and
+sections; ``--with-proof`` adds the proof sections), scores it with ``veriscale.stages.score`` and
 prints the wall-clock seconds, the checks answered, checks per second, the load average, the
 slowest tasks and the totals. Every metric of the ground truth should be 1/1 except where the
 engine cannot decide (unknown), a check runs out of time, or the published data is defective
@@ -43,8 +43,13 @@ def main(argv: list[str] | None = None) -> int:
 
     sys.path.insert(0, str(PROJECT_ROOT))
     from veriscale.benchmark import load_benchmark
-    from veriscale.score import SUBMITTABLE_SECTIONS, format_report, ground_truth_submission, score_suite
-    from veriscale.score.submission import load_submissions, write_submissions
+    from veriscale.stages.score import (
+        SUBMITTABLE_SECTIONS,
+        format_report,
+        ground_truth_submission,
+        score_suite,
+    )
+    from veriscale.stages.score.submission import load_submissions, write_submissions
 
     if not args.suite.is_dir():
         print(f"error: {args.suite}: not a directory", file=sys.stderr)

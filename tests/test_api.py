@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 import veriscale
 from veriscale.benchmark import load_benchmark
 from veriscale.cli import app
-from veriscale.score import ground_truth_submission, write_submissions
+from veriscale.stages.score import ground_truth_submission, write_submissions
 
 MINI = EXAMPLES_DIR / "mini"
 # A small expansion keeps the test quick; the CLI gets the same settings through its flags.
@@ -58,13 +58,16 @@ def test_import_is_cheap_and_lazy() -> None:
     assert version == veriscale.__version__
 
 
-def test_the_api_names_are_functions_even_where_a_subpackage_has_the_name() -> None:
-    import veriscale.expand.pipeline  # noqa: F401 - loading the subpackage must not hide the function
-    from veriscale.reduce import cover
+def test_the_api_names_are_functions_and_the_stage_modules_stay_importable() -> None:
+    """The stages live in ``veriscale.stages``: loading one (in any import form) never changes
+    what the flat API names are."""
+    import veriscale.stages.expand.pipeline as pipeline
+    from veriscale.stages.reduce import cover
 
     assert callable(veriscale.expand) and veriscale.expand.__module__ == "veriscale.api"
     assert callable(veriscale.reduce) and callable(veriscale.score) and callable(veriscale.validate)
-    assert cover.__name__ == "veriscale.reduce.cover"
+    assert cover.__name__ == "veriscale.stages.reduce.cover"
+    assert pipeline.__name__ == "veriscale.stages.expand.pipeline"
     from veriscale import power
 
     assert power is veriscale.api.power

@@ -10,7 +10,11 @@ from pathlib import Path
 import pytest
 from typer.testing import CliRunner
 
-from veriscale.audit import (
+from veriscale.backends.base import Answer, Check, CheckKind, UnknownReason
+from veriscale.backends.embedded.backend import EmbeddedBackend
+from veriscale.cli import app
+from veriscale.parallel import LocalExecutor
+from veriscale.stages.audit import (
     AuditOptions,
     BenchmarkAudit,
     args_from_key,
@@ -20,10 +24,6 @@ from veriscale.audit import (
     format_audit,
     split_conjuncts,
 )
-from veriscale.backends.base import Answer, Check, CheckKind, UnknownReason
-from veriscale.backends.embedded.backend import EmbeddedBackend
-from veriscale.cli import app
-from veriscale.parallel import LocalExecutor
 from veriscale.task import load_task, write_task
 from veriscale.typed_task import typed_view
 
@@ -145,7 +145,7 @@ def test_the_audit_is_the_same_whatever_the_worker_count(planted: tuple[Path, Be
 def test_a_crashing_task_costs_only_itself(planted: tuple[Path, BenchmarkAudit], monkeypatch: pytest.MonkeyPatch) -> None:
     import os
 
-    import veriscale.audit.run as R
+    import veriscale.stages.audit.run as R
 
     root, in_process = planted
     real_audit_task = R.audit_task
@@ -168,7 +168,7 @@ def test_a_crashing_task_costs_only_itself(planted: tuple[Path, BenchmarkAudit],
 
 def test_an_audit_that_raises_is_an_error_of_its_task(planted: tuple[Path, BenchmarkAudit],
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    import veriscale.audit.run as R
+    import veriscale.stages.audit.run as R
 
     root, _ = planted
 
@@ -216,7 +216,7 @@ def test_work_stopped_by_a_clock_is_counted_as_load_dependent() -> None:
 
 
 def test_the_record_keeps_ids_our_inputs_and_engine_outputs_only(planted: tuple[Path, BenchmarkAudit]) -> None:
-    from veriscale.audit.record import AuditRecord, audit_record, task_digest
+    from veriscale.stages.audit.record import AuditRecord, audit_record, task_digest
 
     root, report = planted
     record = AuditRecord.model_validate_json(audit_record(report, "planted", QUICK).model_dump_json())

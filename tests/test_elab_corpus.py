@@ -40,9 +40,9 @@ from typing import Any
 import pytest
 
 from veriscale.backends.embedded.backend import EmbeddedBackend
-from veriscale.score import METRICS, Submission, ground_truth_submission
-from veriscale.score.models import TaskScore
-from veriscale.score.scoring import GROUP_METRICS, GROUP_TRIGGERS, merge_groups, score_task
+from veriscale.stages.score import METRICS, Submission, ground_truth_submission
+from veriscale.stages.score.models import TaskScore
+from veriscale.stages.score.scoring import GROUP_METRICS, GROUP_TRIGGERS, merge_groups, score_task
 from veriscale.task import Task, load_task
 
 HERE = Path(__file__).resolve().parent / "fixtures" / "elab"

@@ -8,8 +8,8 @@ import pytest
 
 from veriscale.backends.base import Check, CheckKind, UnknownReason
 from veriscale.backends.embedded.backend import EmbeddedBackend
+from veriscale.stages.validate import validate_task
 from veriscale.task import load_task
-from veriscale.validate import validate_task
 
 MINI = Path(__file__).resolve().parents[1] / "examples" / "mini"
 

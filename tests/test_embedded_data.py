@@ -8,7 +8,7 @@ import pytest
 
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.benchmark import load_benchmark
-from veriscale.validate import CORE_KINDS, validate_task
+from veriscale.stages.validate import CORE_KINDS, validate_task
 
 
 @pytest.mark.data

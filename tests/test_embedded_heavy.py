@@ -31,9 +31,9 @@ from veriscale.backends.embedded.compiler.families import FamiliesMixin, approve
 from veriscale.backends.embedded.memo import ById, memo_key
 from veriscale.backends.embedded.parser import parse_term
 from veriscale.runtime import Arr, Char, Nat
+from veriscale.stages.validate import CORE_KINDS, validate_task
 from veriscale.task import Task, load_task
 from veriscale.typed_task import typed_view
-from veriscale.validate import CORE_KINDS, validate_task
 
 MINI = Path(__file__).resolve().parents[1] / "examples" / "mini"
 

@@ -2,7 +2,7 @@
 
 The end-to-end tests use the real ``openai`` client over real HTTP against
 ``tests/fake_openai_server.py``, the project's example benchmark (examples/mini), and the real
-scorer (``veriscale.score.score_suite``).
+scorer (``veriscale.stages.score.score_suite``).
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ import pytest
 from conftest import EXAMPLES_DIR
 from fake_openai_server import Behaviour, FakeOpenAIServer, HttpError, Reply
 
-from veriscale.evaluate import (
+from veriscale.llm import LLMCallError, LLMConfig, RetryPolicy, TokenBudgetExceeded
+from veriscale.stages.evaluate import (
     EvalOptions,
     ReplyError,
     ReplySections,
@@ -32,7 +33,6 @@ from veriscale.evaluate import (
     parse_reply,
     run_eval,
 )
-from veriscale.llm import LLMCallError, LLMConfig, RetryPolicy, TokenBudgetExceeded
 from veriscale.task import load_task
 
 MINI = EXAMPLES_DIR / "mini"
@@ -310,7 +310,7 @@ def test_codegen_end_to_end_with_malformed_reply_refusal_and_cached_rerun(
     assert again.totals == summary.totals
 
     # The report reads the run directory: model name from summary.json, bounds from score.json.
-    from veriscale.report import build_report
+    from veriscale.stages.report import build_report
 
     report = build_report(tmp_path / "report", scores=[tmp_path])
     (row,) = report.score_rows

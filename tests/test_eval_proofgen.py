@@ -17,7 +17,8 @@ import pytest
 from conftest import EXAMPLES_DIR
 from fake_openai_server import Behaviour, FakeOpenAIServer, Reply
 
-from veriscale.evaluate import (
+from veriscale.llm import LLMConfig, LLMConfigError, RetryPolicy
+from veriscale.stages.evaluate import (
     EvalOptions,
     ReplyError,
     ReplySections,
@@ -29,8 +30,7 @@ from veriscale.evaluate import (
     run_eval,
     theorem_header,
 )
-from veriscale.llm import LLMConfig, LLMConfigError, RetryPolicy
-from veriscale.score import NoTaskSelected
+from veriscale.stages.score import NoTaskSelected
 from veriscale.task import load_task
 
 MINI = EXAMPLES_DIR / "mini"
@@ -219,7 +219,7 @@ def test_proofgen_end_to_end_on_the_embedded_engine(proof_server: FakeOpenAIServ
     assert (out / "submissions.jsonl").read_text(encoding="utf-8") == first
     assert again.totals == summary.totals
 
-    from veriscale.report import build_report
+    from veriscale.stages.report import build_report
 
     (row,) = build_report(tmp_path / "report", scores=[out]).score_rows
     assert (row.model, row.kind, row.metric, row.tasks, row.lower, row.upper) == (
@@ -334,8 +334,8 @@ def test_a_real_proof_is_kernel_checked_through_the_lean_backend(tmp_path: Path)
 def test_a_submitted_proof_passes_the_safety_screen_first(clamp, sections: dict[str, str], rule: str) -> None:  # type: ignore[no-untyped-def]
     """A proof the screen rejects is 0/0 on every engine (here: before the embedded engine's unknown)."""
     from veriscale.backends.select import make_backend
-    from veriscale.score.scoring import merge_groups, score_task
-    from veriscale.score.submission import Submission
+    from veriscale.stages.score.scoring import merge_groups, score_task
+    from veriscale.stages.score.submission import Submission
 
     backend = make_backend("embedded")
     try:

@@ -18,27 +18,10 @@ from typing import Any
 import pytest
 from fake_openai_server import Behaviour, FakeOpenAIServer, HttpError, Reply
 
-from veriscale.audit import args_from_key
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.benchmark import load_benchmark
 from veriscale.compare import same_as_printed
-from veriscale.expand import (
-    KILL_MATRIX_FILE,
-    STAGE,
-    SUMMARY_FILE,
-    ExpandOptions,
-    ExpandSummary,
-    TaskExpansion,
-    TaskSummary,
-    expand_benchmark,
-    expand_task,
-    format_summary,
-)
-from veriscale.expand.audit import audit_suite, recheck_unexpected
-from veriscale.expand.budget import CHECK_CHARGE_STEPS, BatchCost, ChunkSizer, TaskBudget
-from veriscale.expand.kills import WrongOutput, select_unexpected
-from veriscale.expand.writer import write_expanded_task
 from veriscale.generate.adversaries import Adversary, llm_free_adversaries
 from veriscale.generate.llm_adversaries import (
     GeneratedSpec,
@@ -50,6 +33,23 @@ from veriscale.generate.llm_adversaries import (
     parse_strict_json,
 )
 from veriscale.llm import LLMCallError, LLMConfig, RetryPolicy
+from veriscale.stages.audit import args_from_key
+from veriscale.stages.expand import (
+    KILL_MATRIX_FILE,
+    STAGE,
+    SUMMARY_FILE,
+    ExpandOptions,
+    ExpandSummary,
+    TaskExpansion,
+    TaskSummary,
+    expand_benchmark,
+    expand_task,
+    format_summary,
+)
+from veriscale.stages.expand.audit import audit_suite, recheck_unexpected
+from veriscale.stages.expand.budget import CHECK_CHARGE_STEPS, BatchCost, ChunkSizer, TaskBudget
+from veriscale.stages.expand.kills import WrongOutput, select_unexpected
+from veriscale.stages.expand.writer import write_expanded_task
 from veriscale.store import RunMismatchError, RunStore
 from veriscale.task import Task, load_task
 from veriscale.typed_task import typed_view
@@ -770,7 +770,7 @@ def test_an_llm_configuration_error_stops_the_run(tmp_path: Path) -> None:
 KILLABLE_RUN = textwrap.dedent(
     """
     import json, sys
-    from veriscale.expand import ExpandOptions, expand_benchmark
+    from veriscale.stages.expand import ExpandOptions, expand_benchmark
     from veriscale.llm import LLMCallError, LLMConfig, RetryPolicy
 
     base_url, source, out = sys.argv[1:4]

@@ -10,9 +10,9 @@ from veriscale.backends.base import Check, CheckKind
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.benchmark import load_benchmark
 from veriscale.compare import same_as_printed
-from veriscale.expand import ExpandOptions, ExpandSummary, expand_benchmark
-from veriscale.expand.audit import audit_suite, recheck_unexpected
-from veriscale.score import SUBMITTABLE_SECTIONS, ground_truth_submission, score_suite
+from veriscale.stages.expand import ExpandOptions, ExpandSummary, expand_benchmark
+from veriscale.stages.expand.audit import audit_suite, recheck_unexpected
+from veriscale.stages.score import SUBMITTABLE_SECTIONS, ground_truth_submission, score_suite
 from veriscale.task import load_task
 from veriscale.typed_task import typed_view
 

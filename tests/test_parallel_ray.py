@@ -102,7 +102,7 @@ def test_an_exception_from_the_work_ends_the_run(two_node_cluster: object) -> No
 def test_expand_on_ray_writes_the_same_suite_as_local_processes(two_node_cluster: object, tmp_path: Path) -> None:
     from test_expand import SMALL, _files, _summaries_without_times
 
-    from veriscale.expand import expand_benchmark
+    from veriscale.stages.expand import expand_benchmark
 
     local = tmp_path / "local"
     on_ray = tmp_path / "ray"
@@ -116,7 +116,7 @@ def test_expand_on_ray_writes_the_same_suite_as_local_processes(two_node_cluster
 
 def test_score_on_ray_gives_the_same_report_as_local_processes(two_node_cluster: object) -> None:
     from veriscale.benchmark import load_benchmark
-    from veriscale.score import ground_truth_submission, score_suite
+    from veriscale.stages.score import ground_truth_submission, score_suite
 
     submissions = [ground_truth_submission(t) for t in load_benchmark(MINI).tasks]
     local = score_suite(MINI, submissions, workers=2, progress=False)

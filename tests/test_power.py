@@ -16,7 +16,7 @@ from typer.testing import CliRunner
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.cli import app
 from veriscale.generate.adversaries import all_mutations, llm_free_adversaries
-from veriscale.power import (
+from veriscale.stages.power import (
     PowerItem,
     conjunct_drops,
     evaluate_task,
@@ -25,9 +25,9 @@ from veriscale.power import (
     power_items,
     power_mutants,
 )
-from veriscale.power.items import expand_overlap
-from veriscale.power.operators import power_mutations
-from veriscale.power.stats import wilson_interval
+from veriscale.stages.power.items import expand_overlap
+from veriscale.stages.power.operators import power_mutations
+from veriscale.stages.power.stats import wilson_interval
 from veriscale.task import LeanFile, Parameter, RejectInput, Signature, Task, TestCase, write_task
 
 PRECOND = "a ≥ 0"
@@ -364,8 +364,8 @@ def test_mutant_orders_are_reported_separately(tmp_path: Path, orders: list[int]
 def test_the_shipped_example_scores_the_same_alone_and_beside_its_plus_and_lite(tmp_path: Path) -> None:
     # The case: examples/mini measured alone used to report 36/36 flawed specs caught
     # (every flaw it missed dropped out as "equivalent") and 36/40 beside Plus and Lite.
-    from veriscale.expand.pipeline import expand_benchmark
-    from veriscale.reduce import reduce_suite
+    from veriscale.stages.expand.pipeline import expand_benchmark
+    from veriscale.stages.reduce import reduce_suite
 
     mini = Path(__file__).resolve().parents[1] / "examples" / "mini"
     plus, lite = tmp_path / "plus", tmp_path / "lite"

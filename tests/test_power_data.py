@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from veriscale.power import measure_power
+from veriscale.stages.power import measure_power
 
 FAST_TASKS = ["verina_basic_1", "verina_basic_4"]
 

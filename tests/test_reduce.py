@@ -14,7 +14,7 @@ import pytest
 from conftest import EXAMPLES_DIR
 
 from veriscale.lean_types import parse_type
-from veriscale.reduce import (
+from veriscale.stages.reduce import (
     Recipe,
     RecipeError,
     exact_cover,
@@ -26,8 +26,8 @@ from veriscale.reduce import (
     reduce_suite,
     select_tests,
 )
-from veriscale.reduce import cover as cover_module
-from veriscale.reduce.rejects import (
+from veriscale.stages.reduce import cover as cover_module
+from veriscale.stages.reduce.rejects import (
     ValueKind,
     analyse_row,
     is_index_name,

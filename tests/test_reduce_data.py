@@ -9,8 +9,8 @@ from typing import Any
 
 import pytest
 
-from veriscale.reduce import reduce_reject_inputs
-from veriscale.reduce.rejects import published_canonical_text
+from veriscale.stages.reduce import reduce_reject_inputs
+from veriscale.stages.reduce.rejects import published_canonical_text
 
 pytestmark = pytest.mark.data
 

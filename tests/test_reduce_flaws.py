@@ -9,10 +9,10 @@ from test_power import max_task
 
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.lean_types import parse_type
-from veriscale.power import flawed_specs
-from veriscale.reduce import load_recipe, reduce_task
-from veriscale.reduce.boundary import boundary_tests
-from veriscale.reduce.flaws import cover_flawed_specs
+from veriscale.stages.power import flawed_specs
+from veriscale.stages.reduce import load_recipe, reduce_task
+from veriscale.stages.reduce.boundary import boundary_tests
+from veriscale.stages.reduce.flaws import cover_flawed_specs
 
 # Test 0 is the only one whose unexpected output (5: at least a and b, yet neither) catches the
 # weakened postcondition `result ≥ a ∧ result ≥ b`; test 1 has a = 0, the only input that

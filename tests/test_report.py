@@ -10,8 +10,8 @@ import pytest
 from typer.testing import CliRunner
 
 from veriscale.cli import app
-from veriscale.expand.models import AdversaryCounts, ExpandSummary, TaskSummary, UnexpectedCounts
-from veriscale.report import ReportInputError, build_report, read_score_file
+from veriscale.stages.expand.models import AdversaryCounts, ExpandSummary, TaskSummary, UnexpectedCounts
+from veriscale.stages.report import ReportInputError, build_report, read_score_file
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 

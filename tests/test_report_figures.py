@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from veriscale.report import read_power_file
-from veriscale.report.figures import (
+from veriscale.stages.report import read_power_file
+from veriscale.stages.report.figures import (
     growth_quantiles,
     score_bars,
     sorted_growth,

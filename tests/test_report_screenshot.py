@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from veriscale.report import build_report
-from veriscale.report.screenshot import find_chromium, has_content, screenshot_slices
+from veriscale.stages.report import build_report
+from veriscale.stages.report.screenshot import find_chromium, has_content, screenshot_slices
 
 CHROMIUM = find_chromium()
 

@@ -17,7 +17,7 @@ from typer.testing import CliRunner
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.benchmark import load_benchmark
 from veriscale.cli import app
-from veriscale.score import (
+from veriscale.stages.score import (
     METRICS,
     ScoreReport,
     Submission,
@@ -26,8 +26,8 @@ from veriscale.score import (
     score_suite,
     write_submissions,
 )
-from veriscale.score.models import BASE_METRICS, Bound, TaskScore, compute_totals
-from veriscale.score.scoring import merge_groups, score_task
+from veriscale.stages.score.models import BASE_METRICS, Bound, TaskScore, compute_totals
+from veriscale.stages.score.scoring import merge_groups, score_task
 from veriscale.task import Task, load_task
 
 SUITE = Path(__file__).resolve().parent / "fixtures" / "hostile" / "submissions" / "suite"

@@ -14,8 +14,8 @@ from conftest import EXAMPLES_DIR
 from typer.testing import CliRunner
 
 from veriscale.cli import app
-from veriscale.score import Submission, score_suite, write_submissions
-from veriscale.score.suites import compare_reports, format_comparison
+from veriscale.stages.score import Submission, score_suite, write_submissions
+from veriscale.stages.score.suites import compare_reports, format_comparison
 
 MINI = EXAMPLES_DIR / "mini"
 # Right on the original tests (no in-range x above 5 there), wrong on in-range x > 5.
@@ -25,8 +25,8 @@ RIGHT = "  if x < lo then lo\n  else if hi < x then hi\n  else x\n"
 
 @pytest.fixture(scope="module")
 def suites(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
-    from veriscale.expand import expand_benchmark
-    from veriscale.reduce import reduce_suite
+    from veriscale.stages.expand import expand_benchmark
+    from veriscale.stages.reduce import reduce_suite
 
     root = tmp_path_factory.mktemp("compare")
     expand_benchmark(MINI, root / "plus", jobs=1, progress=False, task_ids=["mini_clamp"])

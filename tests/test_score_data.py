@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from veriscale.benchmark import load_benchmark
-from veriscale.score import METRICS, ground_truth_submission, score_suite
-from veriscale.score.models import BASE_METRICS
+from veriscale.stages.score import METRICS, ground_truth_submission, score_suite
+from veriscale.stages.score.models import BASE_METRICS
 
 pytestmark = pytest.mark.data
 

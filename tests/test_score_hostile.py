@@ -18,9 +18,9 @@ import pytest
 
 from veriscale.backends.base import Backend
 from veriscale.backends.embedded.backend import EmbeddedBackend
-from veriscale.score import Submission
-from veriscale.score.models import BASE_METRICS
-from veriscale.score.scoring import GROUP_METRICS, merge_groups, score_group, score_task
+from veriscale.stages.score import Submission
+from veriscale.stages.score.models import BASE_METRICS
+from veriscale.stages.score.scoring import GROUP_METRICS, merge_groups, score_group, score_task
 from veriscale.task import Task, load_task
 
 HERE = Path(__file__).resolve().parent / "fixtures" / "hostile" / "submissions"

@@ -11,9 +11,9 @@ from pathlib import Path
 import pytest
 
 from veriscale.backends.base import Backend
-from veriscale.score import Submission
-from veriscale.score.models import COMBINED_METRICS, METRICS, Bound, TaskScore, conjunction
-from veriscale.score.scoring import merge_groups, score_task
+from veriscale.stages.score import Submission
+from veriscale.stages.score.models import COMBINED_METRICS, METRICS, Bound, TaskScore, conjunction
+from veriscale.stages.score.scoring import merge_groups, score_task
 from veriscale.task import Task, load_task
 
 CLAMP = Path(__file__).resolve().parent / "fixtures" / "hostile" / "submissions" / "suite" / "score_clamp_all"

@@ -10,9 +10,9 @@ import pytest
 from typer.testing import CliRunner
 
 from veriscale.cli import app
-from veriscale.score import Submission, format_report, score_suite, write_submissions
-from veriscale.score.models import pass_at_k
-from veriscale.score.submission import load_submissions, parse_submission_lines
+from veriscale.stages.score import Submission, format_report, score_suite, write_submissions
+from veriscale.stages.score.models import pass_at_k
+from veriscale.stages.score.submission import load_submissions, parse_submission_lines
 
 SUITE = Path(__file__).resolve().parent / "fixtures" / "hostile" / "submissions" / "suite"
 RIGHT = "  lo ≤ hi"
@@ -106,7 +106,7 @@ def test_cli_reports_pass_at_k(tmp_path: Path) -> None:
 
 def test_results_carry_provenance(tmp_path: Path) -> None:
     import veriscale
-    from veriscale.score.provenance import suite_hash
+    from veriscale.stages.score.provenance import suite_hash
 
     path = tmp_path / "samples.jsonl"
     write_submissions(path, _samples())
@@ -130,7 +130,7 @@ def test_results_carry_provenance(tmp_path: Path) -> None:
 def test_the_suite_hash_sees_every_change(tmp_path: Path) -> None:
     import shutil
 
-    from veriscale.score.provenance import suite_hash
+    from veriscale.stages.score.provenance import suite_hash
 
     copy = tmp_path / "suite"
     shutil.copytree(SUITE, copy)

@@ -7,7 +7,12 @@ from pathlib import Path
 
 import pytest
 
-from veriscale.score.submission import Submission, load_submissions, parse_submission_lines, write_submissions
+from veriscale.stages.score.submission import (
+    Submission,
+    load_submissions,
+    parse_submission_lines,
+    write_submissions,
+)
 
 
 def test_round_trip_keeps_bodies_exactly(tmp_path: Path) -> None:

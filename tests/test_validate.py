@@ -7,9 +7,9 @@ from pathlib import Path
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.runtime import Arr
+from veriscale.stages.validate import format_report, summarize, validate_task
 from veriscale.task import Task, load_task
 from veriscale.typed_task import typed_view
-from veriscale.validate import format_report, summarize, validate_task
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
 
@@ -137,7 +137,7 @@ def test_a_crashing_worker_costs_its_task_not_the_run(monkeypatch) -> None:  # t
     import importlib
     import os
 
-    V = importlib.import_module("veriscale.validate")  # the module (``veriscale.validate`` is the API function)
+    V = importlib.import_module("veriscale.stages.validate")  # the module (``veriscale.stages.validate`` is the API function)
 
     mini = EXAMPLES_DIR / "mini"
 
@@ -159,8 +159,8 @@ def test_known_storage_defects_are_recognised_with_evidence() -> None:
     from types import SimpleNamespace
 
     from veriscale.lean_types import parse_type
+    from veriscale.stages.validate import _explain_stored_defect
     from veriscale.task import TestCase
-    from veriscale.validate import _explain_stored_defect
 
     view = SimpleNamespace(return_type=parse_type("String"), param_types={"s": parse_type("String")})
     # The anchor stored Lean's escaped rendering: backslash, x, 0, d as four characters.

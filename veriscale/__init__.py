@@ -1,8 +1,8 @@
 """VeriScale: adversarially scale the test suites of Lean 4 verifiable-code-generation benchmarks.
 
 The public API (:mod:`veriscale.api`) is loaded on first use, so that ``import veriscale`` stays
-cheap and the package's lower layers, which import their siblings through it, never load the
-stages above them::
+cheap and the package's lower layers never load the stages above them. The stages' own modules
+live in :mod:`veriscale.stages`, so no public name is also a subpackage::
 
     import veriscale
     summary = veriscale.expand("examples/mini", "runs/mini-plus")
@@ -10,8 +10,6 @@ stages above them::
 
 from __future__ import annotations
 
-import sys
-import types
 from typing import TYPE_CHECKING, Any
 
 from veriscale._version import __version__
@@ -78,26 +76,3 @@ def __getattr__(name: str) -> Any:
     if name in _PUBLIC:
         return _api_attribute(name)
     raise AttributeError(f"module 'veriscale' has no attribute {name!r}")
-
-
-class _Package(types.ModuleType):
-    """``veriscale.expand`` is the API function even though ``veriscale.expand`` is also a
-    subpackage: importing a submodule stores it as an attribute of its parent, which would
-    otherwise hide the function. The modules stay reachable by import (``from veriscale.expand
-    import expand_benchmark``); only ``import veriscale.expand as m`` is ambiguous (use the
-    ``from`` form)."""
-
-
-def _api_property(name: str) -> property:
-    def read(_module: types.ModuleType) -> Any:
-        return _api_attribute(name)
-
-    def write(module: types.ModuleType, value: Any) -> None:
-        module.__dict__[name] = value  # the import system recording a submodule; reads stay the API's
-
-    return property(read, write, doc=f"veriscale.api.{name}")
-
-
-for _name in _PUBLIC & {"audit", "evaluate", "expand", "power", "reduce", "report", "score", "validate"}:
-    setattr(_Package, _name, _api_property(_name))
-sys.modules[__name__].__class__ = _Package

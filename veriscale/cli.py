@@ -301,7 +301,7 @@ def validate(
 ) -> None:
     """Check an engine against stored answers: precond on tests/rejects, code, postcond; the embedded engine also elaborates every task file and reports what Lean would reject."""
     import veriscale.api as api
-    from veriscale.validate import format_report
+    from veriscale.stages.validate import format_report
 
     if not path.exists():
         _echo_err(f"error: {path}: no such file or directory")
@@ -333,7 +333,7 @@ def audit(
 ) -> None:
     """Everything wrong with a benchmark's tasks and data, with evidence, each finding re-evaluated: counterexamples to spec_satisfied, failing reference code, stored rows the ground truth contradicts, duplicates, unreadable values, broken markers."""
     import veriscale.api as api
-    from veriscale.audit import format_audit
+    from veriscale.stages.audit import format_audit
 
     if not path.exists():
         _echo_err(f"error: {path}: no such file or directory")
@@ -401,8 +401,8 @@ def expand(
     step budget) can make a task differ; the summary lists such tasks.
     """
     import veriscale.api as api
-    from veriscale.expand import format_summary
     from veriscale.llm import LLMConfig
+    from veriscale.stages.expand import format_summary
 
     if not path.is_dir():
         _echo_err(f"error: {path}: not a directory")
@@ -533,9 +533,9 @@ def eval_command(
     ] = None,
 ) -> None:
     """Ask a model for CodeGen, SpecGen or ProofGen answers on every task of a suite and score them (resumable)."""
-    from veriscale.evaluate import EvalOptions, run_eval
     from veriscale.llm import LLMCallError, LLMConfig, LLMConfigError, TokenBudgetExceeded
-    from veriscale.score import NoTaskSelected
+    from veriscale.stages.evaluate import EvalOptions, run_eval
+    from veriscale.stages.score import NoTaskSelected
 
     if mode not in ("codegen", "specgen", "proofgen"):
         _echo_err(f"error: --mode must be codegen, specgen or proofgen, not {mode!r}")
@@ -634,7 +634,7 @@ def score(
     A submission file may hold several samples per task ("sample": 0, 1, ...): the totals give
     pass@1 and pass@k (the unbiased estimator), each with a lower and an upper bound."""
     import veriscale.api as api
-    from veriscale.score import format_report
+    from veriscale.stages.score import format_report
 
     if not suite.is_dir():
         _echo_err(f"error: {suite}: not a directory")
@@ -677,7 +677,7 @@ def compare(
     """Score each model on every suite side by side: the drop, and what passes the first suite but
     fails a later one, with the input that exposes it."""
     import veriscale.api as api
-    from veriscale.score.suites import compare_reports, format_comparison
+    from veriscale.stages.score.suites import compare_reports, format_comparison
 
     if len(suites) < 2:
         _echo_err("error: --suite must be given at least twice (the reference suite first)")
@@ -764,7 +764,7 @@ def power(
 ) -> None:
     """How well each suite tells right from wrong, without any LLM: flawed specs caught, mutants killed."""
     import veriscale.api as api
-    from veriscale.power import format_power
+    from veriscale.stages.power import format_power
 
     for suite in suites:
         if not suite.is_dir():

@@ -9,8 +9,8 @@ import pytest
 
 from veriscale.backends.base import Backend
 from veriscale.backends.select import make_backend
-from veriscale.expand import ExpandOptions, expand_benchmark
 from veriscale.games.refute.build import BuildSummary, build_items
+from veriscale.stages.expand import ExpandOptions, expand_benchmark
 
 FIXTURE = Path(__file__).resolve().parents[1] / "fixtures" / "games"
 

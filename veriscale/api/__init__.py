@@ -13,8 +13,8 @@ Every function takes its inputs, a typed model of the command's own knobs
 The functions return the stage's report models and write only where they are told to (``out``);
 nothing is printed. Mistakes of the caller raise exceptions the CLI turns into one line and exit
 code 2: :class:`NoTaskSelected`, :class:`~veriscale.store.RunMismatchError`,
-:class:`~veriscale.reduce.ExactCoverUnavailable`, :class:`~veriscale.reduce.RecipeError`,
-:class:`~veriscale.backends.select.BackendUnavailable`, :class:`~veriscale.report.ReportInputError`.
+:class:`~veriscale.stages.reduce.ExactCoverUnavailable`, :class:`~veriscale.stages.reduce.RecipeError`,
+:class:`~veriscale.backends.select.BackendUnavailable`, :class:`~veriscale.stages.report.ReportInputError`.
 """
 
 from __future__ import annotations
@@ -33,23 +33,23 @@ from veriscale.api.options import (
     ScoreOptions,
     ValidateOptions,
 )
-from veriscale.audit import BenchmarkAudit, audit_benchmark
 from veriscale.backends.base import Backend
 from veriscale.backends.select import BackendUnavailable, resolve_backend_name
 from veriscale.backends.select import make_backend as _make_backend
 from veriscale.benchmark import load_benchmark
-
-# ``evaluate`` is the eval stage's own entry point, with its own options model (EvalOptions)
-from veriscale.evaluate import run_eval as evaluate
-from veriscale.expand import ExpandSummary, expand_benchmark
 from veriscale.llm import LLMConfig
 from veriscale.parallel import Executor, ExecutorConfig, Progress, make_executor
-from veriscale.power import PowerReport, measure_power
-from veriscale.reduce import ExactCoverUnavailable, RecipeError, ReduceReport, reduce_suite
-from veriscale.report import ReportInputError, ReportResult, build_report
-from veriscale.score import NoTaskSelected, ScoreReport, Submission, load_submissions, score_suite
+from veriscale.stages.audit import BenchmarkAudit, audit_benchmark
+
+# ``evaluate`` is the eval stage's own entry point, with its own options model (EvalOptions)
+from veriscale.stages.evaluate import run_eval as evaluate
+from veriscale.stages.expand import ExpandSummary, expand_benchmark
+from veriscale.stages.power import PowerReport, measure_power
+from veriscale.stages.reduce import ExactCoverUnavailable, RecipeError, ReduceReport, reduce_suite
+from veriscale.stages.report import ReportInputError, ReportResult, build_report
+from veriscale.stages.score import NoTaskSelected, ScoreReport, Submission, load_submissions, score_suite
+from veriscale.stages.validate import ValidationReport, validate_benchmark
 from veriscale.store import RunMismatchError
-from veriscale.validate import ValidationReport, validate_benchmark
 
 __all__ = [
     "AuditOptions",

@@ -15,11 +15,11 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from veriscale.audit.models import AuditOptions
-from veriscale.expand.models import ExpandOptions
-from veriscale.power.items import DEFAULT_MAX_FLAWED, DEFAULT_MAX_MUTANTS, DEFAULT_SEED
-from veriscale.power.pool import DEFAULT_POOL_SEED, DEFAULT_POOL_SIZE
-from veriscale.power.run import DEFAULT_TASK_SECONDS, DEFAULT_TASK_STEPS
+from veriscale.stages.audit.models import AuditOptions
+from veriscale.stages.expand.models import ExpandOptions
+from veriscale.stages.power.items import DEFAULT_MAX_FLAWED, DEFAULT_MAX_MUTANTS, DEFAULT_SEED
+from veriscale.stages.power.pool import DEFAULT_POOL_SEED, DEFAULT_POOL_SIZE
+from veriscale.stages.power.run import DEFAULT_TASK_SECONDS, DEFAULT_TASK_STEPS
 
 __all__ = [
     "AuditOptions",

@@ -30,10 +30,10 @@ from typing import Any
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind
 from veriscale.compare import same_as_printed
-from veriscale.expand.writer import KILL_MATRIX_FILE, SUMMARY_FILE
 from veriscale.games.common import stored_input
 from veriscale.generate.adversaries import Adversary, template_adversaries
 from veriscale.generate.adversaries.mutants import Mutation
+from veriscale.stages.expand.writer import KILL_MATRIX_FILE, SUMMARY_FILE
 from veriscale.task import Task, TaskLoadError, load_task
 from veriscale.typed_task import TypedTask, TypedTaskError, typed_view
 

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from veriscale.backends.base import Backend
-from veriscale.expand.writer import SUMMARY_FILE
 from veriscale.games.common import TranscriptStore
 from veriscale.games.refute.baselines import MutationPlayer, RandomPlayer
 from veriscale.games.refute.build import RefuteItem, load_items
 from veriscale.games.refute.game import Player, RefuteJudge, RefuteSettings, play_item, refute_metrics
+from veriscale.stages.expand.writer import SUMMARY_FILE
 from veriscale.task import Task, load_task
 
 __all__ = ["TRANSCRIPTS_FILE", "baseline_player", "run_items", "suite_of"]
