@@ -566,6 +566,17 @@ def test_budget_bookkeeping() -> None:
     assert not TaskBudget().check(0.0)
 
 
+def test_checks_the_engine_stopped_by_its_cpu_backstop_are_counted() -> None:
+    """The embedded engine's own backstop is a clock: the task's result depends on the load."""
+    budget = TaskBudget(steps=10_000)
+    stopped = Answer(status="unknown", engine="e", steps=400, reason=UnknownReason.TIMEOUT,
+                     detail="backstop of 30 CPU seconds exceeded")
+    counted = Answer(status="unknown", engine="e", steps=500, reason=UnknownReason.TIMEOUT,
+                     detail="step budget of 500 steps exhausted")
+    budget.record([stopped, counted, *_answers(10)])
+    assert budget.engine_backstops == 1
+
+
 def test_batches_are_sized_from_steps_never_from_seconds() -> None:
     def cost(checks: int, per_check: int, seconds: float = 0.0) -> BatchCost:
         # per_check: charged steps per check, the fixed per-check charge included

@@ -86,6 +86,13 @@ class Answer(BaseModel):
         return self.status == "unknown"
 
 
+def stopped_by_a_clock(answer: Answer) -> bool:
+    """A timeout reached by a clock (an engine's CPU or wall-clock backstop) rather than by counting
+    steps: such an answer, and whatever follows from it, depends on the machine's load. The
+    engines say so in the detail ("backstop of N CPU seconds", "wall-clock ...")."""
+    return answer.reason == UnknownReason.TIMEOUT and ("backstop of" in answer.detail or "wall-clock" in answer.detail)
+
+
 class SourceDiagnostic(BaseModel):
     """What an engine found when it read a task file the way Lean does, at a place in it.
 

@@ -29,7 +29,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
+from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason, stopped_by_a_clock
 from veriscale.benchmark import load_benchmark
 from veriscale.compare import same_as_printed
 from veriscale.parallel import Executor, LocalExecutor, Progress, WorkerSetup, worker_memory_limit
@@ -86,12 +86,6 @@ def failing_conjuncts(task: Task, backend: Backend, args: dict[str, Any], output
         if answer.status == "false":
             failing.append(" ".join(part.split()))
     return failing
-
-
-def stopped_by_a_clock(answer: Answer) -> bool:
-    """A timeout the engine reached by a clock (its CPU or wall-clock backstop) rather than by
-    counting steps: such an answer, and what follows from it, depends on the machine's load."""
-    return answer.reason == UnknownReason.TIMEOUT and ("backstop of" in answer.detail or "wall-clock" in answer.detail)
 
 
 class _ClockWatch(Backend):

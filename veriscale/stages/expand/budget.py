@@ -25,6 +25,8 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Literal
 
+from veriscale.backends.base import stopped_by_a_clock
+
 if TYPE_CHECKING:
     from veriscale.backends.base import Answer, Backend, Check
     from veriscale.task import Task
@@ -89,11 +91,6 @@ class BatchCost:
         else:
             steps = (self.steps or 0) + (other.steps or 0)
         return BatchCost(self.checks + other.checks, steps, self.seconds + other.seconds)
-
-
-def _wall_clock_stop(answer: Answer) -> bool:
-    # The embedded engine says so in the detail of the timeout (its own test of the same fact).
-    return answer.status == "unknown" and answer.steps is not None and "wall-clock" in answer.detail
 
 
 def batch_steps(answers: Sequence[Answer]) -> int | None:
@@ -185,7 +182,7 @@ class TaskBudget:
         if steps is not None:
             self.counts_steps = True
             self.steps += steps
-            self.engine_backstops += sum(_wall_clock_stop(a) for a in answers)
+            self.engine_backstops += sum(stopped_by_a_clock(a) for a in answers if a.steps is not None)
         self.last_batch = BatchCost(len(answers), steps, seconds)
         return self.last_batch
 
