@@ -232,3 +232,18 @@ def test_the_record_keeps_ids_our_inputs_and_engine_outputs_only(planted: tuple[
     changed = audits["mini_clamp"].model_copy(update={"findings": audits["mini_clamp"].findings[1:]})
     assert task_digest(changed) != clamp.digest
     assert task_digest(audits["mini_clamp"].model_copy(update={"seconds": 99.0})) == clamp.digest
+
+
+def test_a_reference_beyond_the_engines_budget_is_an_engine_limit_not_a_failing_reference() -> None:
+    """Running out of the engine's limits on a large input says nothing against the task: it is
+    listed as ``reference_beyond_budget``, never as ``reference_fails``."""
+    clamp = load_task(MINI / "mini_clamp")
+    slow = clamp.with_sections(code=(
+        "  if 3 < x ∧ (List.range (x.toNat * 10000000)).length = 0 then lo\n"
+        "  else if x < lo then lo\n  else if hi < x then hi\n  else x\n"
+    ))
+    audit = audit_task(slow, EmbeddedBackend(), EmbeddedBackend(), QUICK)
+    beyond = [f for f in audit.findings if f.kind == "reference_beyond_budget"]
+    assert beyond and all(f.confirmed and "timeout" in f.detail for f in beyond)
+    assert all(args_from_key(f.input, typed_view(slow))["x"] > 3 for f in beyond)
+    assert not [f for f in audit.findings if f.kind == "reference_fails"]

@@ -13,6 +13,7 @@ __all__ = ["FINDING_KINDS", "AuditOptions", "BenchmarkAudit", "Finding", "Findin
 FindingKind = Literal[
     "spec_counterexample",
     "reference_fails",
+    "reference_beyond_budget",
     "expected_mismatch",
     "test_rejected_by_precond",
     "reject_accepted",
@@ -27,7 +28,9 @@ FINDING_KINDS: tuple[str, ...] = FindingKind.__args__  # type: ignore[attr-defin
 
 FINDING_TITLES: dict[str, str] = {
     "spec_counterexample": "reference output falsifies the reference postcondition (spec_satisfied is false)",
-    "reference_fails": "the precondition accepts, the reference code fails (error or no result within budget)",
+    "reference_fails": "the precondition accepts, the reference code fails (an error, e.g. an index out of range)",
+    "reference_beyond_budget": "the precondition accepts, the reference code gives no result within the engine's "
+    "budget (an engine limit on a large input: says nothing against the task)",
     "expected_mismatch": "stored expected output differs from the reference code's output",
     "test_rejected_by_precond": "stored test input the precondition rejects",
     "reject_accepted": "stored reject input the precondition accepts",

@@ -229,7 +229,10 @@ class _Judge:
             again = self.again(Check(kind=CheckKind.CODE, args=args))
             confirmed = again.status == "unknown" and again.reason == answer.reason
         reason = answer.reason.value if answer.reason is not None else "unknown"
-        return Finding(task=self.task.id, kind="reference_fails", where=where, input=key,
+        # Running out of the engine's steps, memory or recursion on a large input is a limit of the
+        # engine, not a defect of the task: listed apart, never as a failing reference.
+        kind = "reference_beyond_budget" if answer.reason == UnknownReason.TIMEOUT else "reference_fails"
+        return Finding(task=self.task.id, kind=kind, where=where, input=key,
                        detail=f"{reason}: {answer.detail[:200]}", confirmed=confirmed)
 
     def precond_is(self, kind: Any, where: str, key: str, verdict: str, detail: str) -> Finding:
