@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from veriscale.backends.base import Backend
+from veriscale.parallel import WorkerSetup
 
 BackendName = Literal["auto", "embedded", "lean"]
 
@@ -37,3 +38,35 @@ def make_backend(name: str) -> Backend:
     from veriscale.backends.lean import LeanBackend
 
     return LeanBackend()  # resolve_backend_name has checked that Lean is usable
+
+
+# ---------------------------------------------------------------------------------------------
+# One engine per worker process, for the stages that run on veriscale.parallel
+
+_WORKER_ENGINE: Backend | None = None
+
+
+def open_worker_engine(name: str) -> None:
+    """Start this worker's engine (a ``WorkerSetup.init``)."""
+    global _WORKER_ENGINE
+    _WORKER_ENGINE = make_backend(name)
+
+
+def close_worker_engine() -> None:
+    """Release this worker's engine; engines holding child processes (Lean REPLs) must be closed."""
+    global _WORKER_ENGINE
+    if _WORKER_ENGINE is not None:
+        _WORKER_ENGINE.close()
+    _WORKER_ENGINE = None
+
+
+def worker_engine() -> Backend:
+    """The engine :func:`open_worker_engine` started in this worker."""
+    if _WORKER_ENGINE is None:
+        raise RuntimeError("no worker engine: the executor's setup did not run open_worker_engine")
+    return _WORKER_ENGINE
+
+
+def worker_engine_setup(name: str) -> WorkerSetup:
+    """The executor's setup giving each worker one engine of ``name``."""
+    return WorkerSetup(open_worker_engine, (name,), close_worker_engine)

@@ -25,9 +25,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind
+from veriscale.backends.select import worker_engine, worker_engine_setup
 from veriscale.benchmark import load_benchmark
 from veriscale.compare import same_as_printed
-from veriscale.parallel import Executor, LocalExecutor, Progress, WorkerSetup, worker_memory_limit
+from veriscale.parallel import Executor, LocalExecutor, Progress, worker_memory_limit
 from veriscale.task import Task, TestCase
 from veriscale.typed_task import TypedTask, TypedTaskError, ValueProblem, typed_view
 from veriscale.values import quote_string, render_value
@@ -270,31 +271,11 @@ def validate_task(task: Task, backend: Backend) -> TaskValidation:
 # ---------------------------------------------------------------------------------------------
 # A whole benchmark, in worker processes
 
-_WORKER_BACKEND: Backend | None = None
-
-
-def _make_backend(name: str) -> Backend:
-    from veriscale.backends.select import make_backend
-
-    return make_backend(name)
-
-
-def _worker_init(backend_name: str) -> None:
-    global _WORKER_BACKEND
-    _WORKER_BACKEND = _make_backend(backend_name)
-
-
-def _worker_close() -> None:
-    global _WORKER_BACKEND
-    if _WORKER_BACKEND is not None:
-        _WORKER_BACKEND.close()
-    _WORKER_BACKEND = None
 
 
 def _worker_validate(task: Task) -> TaskValidation:
-    assert _WORKER_BACKEND is not None
     try:
-        return validate_task(task, _WORKER_BACKEND)
+        return validate_task(task, worker_engine())
     except Exception as exc:  # noqa: BLE001 - one broken task must not end the run
         return TaskValidation(task=task.id, status="error", error=f"{type(exc).__name__}: {exc}")
 
@@ -320,7 +301,7 @@ def validate_benchmark(
     # Biggest tasks first keeps every worker busy until the end.
     tasks.sort(key=lambda t: (-(len(t.tests) + len(t.reject_inputs)), t.id))
     results = (executor or LocalExecutor(jobs)).map(
-        _worker_validate, tasks, setup=WorkerSetup(_worker_init, (backend_name,), _worker_close),
+        _worker_validate, tasks, setup=worker_engine_setup(backend_name),
         crashed=_crashed_validation, progress=progress, memory_limit=worker_memory_limit(backend_name),
     )
     results.sort(key=lambda r: r.task)

@@ -15,13 +15,12 @@ from typing import Any
 
 from pydantic import BaseModel
 
-from veriscale.backends.base import Backend
+from veriscale.backends.select import worker_engine, worker_engine_setup
 from veriscale.benchmark import load_benchmark
 from veriscale.parallel import (
     Executor,
     LocalExecutor,
     ProgressOption,
-    WorkerSetup,
     as_progress,
     worker_memory_limit,
 )
@@ -144,25 +143,9 @@ class _UnitResult:
     sharing: int
 
 
-_WORKER_BACKEND: Backend | None = None
-
-
-def _worker_init(backend_name: str) -> None:
-    global _WORKER_BACKEND
-    from veriscale.backends.select import make_backend
-
-    _WORKER_BACKEND = make_backend(backend_name)
-
-
-def _worker_close() -> None:
-    global _WORKER_BACKEND
-    if _WORKER_BACKEND is not None:
-        _WORKER_BACKEND.close()
-    _WORKER_BACKEND = None
 
 
 def _run_unit(unit: _Unit) -> _UnitResult:
-    assert _WORKER_BACKEND is not None
     truth = unit.suites[0]
     try:
         items = [
@@ -175,7 +158,7 @@ def _run_unit(unit: _Unit) -> _UnitResult:
         ]
         generated = {k: sum(1 for i in items if i.kind == k) for k in unit.kinds}
         identical, sharing = expand_overlap(truth, [i for i in items if i.kind == "code"]) if "code" in unit.kinds else (0, 0)
-        power = evaluate_task(unit.suites, items, _WORKER_BACKEND, seconds=unit.seconds, steps=unit.steps,
+        power = evaluate_task(unit.suites, items, worker_engine(), seconds=unit.seconds, steps=unit.steps,
                               pool_seed=unit.pool_seed, pool_size=unit.pool_size)
         return _UnitResult(power, generated, identical, sharing)
     except Exception as exc:  # noqa: BLE001 - one broken task must not end the run
@@ -278,7 +261,7 @@ def measure_power(
     # Biggest tasks first keeps the workers busy until the end.
     units.sort(key=lambda u: -sum(len(t.tests) for t in u.suites))
     results = (executor or LocalExecutor(jobs)).map(
-        _run_unit, units, setup=WorkerSetup(_worker_init, (engine,), _worker_close), crashed=_crashed_unit,
+        _run_unit, units, setup=worker_engine_setup(engine), crashed=_crashed_unit,
         split=_split_unit, merge=_merge, progress=as_progress(progress, "power"),
         memory_limit=worker_memory_limit(engine),
     )

@@ -17,13 +17,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from veriscale.backends.base import Backend
+from veriscale.backends.select import worker_engine, worker_engine_setup
 from veriscale.benchmark import load_benchmark
 from veriscale.parallel import (
     Executor,
     LocalExecutor,
     ProgressOption,
-    WorkerSetup,
     as_progress,
     worker_memory_limit,
 )
@@ -97,21 +96,6 @@ class _Unit:
     groups: tuple[str, ...]
 
 
-_WORKER_BACKEND: Backend | None = None
-
-
-def _worker_init(backend_name: str) -> None:
-    global _WORKER_BACKEND
-    from veriscale.backends.select import make_backend
-
-    _WORKER_BACKEND = make_backend(backend_name)
-
-
-def _worker_close() -> None:
-    global _WORKER_BACKEND
-    if _WORKER_BACKEND is not None:
-        _WORKER_BACKEND.close()  # an engine holding child processes (Lean REPLs) releases them
-    _WORKER_BACKEND = None
 
 
 def _crash_results(unit: _Unit, reason: str) -> list[GroupResult]:
@@ -123,9 +107,8 @@ def _crash_results(unit: _Unit, reason: str) -> list[GroupResult]:
 
 
 def _score_unit(unit: _Unit) -> list[GroupResult]:
-    assert _WORKER_BACKEND is not None
     try:
-        return score_task(unit.task, unit.submission, _WORKER_BACKEND, unit.groups)
+        return score_task(unit.task, unit.submission, worker_engine(), unit.groups)
     except Exception as exc:  # noqa: BLE001 - one broken task must not end the run; never a pass
         return _crash_results(unit, f"internal {type(exc).__name__}: {exc}"[:200])
 
@@ -205,7 +188,7 @@ def score_suite(
     # Biggest tasks first keeps every worker busy until the end.
     units.sort(key=lambda u: -(sum(1 + len(t.unexpected) for t in u.task.tests) + len(u.task.reject_inputs)))
     batches = (executor or LocalExecutor(workers)).map(
-        _score_unit, units, setup=WorkerSetup(_worker_init, (engine,), _worker_close), crashed=_crashed_unit,
+        _score_unit, units, setup=worker_engine_setup(engine), crashed=_crashed_unit,
         split=_split_unit, merge=_merge_parts, progress=as_progress(progress, "score"), memory_limit=worker_memory_limit(engine),
     )
     results = [result for batch in batches for result in batch]
