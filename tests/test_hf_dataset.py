@@ -314,3 +314,12 @@ def test_cli_export_bad_input(tmp_path: Path, args: list[str], message: str) -> 
     lines = [line for line in result.output.splitlines() if line.strip()]
     assert len(lines) == 1 and lines[0].startswith("error: ") and message in lines[0], result.output
     assert not (tmp_path / "out").exists()
+
+
+def test_export_prints_nothing(tmp_path: Path, capfd: pytest.CaptureFixture[str]) -> None:
+    """The library never prints: `datasets`' own progress bars stay off while we write."""
+    from veriscale.hf_dataset import export_dataset
+
+    export_dataset(load_benchmark(MINI).tasks, tmp_path / "hf")
+    captured = capfd.readouterr()
+    assert captured.out == "" and captured.err == ""

@@ -189,17 +189,26 @@ def build_dataset(tasks: Iterable[Task]) -> Dataset:
 def export_dataset(tasks: Iterable[Task], out: str | Path, fmt: DatasetFormat = "hf") -> Path:
     """Write ``tasks`` to ``out`` (a directory): ``save_to_disk`` for ``hf``, one parquet file
     under ``out/data/`` for ``parquet``. Returns the path written."""
+    import datasets
+
+    if fmt not in ("hf", "parquet"):
+        raise ValueError(f"unknown dataset format {fmt!r} (expected hf or parquet)")
     out = Path(out)
     dataset = build_dataset(tasks)
-    if fmt == "hf":
-        dataset.save_to_disk(str(out))
-        return out
-    if fmt == "parquet":
+    # the library prints nothing: `datasets` draws its own progress bars unless told not to
+    were_disabled = datasets.are_progress_bars_disabled()
+    datasets.disable_progress_bars()
+    try:
+        if fmt == "hf":
+            dataset.save_to_disk(str(out))
+            return out
         target = out / PARQUET_FILE
         target.parent.mkdir(parents=True, exist_ok=True)
         dataset.to_parquet(str(target))
         return target
-    raise ValueError(f"unknown dataset format {fmt!r} (expected hf or parquet)")
+    finally:
+        if not were_disabled:
+            datasets.enable_progress_bars()
 
 
 # ---------------------------------------------------------------------------------------------
