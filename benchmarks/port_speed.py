@@ -112,11 +112,11 @@ if str(PROJECT_ROOT) not in sys.path:
 from veriscale.backends.base import Answer, Check, CheckKind  # noqa: E402
 from veriscale.backends.embedded.backend import EmbeddedBackend  # noqa: E402
 from veriscale.compare import same_as_printed  # noqa: E402
-from veriscale.lean_types import LeanType, NamedType, ProdType  # noqa: E402
-from veriscale.runtime import FIXED_WIDTH_TYPES, NONE, UNIT, Arr, Char, Nat, Pair, Some  # noqa: E402
+from veriscale.lean.types import LeanType, NamedType, ProdType  # noqa: E402
+from veriscale.lean.values import FIXED_WIDTH_TYPES, NONE, UNIT, Arr, Char, Nat, Pair, Some  # noqa: E402
 from veriscale.task import Task, TaskLoadError, load_task  # noqa: E402
 from veriscale.typed_task import TypedTask, TypedTaskError, TypedTest, typed_view  # noqa: E402
-from veriscale.values import render_value  # noqa: E402
+from veriscale.lean.codec import render_value  # noqa: E402
 
 REPORT_NAME = "coverage_report.md"
 #: Wall-clock seconds a port may take to load, or for one call while outputs are compared.
@@ -335,7 +335,7 @@ def has_product(ty: LeanType) -> bool:
 
 
 def to_python(value: Any, ty: LeanType, product: type = tuple) -> Any:
-    """A runtime value (``veriscale.runtime``) of Lean type ``ty`` as a port takes it; products
+    """A runtime value (``veriscale.lean.values``) of Lean type ``ty`` as a port takes it; products
     become ``product`` (``tuple`` or ``list``). Raises :class:`Unmappable`."""
     if isinstance(ty, ProdType):
         components = _prod_components(ty)

@@ -24,12 +24,12 @@ from veriscale.generate.adversaries import (
 )
 from veriscale.generate.adversaries.mutants import section_mutations, whole_result_mutations
 from veriscale.generate.value_space import is_valid_value
+from veriscale.lean.codec import parse_value
 from veriscale.lean.lexer import EOF, tokenize
-from veriscale.lean_types import parse_type
-from veriscale.runtime import NONE, Arr, Nat, Pair, Some, values_equal
+from veriscale.lean.types import parse_type
+from veriscale.lean.values import NONE, Arr, Nat, Pair, Some, values_equal
 from veriscale.task import LeanFile, Parameter, Signature, Task, TestCase, load_task
 from veriscale.typed_task import typed_view
-from veriscale.values import parse_value
 
 MINI = Path(__file__).resolve().parents[1] / "examples" / "mini"
 MINI_TASKS = ("mini_clamp", "mini_count_evens", "mini_dedup_sorted", "mini_running_max")

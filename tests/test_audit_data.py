@@ -19,12 +19,12 @@ import pytest
 from veriscale.backends.base import Check, CheckKind
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.compare import same_as_printed
+from veriscale.lean.codec import parse_lean
 from veriscale.parallel import LocalExecutor
 from veriscale.stages.audit import args_from_key, audit_benchmark
 from veriscale.stages.audit.record import AuditRecord, RecordedCounterexample, task_digest
 from veriscale.task import Task, load_task
 from veriscale.typed_task import TypedTask, typed_view
-from veriscale.values import parse_lean
 
 pytestmark = pytest.mark.data
 

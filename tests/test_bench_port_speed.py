@@ -13,8 +13,8 @@ from types import ModuleType
 
 import pytest
 
-from veriscale.lean_types import parse_type
-from veriscale.runtime import NONE, Arr, Char, Nat, Pair, Some, Struct
+from veriscale.lean.types import parse_type
+from veriscale.lean.values import NONE, Arr, Char, Nat, Pair, Some, Struct
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 MINI_CLAMP = PROJECT_ROOT / "examples" / "mini" / "mini_clamp"

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from veriscale.generate.adversaries.outputs import mutate_outputs, near_outputs
 from veriscale.generate.boundaries import boundary_rows, spec_numbers
-from veriscale.lean_types import parse_type
-from veriscale.runtime import Nat, Some
+from veriscale.lean.types import parse_type
+from veriscale.lean.values import Nat, Some
 
 
 def test_spec_numbers_ignore_comments_strings_and_identifiers() -> None:

@@ -18,7 +18,7 @@ from veriscale.backends.embedded import statics
 from veriscale.backends.embedded.builtins import BUILTINS, IMPLICIT_ARGS, OPTIONAL_ARGS, PROOF_PARAMS
 from veriscale.backends.embedded.registry import Builtin, namespace_of
 from veriscale.backends.embedded.signatures import BinderKind, SignatureError, parse_signature
-from veriscale.lean_types import FunType, LeanTypeError, NamedType, PropType, SortType, parse_signature_type
+from veriscale.lean.types import FunType, LeanTypeError, NamedType, PropType, SortType, parse_signature_type
 
 _POSITIONAL = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
 

@@ -8,7 +8,7 @@ import pytest
 
 from veriscale.backends.embedded.builtins import ARITH, BUILTINS, repr_value, to_string
 from veriscale.backends.embedded.builtins.floats import float_of_scientific
-from veriscale.runtime import Nat
+from veriscale.lean.values import Nat
 
 
 def call(name: str, *args: object) -> object:

@@ -23,7 +23,7 @@ from veriscale.backends.embedded.builtins.hashmaps import (
     mix_hash,
     scramble_hash,
 )
-from veriscale.runtime import UNIT, Arr, Char, Nat, Pair, Some, Unsupported
+from veriscale.lean.values import UNIT, Arr, Char, Nat, Pair, Some, Unsupported
 
 
 def call(name: str, *args: object) -> object:

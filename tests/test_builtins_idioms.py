@@ -12,7 +12,7 @@ from veriscale.backends.embedded.backend import call_entry
 from veriscale.backends.embedded.builtins import BUILTINS, repr_value, to_string
 from veriscale.backends.embedded.program import Program
 from veriscale.backends.embedded.runtime_support import PROOF, LeanSubarray
-from veriscale.runtime import NONE, Arr, BudgetExceeded, Nat, Pair, Some, Unsupported
+from veriscale.lean.values import NONE, Arr, BudgetExceeded, Nat, Pair, Some, Unsupported
 
 
 def run(src: str, name: str = "f", **args: Any) -> Any:

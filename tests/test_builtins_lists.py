@@ -7,8 +7,8 @@ import math
 import pytest
 
 from veriscale.backends.embedded.builtins import BUILTINS, compare_le, compare_lt, lean_beq
-from veriscale.lean_types import parse_type
-from veriscale.runtime import NONE, Arr, BudgetExceeded, Char, Nat, Pair, Some, Unsupported
+from veriscale.lean.types import parse_type
+from veriscale.lean.values import NONE, Arr, BudgetExceeded, Char, Nat, Pair, Some, Unsupported
 
 
 def call(name: str, *args: object, **kwargs: object) -> object:

@@ -6,7 +6,7 @@ import pytest
 
 from veriscale.backends.embedded.builtins import BUILTINS
 from veriscale.backends.embedded.builtins.order import beq_member, eq_is_beq, lean_beq
-from veriscale.runtime import NONE, Arr, Char, Nat, Pair, Some, Struct, Unsupported
+from veriscale.lean.values import NONE, Arr, Char, Nat, Pair, Some, Struct, Unsupported
 
 
 def call(name: str, *args: object) -> object:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import pytest
 
 from veriscale.backends.embedded.builtins import BUILTINS, OPTIONAL_ARGS, type_name_of
-from veriscale.lean_types import parse_type
-from veriscale.runtime import NONE, Nat, Pair, Some, Unsupported
+from veriscale.lean.types import parse_type
+from veriscale.lean.values import NONE, Nat, Pair, Some, Unsupported
 
 
 def call(name: str, *args: object, **kwargs: object) -> object:

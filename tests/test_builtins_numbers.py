@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from veriscale.backends.embedded.builtins import ARITH, BUILTINS, NEG
-from veriscale.runtime import Nat, UInt8, UInt64
+from veriscale.lean.values import Nat, UInt8, UInt64
 
 
 def call(name: str, *args: object) -> object:

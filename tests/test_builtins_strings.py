@@ -7,7 +7,7 @@ import random
 import pytest
 
 from veriscale.backends.embedded.builtins import BUILTINS
-from veriscale.runtime import NONE, Char, Nat, Some, Unsupported
+from veriscale.lean.values import NONE, Char, Nat, Some, Unsupported
 
 
 def call(name: str, *args: object) -> object:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from veriscale.backends.embedded.builtins import repr_value, to_string
-from veriscale.runtime import NONE, UNIT, Arr, Char, Ctor, Nat, Pair, Some, Struct, UInt8, Unsupported
+from veriscale.lean.values import NONE, UNIT, Arr, Char, Ctor, Nat, Pair, Some, Struct, UInt8, Unsupported
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ from __future__ import annotations
 import math
 
 from veriscale.compare import same_as_printed
-from veriscale.runtime import Arr, Nat, Pair, Some
+from veriscale.lean.values import Arr, Nat, Pair, Some
 
 
 def test_float_compares_through_lean_printing() -> None:

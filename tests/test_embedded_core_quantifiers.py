@@ -13,7 +13,7 @@ import pytest
 
 from veriscale.backends.embedded.backend import call_entry
 from veriscale.backends.embedded.program import Program
-from veriscale.runtime import Nat, Undecidable
+from veriscale.lean.values import Nat, Undecidable
 
 
 def run(src: str, name: str, **args: Any) -> Any:

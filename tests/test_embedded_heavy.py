@@ -30,7 +30,7 @@ from veriscale.backends.embedded.compiler import core as core_module
 from veriscale.backends.embedded.compiler.families import FamiliesMixin, approved_producers
 from veriscale.backends.embedded.memo import ById, memo_key
 from veriscale.backends.embedded.parser import parse_term
-from veriscale.runtime import Arr, Char, Nat
+from veriscale.lean.values import Arr, Char, Nat
 from veriscale.stages.validate import CORE_KINDS, validate_task
 from veriscale.task import Task, load_task
 from veriscale.typed_task import typed_view

@@ -14,8 +14,8 @@ import pytest
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.backend import call_entry
 from veriscale.backends.embedded.program import Program
-from veriscale.lean_types import NamedType
-from veriscale.runtime import Nat, Unsupported
+from veriscale.lean.types import NamedType
+from veriscale.lean.values import Nat, Unsupported
 
 INT = NamedType("Int")
 NAT = NamedType("Nat")

@@ -12,7 +12,7 @@ from veriscale.backends.embedded import compiler as C
 from veriscale.backends.embedded.backend import call_entry
 from veriscale.backends.embedded.compiler import quantifiers as Q
 from veriscale.backends.embedded.program import Program
-from veriscale.runtime import NONE, Arr, Nat, Some, Undecidable, Unsupported
+from veriscale.lean.values import NONE, Arr, Nat, Some, Undecidable, Unsupported
 
 
 def run(src: str, name: str, **args: Any) -> Any:
@@ -190,7 +190,7 @@ def test_char_argument_coerces_to_option_parameter() -> None:
         "def h (c : Option Char) : Bool := c.isSome\n"
         "def f (c : Char) : Bool := h c\n"
     )
-    from veriscale.runtime import Char
+    from veriscale.lean.values import Char
 
     assert run(src, "f", c=Char("a")) is True
 

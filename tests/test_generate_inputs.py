@@ -22,10 +22,10 @@ from veriscale.generate import (
     unsupported_parameters,
 )
 from veriscale.generate.value_space import ValuePools
-from veriscale.lean_types import LeanType, NamedType, ProdType, StructDef, parse_structures, parse_type
-from veriscale.runtime import NONE, Arr, Char, Nat, Pair, Some, Struct, UInt8, UInt16, values_equal
+from veriscale.lean.codec import LeanSource, ValueParseError, parse_lean, parse_value, render_value, to_json
+from veriscale.lean.types import LeanType, NamedType, ProdType, StructDef, parse_structures, parse_type
+from veriscale.lean.values import NONE, Arr, Char, Nat, Pair, Some, Struct, UInt8, UInt16, values_equal
 from veriscale.typed_task import typed_input_key
-from veriscale.values import LeanSource, ValueParseError, parse_lean, parse_value, render_value, to_json
 
 STRUCTS: dict[str, StructDef] = parse_structures(
     """structure Bag (K V : Type) [BEq K] where

@@ -21,9 +21,9 @@ from veriscale.hf_dataset import (
     export_dataset,
     task_row,
 )
-from veriscale.lean_types import parse_structures, parse_type
+from veriscale.lean.codec import ValueParseError, canonical_value_key
+from veriscale.lean.types import parse_structures, parse_type
 from veriscale.task import LeanFile, Parameter, RejectInput, Signature, Task, TestCase
-from veriscale.values import ValueParseError, canonical_value_key
 
 MINI = EXAMPLES_DIR / "mini"
 

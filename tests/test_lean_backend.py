@@ -30,7 +30,7 @@ from veriscale.backends.lean.protocol import ReplMessage, ReplPos, ResponseReade
 from veriscale.backends.lean.snippets import Snippet
 from veriscale.backends.lean.source import split_imports, task_source, theorem_name
 from veriscale.backends.setup_lean import setup_lean
-from veriscale.runtime import Nat
+from veriscale.lean.values import Nat
 from veriscale.task import Task, load_task
 
 FAKE_REPL = Path(__file__).resolve().parent / "fake_repl.py"

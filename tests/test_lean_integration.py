@@ -24,10 +24,10 @@ import pytest
 
 from veriscale.backends.base import Check, CheckKind, UnknownReason
 from veriscale.backends.lean import LeanBackend, LeanBackendConfig, lean_available
-from veriscale.lean_types import parse_structures
-from veriscale.runtime import values_equal
+from veriscale.lean.codec import parse_value
+from veriscale.lean.types import parse_structures
+from veriscale.lean.values import values_equal
 from veriscale.task import Task, load_task
-from veriscale.values import parse_value
 
 pytestmark = [
     pytest.mark.lean,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from veriscale.lean_types import (
+from veriscale.lean.types import (
     BOOL,
     CHAR,
     FLOAT,
@@ -246,7 +246,7 @@ def test_parse_structures_none_and_errors() -> None:
 def test_parse_signature_type_extensions() -> None:
     """Declarations' signatures: universe levels, dependent arrows and `∀` (binder names dropped),
     propositions kept as opaque text; the plain `parse_type` still rejects them."""
-    from veriscale.lean_types import PropType, SortType, parse_signature_type
+    from veriscale.lean.types import PropType, SortType, parse_signature_type
 
     assert parse_signature_type("Type u") == SortType("Type", "u")
     assert parse_signature_type("Type") == NamedType("Type")

@@ -16,9 +16,9 @@ from veriscale.generate.llm_inputs import (
     generate_llm_inputs,
     validate_candidates,
 )
-from veriscale.lean_types import parse_type
+from veriscale.lean.types import parse_type
+from veriscale.lean.values import Arr, Nat, Struct
 from veriscale.llm import LLMCallError, LLMClient, LLMConfig, RetryPolicy
-from veriscale.runtime import Arr, Nat, Struct
 from veriscale.store import RunStore
 from veriscale.task import Task, load_task
 

@@ -13,7 +13,8 @@ from typing import Any
 import pytest
 from conftest import EXAMPLES_DIR
 
-from veriscale.lean_types import parse_type
+from veriscale.lean.codec import parse_value
+from veriscale.lean.types import parse_type
 from veriscale.stages.reduce import (
     Recipe,
     RecipeError,
@@ -36,7 +37,6 @@ from veriscale.stages.reduce.rejects import (
     typed_value_view,
 )
 from veriscale.task import RejectInput, TestCase, load_task, write_task
-from veriscale.values import parse_value
 
 
 def kill_sets(*rows: str) -> list[frozenset[str]]:

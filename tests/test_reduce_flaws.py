@@ -8,7 +8,7 @@ from __future__ import annotations
 from test_power import max_task
 
 from veriscale.backends.embedded.backend import EmbeddedBackend
-from veriscale.lean_types import parse_type
+from veriscale.lean.types import parse_type
 from veriscale.stages.power import flawed_specs
 from veriscale.stages.reduce import load_recipe, reduce_task
 from veriscale.stages.reduce.boundary import boundary_tests

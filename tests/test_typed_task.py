@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from veriscale.runtime import Arr, UInt8
+from veriscale.lean.codec import canonical_key
+from veriscale.lean.values import Arr, UInt8
 from veriscale.task import load_task
 from veriscale.typed_task import typed_view
-from veriscale.values import canonical_key
 
 EXAMPLES_DIR = Path(__file__).resolve().parents[1] / "examples"
 

@@ -6,7 +6,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
-from veriscale.runtime import Arr
+from veriscale.lean.values import Arr
 from veriscale.stages.validate import format_report, summarize, validate_task
 from veriscale.task import Task, load_task
 from veriscale.typed_task import typed_view
@@ -158,7 +158,7 @@ def test_a_crashing_worker_costs_its_task_not_the_run(monkeypatch) -> None:  # t
 def test_known_storage_defects_are_recognised_with_evidence() -> None:
     from types import SimpleNamespace
 
-    from veriscale.lean_types import parse_type
+    from veriscale.lean.types import parse_type
     from veriscale.stages.validate import _explain_stored_defect
     from veriscale.task import TestCase
 

@@ -7,9 +7,7 @@ from typing import Any
 
 import pytest
 
-from veriscale.lean_types import parse_structures, parse_type
-from veriscale.runtime import NONE, UNIT, Arr, Char, Nat, Pair, Some, Struct, UInt8, UInt16, values_equal
-from veriscale.values import (
+from veriscale.lean.codec import (
     LeanSource,
     ValueParseError,
     canonical_key,
@@ -23,6 +21,8 @@ from veriscale.values import (
     render_value,
     to_json,
 )
+from veriscale.lean.types import parse_structures, parse_type
+from veriscale.lean.values import NONE, UNIT, Arr, Char, Nat, Pair, Some, Struct, UInt8, UInt16, values_equal
 
 STRUCTS = parse_structures(
     """

@@ -18,8 +18,7 @@ from typing import Any
 
 import pytest
 
-from veriscale.lean_types import LeanType, NamedType, ProdType, StructDef, parse_structures, parse_type
-from veriscale.values import (
+from veriscale.lean.codec import (
     ValueParseError,
     canonical_key,
     parse_lean,
@@ -28,6 +27,7 @@ from veriscale.values import (
     to_json,
     values_equal,
 )
+from veriscale.lean.types import LeanType, NamedType, ProdType, StructDef, parse_structures, parse_type
 
 pytestmark = pytest.mark.data
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from veriscale.backends.embedded.builtins.tostring import to_string
-from veriscale.runtime import Pair, Some, Struct, values_equal
+from veriscale.lean.values import Pair, Some, Struct, values_equal
 
 
 def same_as_printed(computed: Any, stored: Any) -> bool:

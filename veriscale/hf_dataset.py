@@ -19,7 +19,7 @@ reads like Verina's. The encoding of outputs loses the JSON type (``"5"`` and ``
 text and the Python literal it spells, the first that parses at that type is kept. Outputs that
 parse at no reading (the published VerinaPlus has truncated ones) are kept as the stored text, so
 that they stay reported as unparseable rather than turned into some other value. The round trip
-is therefore equal by canonical value key (``veriscale.values.canonical_value_key``), not byte
+is therefore equal by canonical value key (``veriscale.lean.codec.canonical_value_key``), not byte
 for byte.
 
 Not carried by Verina's schema, so not exported: ``task.json``'s ``specification`` and file-name
@@ -40,7 +40,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Literal
 
-from veriscale.lean_types import LeanType, LeanTypeError, NamedType, StructDef, parse_structures, parse_type
+from veriscale.lean.codec import ValueParseError, looks_truncated, parse_value
+from veriscale.lean.types import LeanType, LeanTypeError, NamedType, StructDef, parse_structures, parse_type
 from veriscale.task import (
     BenchmarkLoad,
     LeanFile,
@@ -51,7 +52,6 @@ from veriscale.task import (
     TestCase,
     parse_signature,
 )
-from veriscale.values import ValueParseError, looks_truncated, parse_value
 
 if TYPE_CHECKING:
     from datasets import Dataset, Features

@@ -9,7 +9,7 @@ other files (``coverage_report.md`` ...), which are kept as text and written bac
 Loading is strict: anything malformed raises :class:`TaskLoadError` naming the task, the file,
 the line when known, and the reason, because a silently mis-parsed section would make every later
 verdict about that task meaningless. Values in ``test.json`` / ``reject_inputs.json`` are kept as
-the raw JSON values (``veriscale.values`` parses them at their Lean types).
+the raw JSON values (``veriscale.lean.codec`` parses them at their Lean types).
 
 ``task.lean`` is kept as an ordered list of segments (plain text and sections with their exact
 marker lines), so that an unchanged file is rebuilt byte for byte and a changed one differs only
@@ -331,7 +331,7 @@ class LeanFile(BaseModel):
 
 class Parameter(BaseModel):
     name: str
-    type: str  # raw Lean type text; parse with veriscale.lean_types.parse_type
+    type: str  # raw Lean type text; parse with veriscale.lean.types.parse_type
 
 
 class Signature(BaseModel):

@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from veriscale.lean_types import (
+from veriscale.lean.codec import ValueParseError, looks_truncated, parse_value, render_value
+from veriscale.lean.types import (
     LeanType,
     LeanTypeError,
     StructDef,
@@ -20,7 +21,6 @@ from veriscale.lean_types import (
     parse_type,
 )
 from veriscale.task import Task
-from veriscale.values import ValueParseError, looks_truncated, parse_value, render_value
 
 
 class TypedTaskError(Exception):

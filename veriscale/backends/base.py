@@ -39,7 +39,7 @@ class UnknownReason(str, Enum):
 
 
 class Check(BaseModel):
-    """One question. ``args`` maps parameter names to runtime values (``veriscale.runtime``)."""
+    """One question. ``args`` maps parameter names to runtime values (``veriscale.lean.values``)."""
 
     model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
 

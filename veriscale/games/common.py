@@ -11,9 +11,9 @@ from pathlib import Path
 from typing import Any
 
 from veriscale.backends.base import Answer
-from veriscale.lean_types import LeanType, StructDef
+from veriscale.lean.codec import ValueParseError, parse_value, render_value, to_json
+from veriscale.lean.types import LeanType, StructDef
 from veriscale.typed_task import TypedTask
-from veriscale.values import ValueParseError, parse_value, render_value, to_json
 
 __all__ = [
     "InputError",

@@ -38,8 +38,8 @@ from veriscale.generate.value_space import (
     supports_type,
     uint_bits,
 )
-from veriscale.lean_types import LeanType, StructDef
-from veriscale.runtime import Arr, Char
+from veriscale.lean.types import LeanType, StructDef
+from veriscale.lean.values import Arr, Char
 from veriscale.typed_task import typed_input_key
 
 __all__ = ["DEFAULT_BOUNDARY_LIMIT", "boundary_rows", "spec_numbers"]

@@ -20,7 +20,7 @@ from typing import Literal
 from veriscale.generate.adversaries import select_mutations
 from veriscale.generate.adversaries.mutants import Edit, Mutation, section_mutations
 from veriscale.lean.lexer import EOF, KEYWORD, SYM, LeanSyntaxError, Token, tokenize
-from veriscale.lean_types import LeanType, LeanTypeError, parse_type
+from veriscale.lean.types import LeanType, LeanTypeError, parse_type
 from veriscale.task import Task
 
 __all__ = [

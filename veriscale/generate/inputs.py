@@ -2,7 +2,7 @@
 
 All three are pure and deterministic: the same arguments give the same rows, in the same order,
 in any process (random streams come from :func:`veriscale.generate.value_space.stable_rng`).
-Rows map parameter names to runtime values (:mod:`veriscale.runtime`).
+Rows map parameter names to runtime values (:mod:`veriscale.lean.values`).
 
 * :func:`synthesize` -- rows from boundary values of each parameter's type;
 * :func:`mutate` / :func:`mutate_traced` -- chains of type-aware changes to seed rows;
@@ -27,9 +27,9 @@ from veriscale.generate.mutation import (
 )
 from veriscale.generate.synthesis import DEFAULT_SYNTHESIS_LIMIT, synthesize, unsupported_parameters
 from veriscale.generate.value_space import is_valid_value
-from veriscale.lean_types import LeanType, StructDef
+from veriscale.lean.codec import ValueParseError, parse_value
+from veriscale.lean.types import LeanType, StructDef
 from veriscale.typed_task import typed_input_key
-from veriscale.values import ValueParseError, parse_value
 
 __all__ = [
     "DEFAULT_INGREDIENT_PROB",

@@ -9,7 +9,7 @@ invalid) as a JSON array of ``{param: value}`` objects.
 The reply is read leniently -- JSON in a fenced block or bare, prose around it, an array wrapped
 in an object, a reply cut off by ``max_tokens`` (the complete elements are kept) -- and every
 element is checked against the signature: exactly the parameter names as keys, each value
-readable by :func:`veriscale.values.parse_value` at its declared type. What fails is dropped and
+readable by :func:`veriscale.lean.codec.parse_value` at its declared type. What fails is dropped and
 counted by reason, never raised:
 
 ``not-json``            no JSON array in the reply, or an unreadable rest after the last element
@@ -33,7 +33,8 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
-from veriscale.lean_types import (
+from veriscale.lean.codec import ValueParseError, parse_value, render_value, to_json
+from veriscale.lean.types import (
     FunType,
     LeanType,
     LeanTypeError,
@@ -43,10 +44,9 @@ from veriscale.lean_types import (
     parse_structures,
     parse_type,
 )
+from veriscale.lean.values import FIXED_WIDTH_TYPES, UNIT, Arr, Char, Nat, Pair, Some, Struct
 from veriscale.llm import FailureKind, LLMCallError, LLMClient, TokenUsage, render_prompt
-from veriscale.runtime import FIXED_WIDTH_TYPES, UNIT, Arr, Char, Nat, Pair, Some, Struct
 from veriscale.task import Task
-from veriscale.values import ValueParseError, parse_value, render_value, to_json
 
 __all__ = [
     "DEFAULT_CANDIDATES",
@@ -76,7 +76,7 @@ class LLMCandidate(BaseModel):
     model_config = ConfigDict(frozen=True, arbitrary_types_allowed=True)
 
     args: dict[str, Any]
-    """Runtime values (:mod:`veriscale.runtime`) by parameter name, in signature order."""
+    """Runtime values (:mod:`veriscale.lean.values`) by parameter name, in signature order."""
     key: str
     """The canonical input key (``values.canonical_key``)."""
     raw: dict[str, Any]

@@ -60,10 +60,10 @@ from veriscale.generate.value_space import (
     supports_type,
     value_key,
 )
-from veriscale.lean_types import LeanType, NamedType, ProdType, StructDef
-from veriscale.runtime import NONE, Arr, Char, Pair, Some, Struct
+from veriscale.lean.codec import LeanSource, parse_value
+from veriscale.lean.types import LeanType, NamedType, ProdType, StructDef
+from veriscale.lean.values import NONE, Arr, Char, Pair, Some, Struct
 from veriscale.typed_task import typed_input_key
-from veriscale.values import LeanSource, parse_value
 
 __all__ = [
     "DEFAULT_INGREDIENT_PROB",

@@ -6,7 +6,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from veriscale.generate.value_space import ValuePools, covering_rows, stable_rng, supports_type
-from veriscale.lean_types import LeanType, StructDef
+from veriscale.lean.types import LeanType, StructDef
 from veriscale.typed_task import typed_input_key
 
 __all__ = ["DEFAULT_SYNTHESIS_LIMIT", "synthesize", "unsupported_parameters"]

@@ -10,7 +10,7 @@ per-process ``hash()``.
 Float pools include the special values ``-0.0``, NaN and both infinities (at the top level only,
 plus one list form per special): Verina stores ``Float.nan`` inputs, and Lean's ``Float``
 distinguishes ``-0.0`` from ``0.0`` when printing. They render as ``-0.0`` and
-``(0.0 / 0.0 : Float)``-style divisions (see :func:`veriscale.values.render_float`).
+``(0.0 / 0.0 : Float)``-style divisions (see :func:`veriscale.lean.codec.render_float`).
 """
 
 from __future__ import annotations
@@ -21,9 +21,9 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from veriscale.lean_types import FunType, LeanType, NamedType, ProdType, StructDef
-from veriscale.runtime import FIXED_WIDTH_TYPES, NONE, UNIT, Arr, Char, Nat, Pair, Some, Struct
-from veriscale.values import LeanSource, ValueParseError, parse_lean, render_value, values_equal
+from veriscale.lean.codec import LeanSource, ValueParseError, parse_lean, render_value, values_equal
+from veriscale.lean.types import FunType, LeanType, NamedType, ProdType, StructDef
+from veriscale.lean.values import FIXED_WIDTH_TYPES, NONE, UNIT, Arr, Char, Nat, Pair, Some, Struct
 
 __all__ = [
     "MAX_MAGNITUDE",

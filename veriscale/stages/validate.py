@@ -28,10 +28,10 @@ from veriscale.backends.base import Answer, Backend, Check, CheckKind
 from veriscale.backends.select import worker_engine, worker_engine_setup
 from veriscale.benchmark import load_benchmark
 from veriscale.compare import same_as_printed
+from veriscale.lean.codec import quote_string, render_value
 from veriscale.parallel import Executor, LocalExecutor, Progress, worker_memory_limit
 from veriscale.task import Task, TestCase
 from veriscale.typed_task import TypedTask, TypedTaskError, ValueProblem, typed_view
-from veriscale.values import quote_string, render_value
 
 CORE_KINDS = ("precond_tests", "precond_rejects", "code", "postcond_expected")
 ALL_KINDS = (*CORE_KINDS, "postcond_unexpected")

@@ -2,7 +2,7 @@
 
 Every node carries ``line`` (1-based) and ``col`` (0-based) of its first token. Types are terms in
 Lean and are parsed as terms here too; declarations keep the source text of their types as well
-(``type_text``) so that the type codec (``veriscale.lean_types``) can read them.
+(``type_text``) so that the type codec (``veriscale.lean.types``) can read them.
 
 Patterns are parsed as terms (as Lean does) and converted to :class:`Pattern` nodes afterwards.
 """

@@ -22,7 +22,8 @@ from veriscale.backends.embedded.env import UserDef
 from veriscale.backends.embedded.program import Program
 from veriscale.backends.embedded.runtime_support import LeanSubarray
 from veriscale.backends.embedded.statics import coerce_value
-from veriscale.runtime import (
+from veriscale.lean.codec import LeanSource
+from veriscale.lean.values import (
     Arr,
     BudgetExceeded,
     LeanPanic,
@@ -31,7 +32,6 @@ from veriscale.runtime import (
     Undecidable,
     Unsupported,
 )
-from veriscale.values import LeanSource
 
 if TYPE_CHECKING:
     from veriscale.task import Task

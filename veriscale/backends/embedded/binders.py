@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.env import Env, UserDef
-from veriscale.lean_types import LeanType, LeanTypeError, parse_type
+from veriscale.lean.types import LeanType, LeanTypeError, parse_type
 
 
 def type_of_text(text: str) -> LeanType | None:

@@ -12,7 +12,7 @@ from typing import Any
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.resolve import FileScopes, OpenDecl, ScopeState, aux_locals, resolve_name
-from veriscale.lean_types import LeanType
+from veriscale.lean.types import LeanType
 
 
 @dataclass(eq=False)

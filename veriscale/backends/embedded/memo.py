@@ -25,7 +25,7 @@ from typing import Any
 
 from veriscale.backends.embedded.builtins.hashmaps import LeanHashMap
 from veriscale.backends.embedded.runtime_support import Fn, LeanRange, LeanSubarray
-from veriscale.runtime import Arr, Char, Ctor, Nat, Pair, Some, Struct, UInt8, UInt16, UInt32, UInt64
+from veriscale.lean.values import Arr, Char, Ctor, Nat, Pair, Some, Struct, UInt8, UInt16, UInt32, UInt64
 
 MAX_ENTRIES = 200_000
 """Entries one check's table may hold; past it, calls are computed and not recorded."""

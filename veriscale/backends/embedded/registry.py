@@ -1,7 +1,7 @@
 """The contract between the evaluator and the library of Lean builtins.
 
 A builtin is a Python function implementing one Lean declaration with Lean's exact semantics on
-runtime values (``veriscale.runtime``). The evaluator resolves a name -- ``List.foldl`` from a
+runtime values (``veriscale.lean.values``). The evaluator resolves a name -- ``List.foldl`` from a
 qualified call, or ``xs.foldl f 0`` through field notation on a value of type ``List`` -- to a
 :class:`Builtin` and calls it with the *explicit* arguments in Lean's declared order.
 
@@ -30,13 +30,13 @@ Every builtin is registered once, with its full Lean signature as text
   in order (Lean functions are curried).
 * Builtins that cannot know a type from their values alone (``List.sum []`` is ``0`` of which
   type? the default of ``xs[i]!`` on an empty array) declare ``typed=True`` and receive a
-  keyword argument ``result_type`` (a ``veriscale.lean_types`` type, or ``None`` when the
+  keyword argument ``result_type`` (a ``veriscale.lean.types`` type, or ``None`` when the
   evaluator does not know it). With ``None`` where the type matters they raise
-  :class:`veriscale.runtime.Unsupported` -- they never guess.
+  :class:`veriscale.lean.values.Unsupported` -- they never guess.
 * Propositions with a ``Decidable`` instance in Lean (``List.Nodup``, ``List.Pairwise``, ...) are
   builtins returning ``bool``; the evaluator treats them as decided.
 * Work is bounded: a builtin that would build a collection larger than :data:`MAX_COLLECTION`
-  elements raises :class:`veriscale.runtime.BudgetExceeded` instead of exhausting memory.
+  elements raises :class:`veriscale.lean.values.BudgetExceeded` instead of exhausting memory.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from veriscale.backends.embedded.registry import Builtin
-from veriscale.runtime import BudgetExceeded
+from veriscale.lean.values import BudgetExceeded
 
 
 class Budget:

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from enum import Enum
 from functools import cache
 
-from veriscale.lean_types import (
+from veriscale.lean.types import (
     FunType,
     LeanType,
     LeanTypeError,
@@ -73,7 +73,7 @@ class Binder:
     """The binder's name; ``None`` for an anonymous one (``[BEq α]``, the ``List β`` of ``List β → α``)."""
     kind: BinderKind
     type: LeanType
-    """A :mod:`veriscale.lean_types` type; a proof binder's type is a :class:`PropType`."""
+    """A :mod:`veriscale.lean.types` type; a proof binder's type is a :class:`PropType`."""
     default: str | None = None
     """The text after ``:=`` (an ``optParam`` value, or ``by tactic`` for an ``autoParam``)."""
 

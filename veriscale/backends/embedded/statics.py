@@ -26,8 +26,8 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from veriscale.lean_types import FunType, LeanType, NamedType, NatLitType, ProdType, PropType
-from veriscale.runtime import Arr, Nat, Pair, Some, Unsupported, _FixedWidth
+from veriscale.lean.types import FunType, LeanType, NamedType, NatLitType, ProdType, PropType
+from veriscale.lean.values import Arr, Nat, Pair, Some, Unsupported, _FixedWidth
 
 
 @dataclass(frozen=True, slots=True)
@@ -309,7 +309,7 @@ def _needs_deep(ty: LeanType) -> bool:
 
 def value_matches(value: Any, ty: LeanType | None) -> bool:
     """Does a runtime value have static type ``ty``? (``True`` where it cannot tell.)"""
-    from veriscale.runtime import Char, Ctor, Struct, _NoneType
+    from veriscale.lean.values import Char, Ctor, Struct, _NoneType
 
     if ty is None or isinstance(ty, TVar):
         return True
@@ -440,7 +440,7 @@ def describe(ty: LeanType | None) -> str:
 
 def check_numeral_type(ty: LeanType | None, value: int) -> Any:
     """The runtime value of numeral ``value`` at type ``ty`` (``Nat`` when unknown)."""
-    from veriscale.runtime import FIXED_WIDTH_TYPES
+    from veriscale.lean.values import FIXED_WIDTH_TYPES
 
     name = numeric_name(ty)
     if name is None or name == "Nat":

@@ -1,6 +1,6 @@
 """The Lean text the backend sends, rendered from ``templates/lean/*.lean.j2``.
 
-Every argument is rendered by the value codec (``veriscale.values.render_value``) and ascribed its
+Every argument is rendered by the value codec (``veriscale.lean.codec.render_value``) and ascribed its
 declared type, ``(v : T)``, so that numerals, lists and structures elaborate at exactly the
 signature's types. Generated code never reaches these templates except as the task's
 definitions; the options set here (``maxHeartbeats``, ``eval.pp``) belong to the wrapper.
@@ -41,10 +41,10 @@ class ValueCodec(Protocol):
 
 
 class LeanValueCodec:
-    """The project's codec (``veriscale.values``), aware of the task's own structures."""
+    """The project's codec (``veriscale.lean.codec``), aware of the task's own structures."""
 
     def __init__(self, task: Task) -> None:
-        from veriscale.lean_types import parse_structures
+        from veriscale.lean.types import parse_structures
 
         try:
             self._structs: Mapping[str, Any] = parse_structures(task.lean_text())
@@ -52,12 +52,12 @@ class LeanValueCodec:
             self._structs = {}
 
     def render(self, value: Any, type_text: str) -> str:
-        from veriscale.values import render_value
+        from veriscale.lean.codec import render_value
 
         return render_value(value, type_text, self._structs)
 
     def parse(self, text: str, type_text: str) -> Any:
-        from veriscale.values import parse_lean
+        from veriscale.lean.codec import parse_lean
 
         return parse_lean(text, type_text, self._structs)
 

@@ -22,7 +22,7 @@ from veriscale.generate.adversaries.mutants import (
 )
 from veriscale.generate.adversaries.outputs import mutate_outputs
 from veriscale.generate.adversaries.templates import Template, signature_templates
-from veriscale.lean_types import LeanType, LeanTypeError, StructDef, parse_structures, parse_type
+from veriscale.lean.types import LeanType, LeanTypeError, StructDef, parse_structures, parse_type
 from veriscale.task import Task
 
 __all__ = [

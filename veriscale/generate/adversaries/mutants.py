@@ -45,6 +45,7 @@ import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
+from veriscale.lean.codec import quote_char, quote_string
 from veriscale.lean.lexer import (
     CHAR,
     DOTIDENT,
@@ -61,8 +62,7 @@ from veriscale.lean.lexer import (
     Token,
     tokenize,
 )
-from veriscale.lean_types import LeanType, NamedType
-from veriscale.values import quote_char, quote_string
+from veriscale.lean.types import LeanType, NamedType
 
 __all__ = ["MUTABLE_SECTIONS", "Edit", "Mutation", "section_mutations", "whole_result_mutations"]
 

@@ -14,9 +14,9 @@ from veriscale.generate.value_space import (
     make_int,
     value_key,
 )
-from veriscale.lean_types import LeanType, ProdType, StructDef, parse_type
-from veriscale.runtime import NONE, Arr, Char, Pair, Some, values_equal
-from veriscale.values import parse_value
+from veriscale.lean.codec import parse_value
+from veriscale.lean.types import LeanType, ProdType, StructDef, parse_type
+from veriscale.lean.values import NONE, Arr, Char, Pair, Some, values_equal
 
 __all__ = ["OUTPUT_PARAMETER", "mutate_outputs", "near_outputs"]
 

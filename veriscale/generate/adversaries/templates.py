@@ -27,8 +27,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from veriscale.lean_types import LeanType, NamedType, ProdType, StructDef
-from veriscale.values import ValueParseError, default_value, render_value
+from veriscale.lean.codec import ValueParseError, default_value, render_value
+from veriscale.lean.types import LeanType, NamedType, ProdType, StructDef
 
 __all__ = ["Template", "signature_templates"]
 

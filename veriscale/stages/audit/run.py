@@ -32,6 +32,7 @@ from typing import Any
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason, stopped_by_a_clock
 from veriscale.benchmark import load_benchmark
 from veriscale.compare import same_as_printed
+from veriscale.lean.codec import ValueParseError, parse_lean, render_value
 from veriscale.parallel import Executor, LocalExecutor, Progress, WorkerSetup, worker_memory_limit
 from veriscale.stages.audit.conjuncts import split_conjuncts
 from veriscale.stages.audit.models import AuditOptions, BenchmarkAudit, Finding, TaskAudit
@@ -41,7 +42,6 @@ from veriscale.stages.expand.classify import classify_candidates, unknown_reason
 from veriscale.stages.expand.models import ExpandOptions
 from veriscale.task import Task, TaskLoadError
 from veriscale.typed_task import TypedTask, TypedTaskError, typed_input_key, typed_view
-from veriscale.values import ValueParseError, parse_lean, render_value
 
 __all__ = ["args_from_key", "audit_benchmark", "audit_task", "failing_conjuncts", "input_text", "stopped_by_a_clock"]
 

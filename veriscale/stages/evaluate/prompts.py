@@ -24,10 +24,10 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict
 
-from veriscale.lean_types import LeanType, LeanTypeError, StructDef, parse_structures, parse_type
+from veriscale.lean.codec import ValueParseError, parse_value, render_value
+from veriscale.lean.types import LeanType, LeanTypeError, StructDef, parse_structures, parse_type
 from veriscale.llm import Message, render_prompt
 from veriscale.task import Task
-from veriscale.values import ValueParseError, parse_value, render_value
 
 __all__ = [
     "DEFAULT_EXAMPLES",

@@ -37,12 +37,12 @@ from typing import TYPE_CHECKING, Any
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.backends.safety import screen_sections
 from veriscale.compare import same_as_printed
-from veriscale.lean_types import LeanType, StructDef
+from veriscale.lean.codec import ValueParseError, parse_value, to_json
+from veriscale.lean.types import LeanType, StructDef
 from veriscale.stages.expand.budget import ChunkSizer, TaskBudget
 from veriscale.stages.expand.models import AdversaryCounts, ExpandOptions, UnexpectedCounts
 from veriscale.store import KillRow
 from veriscale.task import Task
-from veriscale.values import ValueParseError, parse_value, to_json
 
 if TYPE_CHECKING:
     from veriscale.generate.adversaries import Adversary

@@ -48,6 +48,7 @@ from pydantic import BaseModel, ConfigDict
 from veriscale.backends.base import Backend, Check, CheckKind
 from veriscale.benchmark import load_benchmark
 from veriscale.compare import same_as_printed
+from veriscale.lean.codec import ValueParseError, render_value
 from veriscale.parallel import (
     Executor,
     LocalExecutor,
@@ -86,7 +87,6 @@ from veriscale.stages.expand.writer import (
 from veriscale.store import KillRow, RunStore, canonical_json
 from veriscale.task import Task
 from veriscale.typed_task import TypedTask, TypedTaskError, typed_view
-from veriscale.values import ValueParseError, render_value
 
 if TYPE_CHECKING:
     from veriscale.generate.adversaries import Adversary

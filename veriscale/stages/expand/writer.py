@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from veriscale.lean.codec import to_json
 from veriscale.stages.expand.candidates import Candidate
 from veriscale.stages.expand.kills import WrongOutput
 from veriscale.stages.expand.models import TaskSummary
 from veriscale.task import RejectInput, Task, TestCase, write_task
 from veriscale.typed_task import TypedTask
-from veriscale.values import to_json
 
 if TYPE_CHECKING:
     from veriscale.generate.adversaries import Adversary

@@ -39,6 +39,7 @@ from pydantic import BaseModel
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.backends.safety import screen_sections
 from veriscale.compare import same_as_printed
+from veriscale.lean.codec import render_value
 from veriscale.stages.power.items import PowerItem
 from veriscale.stages.power.pool import (
     DEFAULT_POOL_SEED,
@@ -53,7 +54,6 @@ from veriscale.stages.power.pool import (
 )
 from veriscale.task import Task
 from veriscale.typed_task import TypedTaskError, typed_view
-from veriscale.values import render_value
 
 __all__ = ["ItemResult", "SuiteChecks", "TaskPower", "evaluate_task", "suite_checks"]
 

@@ -24,10 +24,10 @@ from typing import Any
 
 from veriscale.generate import dedupe, mutate, synthesize
 from veriscale.generate.adversaries import mutate_outputs
-from veriscale.lean_types import LeanType, LeanTypeError, StructDef, parse_structures, parse_type
+from veriscale.lean.codec import ValueParseError, render_value
+from veriscale.lean.types import LeanType, LeanTypeError, StructDef, parse_structures, parse_type
 from veriscale.task import Task
 from veriscale.typed_task import TypedTaskError, typed_input_key
-from veriscale.values import ValueParseError, render_value
 
 __all__ = ["DEFAULT_POOL_SEED", "DEFAULT_POOL_SIZE", "JudgingPool", "PoolRow", "pool_inputs"]
 

@@ -13,9 +13,9 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from veriscale.lean_types import LeanType, StructDef
+from veriscale.lean.codec import ValueParseError, parse_value
+from veriscale.lean.types import LeanType, StructDef
 from veriscale.stages.reduce.rejects import analyse_rows, typed_value_view
-from veriscale.values import ValueParseError, parse_value
 
 __all__ = ["boundary_tests"]
 

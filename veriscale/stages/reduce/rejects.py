@@ -52,9 +52,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import Any, Literal
 
-from veriscale.lean_types import LeanType, StructDef
-from veriscale.runtime import Pair, Some, Struct
-from veriscale.values import ValueParseError, canonical_key, parse_value
+from veriscale.lean.codec import ValueParseError, canonical_key, parse_value
+from veriscale.lean.types import LeanType, StructDef
+from veriscale.lean.values import Pair, Some, Struct
 
 __all__ = [
     "BUCKETS",
@@ -206,7 +206,7 @@ def _nested_runtime_ints(value: Any) -> list[int]:
 
 
 def typed_value_view(value: Any) -> ValueView:
-    """The same view of a runtime value (``veriscale.runtime``) parsed at its Lean type.
+    """The same view of a runtime value (``veriscale.lean.values``) parsed at its Lean type.
 
     Integers of any Lean integer type are integer scalars; a ``List``/``Array`` of them an integer
     sequence; other lists and arrays mixed sequences; ``String``/``Char`` strings; everything else
@@ -468,7 +468,7 @@ def reduce_reject_inputs(
     """Reduce reject input rows (raw ``input`` dicts) to at most ``budget``; see the module doc.
 
     ``mode="published"`` is the published method exactly (raw JSON canonical text);
-    ``mode="typed"`` de-duplicates and tie-breaks on :func:`veriscale.values.canonical_key` and
+    ``mode="typed"`` de-duplicates and tie-breaks on :func:`veriscale.lean.codec.canonical_key` and
     sees values at their ``types``.
     """
     analyses, fallbacks = analyse_rows(rows, mode=mode, types=types, structs=structs)

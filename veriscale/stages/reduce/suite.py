@@ -24,14 +24,14 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from veriscale.backends.base import Backend
-from veriscale.lean_types import LeanType, LeanTypeError, StructDef, parse_structures, parse_type
+from veriscale.lean.codec import ValueParseError, canonical_key
+from veriscale.lean.types import LeanType, LeanTypeError, StructDef, parse_structures, parse_type
 from veriscale.stages.reduce.boundary import boundary_tests
 from veriscale.stages.reduce.cover import TestSelection, exact_solver_name, fill_by_kills, select_tests
 from veriscale.stages.reduce.flaws import cover_flawed_specs
 from veriscale.stages.reduce.recipe import Recipe, load_recipe
 from veriscale.stages.reduce.rejects import published_canonical_text, reduce_reject_inputs
 from veriscale.task import TASK_JSON, Task, TaskLoadError, TestCase, load_task, write_task
-from veriscale.values import ValueParseError, canonical_key
 
 __all__ = [
     "KILL_MATRIX_FILE",

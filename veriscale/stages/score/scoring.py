@@ -35,12 +35,12 @@ from typing import Any
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.backends.safety import Finding, screen_lean
 from veriscale.compare import same_as_printed
-from veriscale.lean_types import LeanType
+from veriscale.lean.codec import ValueParseError, parse_lean, render_value
+from veriscale.lean.types import LeanType
 from veriscale.stages.score.models import Bound, FailingTests, TaskScore
 from veriscale.stages.score.submission import SUBMITTABLE_SECTIONS, Submission
 from veriscale.task import Task, TestCase
 from veriscale.typed_task import TypedTask, TypedTaskError, typed_view
-from veriscale.values import ValueParseError, parse_lean, render_value
 
 GROUP_METRICS: dict[str, tuple[str, ...]] = {
     "precond": ("precond_sound", "precond_complete"),

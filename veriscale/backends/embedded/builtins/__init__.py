@@ -58,7 +58,7 @@ from veriscale.backends.embedded.builtins.order import (
 from veriscale.backends.embedded.builtins.strings import StringIterator
 from veriscale.backends.embedded.builtins.tostring import repr_value, to_string
 from veriscale.backends.embedded.registry import BUILTINS, Builtin
-from veriscale.runtime import Arr
+from veriscale.lean.values import Arr
 
 
 def _append(kind: str) -> Callable[[Any, Any], Any]:

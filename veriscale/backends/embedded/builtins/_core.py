@@ -1,6 +1,6 @@
 """Shared helpers of the builtin library: runtime type names, sizes, defaults, wrapping.
 
-Everything here is about the runtime representation of :mod:`veriscale.runtime`; Lean semantics
+Everything here is about the runtime representation of :mod:`veriscale.lean.values`; Lean semantics
 live in the topical modules.
 """
 
@@ -10,7 +10,7 @@ from functools import partial
 from typing import Any
 
 from veriscale.backends.embedded.registry import MAX_COLLECTION
-from veriscale.runtime import (
+from veriscale.lean.values import (
     NONE,
     UNIT,
     Arr,
@@ -126,10 +126,10 @@ FIXED_WIDTH_BY_NAME: dict[str, type[_FixedWidth]] = {
 def default_of_type(ty: Any, *, construct: str) -> Any:
     """``Inhabited.default`` of a Lean type (what ``xs[i]!`` and ``panic!`` return).
 
-    ``ty`` is a :mod:`veriscale.lean_types` type, or ``None`` when the evaluator does not know it,
+    ``ty`` is a :mod:`veriscale.lean.types` type, or ``None`` when the evaluator does not know it,
     in which case the builtin cannot answer and says so instead of guessing.
     """
-    from veriscale.lean_types import NamedType, ProdType
+    from veriscale.lean.types import NamedType, ProdType
 
     if ty is None:
         raise Unsupported(construct, "result type unknown, so the default value is unknown")

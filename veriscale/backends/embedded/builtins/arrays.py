@@ -1,6 +1,6 @@
 """``Array`` builtins (Init/Prelude.lean, Init/Data/Array/Basic.lean).
 
-A Lean array is a :class:`veriscale.runtime.Arr`. Facts reproduced here:
+A Lean array is a :class:`veriscale.lean.values.Arr`. Facts reproduced here:
 
 * ``a[i]!`` / ``a.get! i`` out of range return ``default`` of the element type (registered as
   ``Array.getElem!``); ``a[i]?`` is ``Array.getElem?``.
@@ -37,7 +37,7 @@ from veriscale.backends.embedded.builtins._core import check_size, default_of_ty
 from veriscale.backends.embedded.builtins.order import beq_member, compare_lt, eq_is_beq, lean_beq
 from veriscale.backends.embedded.registry import alias, builtin
 from veriscale.backends.embedded.runtime_support import binary, unary
-from veriscale.runtime import NONE, Arr, BudgetExceeded, Nat, Pair, Some, Unsupported
+from veriscale.lean.values import NONE, Arr, BudgetExceeded, Nat, Pair, Some, Unsupported
 
 Fn = Callable[..., Any]
 

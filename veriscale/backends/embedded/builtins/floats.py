@@ -24,7 +24,7 @@ from typing import Any
 import veriscale.backends.embedded.builtins.numbers as _numbers  # the submodule, not the package: no import cycle
 from veriscale.backends.embedded.builtins._core import FIXED_WIDTH_BY_NAME
 from veriscale.backends.embedded.registry import builtin
-from veriscale.runtime import Unsupported
+from veriscale.lean.values import Unsupported
 
 INF = math.inf
 NAN = math.nan

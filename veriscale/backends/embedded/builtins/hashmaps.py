@@ -38,7 +38,7 @@ from typing import Any
 
 from veriscale.backends.embedded.builtins._core import check_size, contains_float, default_of_type, nat
 from veriscale.backends.embedded.registry import alias, builtin
-from veriscale.runtime import (
+from veriscale.lean.values import (
     NONE,
     UNIT,
     Arr,

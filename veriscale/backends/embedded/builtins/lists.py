@@ -53,7 +53,7 @@ from veriscale.backends.embedded.builtins.order import (
 from veriscale.backends.embedded.builtins.sublists import SublistFamily
 from veriscale.backends.embedded.registry import alias, builtin
 from veriscale.backends.embedded.runtime_support import binary, unary
-from veriscale.runtime import NONE, Arr, Nat, Pair, Some, Unsupported
+from veriscale.lean.values import NONE, Arr, Nat, Pair, Some, Unsupported
 
 Fn = Callable[..., Any]
 
@@ -333,7 +333,7 @@ def list_sum(xs: tuple, *, result_type: Any = None) -> Any:
 
 def _zero_like(xs: tuple, result_type: Any) -> Any:
     if result_type is not None:
-        from veriscale.lean_types import NamedType
+        from veriscale.lean.types import NamedType
 
         if isinstance(result_type, NamedType) and not result_type.args:
             zero = _ZEROS.get(result_type.name)

@@ -28,7 +28,7 @@ from veriscale.backends.embedded.builtins._core import (
 )
 from veriscale.backends.embedded.registry import builtin
 from veriscale.backends.embedded.runtime_support import PROOF
-from veriscale.runtime import BudgetExceeded, Nat, Unsupported, _FixedWidth
+from veriscale.lean.values import BudgetExceeded, Nat, Unsupported, _FixedWidth
 
 # ---------------------------------------------------------------------------------------------
 # Division conventions
@@ -344,7 +344,7 @@ def nat_to_digits(base: int, n: int) -> tuple:
 
     Lean: ``toDigitsCore base (n+1) n []`` with ``Nat.digitChar`` (0-9, then a-f, then ``'*'``).
     """
-    from veriscale.runtime import Char
+    from veriscale.lean.values import Char
 
     base, n = int(base), int(n)
     if base == 1:

@@ -15,7 +15,7 @@ from typing import Any
 
 from veriscale.backends.embedded.builtins._core import default_of_type
 from veriscale.backends.embedded.registry import builtin
-from veriscale.runtime import NONE, Nat, Pair, Some
+from veriscale.lean.values import NONE, Nat, Pair, Some
 
 Fn = Callable[..., Any]
 
@@ -115,7 +115,7 @@ builtin("Bool.toNat", ": Bool → Nat", verified=False)(lambda b: Nat(1 if b els
 @builtin("Option.orElse", "{α : Type u_1} : Option α → (Unit → Option α) → Option α")
 def option_or_else(o: Any, f: Fn) -> Any:
     """``o.orElse f``: ``f ()`` is only evaluated for ``none``."""
-    from veriscale.runtime import UNIT
+    from veriscale.lean.values import UNIT
 
     return o if isinstance(o, Some) else f(UNIT)
 

@@ -22,7 +22,7 @@ from typing import Any
 from veriscale.backends.embedded.builtins._core import type_name_of
 from veriscale.backends.embedded.registry import builtin
 from veriscale.backends.embedded.runtime_support import LeanSubarray
-from veriscale.runtime import (
+from veriscale.lean.values import (
     UNIT,
     Arr,
     Char,

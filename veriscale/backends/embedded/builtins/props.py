@@ -18,7 +18,7 @@ from typing import Any
 from veriscale.backends.embedded.builtins._core import type_name_of
 from veriscale.backends.embedded.builtins.order import decidable_eq
 from veriscale.backends.embedded.registry import builtin
-from veriscale.runtime import Unsupported
+from veriscale.lean.values import Unsupported
 
 Fn = Callable[..., Any]
 

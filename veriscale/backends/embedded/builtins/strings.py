@@ -31,7 +31,7 @@ from typing import Any
 
 from veriscale.backends.embedded.builtins._core import check_size, default_of_type, nat
 from veriscale.backends.embedded.registry import alias, builtin
-from veriscale.runtime import NONE, Char, Nat, Some, UInt8, UInt32, Unsupported
+from veriscale.lean.values import NONE, Char, Nat, Some, UInt8, UInt32, Unsupported
 
 Fn = Callable[..., Any]
 

@@ -28,7 +28,7 @@ from typing import Any
 from veriscale.backends.embedded.builtins._core import nat
 from veriscale.backends.embedded.registry import builtin
 from veriscale.backends.embedded.runtime_support import LeanSubarray
-from veriscale.runtime import Arr, Nat, Unsupported
+from veriscale.lean.values import Arr, Nat, Unsupported
 
 Fn = Callable[..., Any]
 

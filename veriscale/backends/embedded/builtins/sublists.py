@@ -44,7 +44,7 @@ from typing import Any
 from veriscale.backends.embedded.builtins._core import check_size
 from veriscale.backends.embedded.builtins.order import beq_member, compare_le, compare_lt, eq_is_beq, lean_beq
 from veriscale.backends.embedded.runtime_support import Budget, BuiltinFn, Fn
-from veriscale.runtime import Char, Nat
+from veriscale.lean.values import Char, Nat
 
 #: what a ``fun`` the compiler recognised computes (``Fn.shape``)
 VIA_LENGTH = "via-length"

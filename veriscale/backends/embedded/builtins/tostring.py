@@ -31,7 +31,7 @@ from typing import Any
 from veriscale.backends.embedded.builtins._core import type_name_of
 from veriscale.backends.embedded.builtins.floats import float_to_string
 from veriscale.backends.embedded.registry import builtin
-from veriscale.runtime import Arr, Ctor, Pair, Some, Struct, Unsupported
+from veriscale.lean.values import Arr, Ctor, Pair, Some, Struct, Unsupported
 
 MAX_PREC = 1024
 

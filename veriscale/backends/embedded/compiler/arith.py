@@ -35,8 +35,8 @@ from veriscale.backends.embedded.compiler.support import (
 )
 from veriscale.backends.embedded.runtime_support import Fn
 from veriscale.backends.embedded.statics import BOOL, NAT, PROP, elem_type, head, is_known, max_type
-from veriscale.lean_types import LeanType
-from veriscale.runtime import Ctor, Nat, Pair, Some, Struct, Undecidable, Unsupported
+from veriscale.lean.types import LeanType
+from veriscale.lean.values import Ctor, Nat, Pair, Some, Struct, Undecidable, Unsupported
 
 
 def _eq(a: Any, b: Any) -> bool:
@@ -449,7 +449,7 @@ def _numeral(val: int, T: str, node: A.Node) -> Any:
         return val
     if T == "Float":
         return float(val)
-    from veriscale.runtime import FIXED_WIDTH_TYPES
+    from veriscale.lean.values import FIXED_WIDTH_TYPES
 
     cls = FIXED_WIDTH_TYPES.get(T)
     if cls is not None:

@@ -45,8 +45,8 @@ from veriscale.backends.embedded.statics import (
     subst,
     unify,
 )
-from veriscale.lean_types import FunType, LeanType, NamedType, ProdType
-from veriscale.runtime import NONE, Arr, Ctor, Nat, Pair, Some, Struct, Unsupported, _NoneType
+from veriscale.lean.types import FunType, LeanType, NamedType, ProdType
+from veriscale.lean.values import NONE, Arr, Ctor, Nat, Pair, Some, Struct, Unsupported, _NoneType
 
 _MEMO_FOLDS = frozenset({"List.foldl", "Array.foldl"})
 """Folds whose calls are memoised (:func:`..memo.memoised_fold`)."""

@@ -59,8 +59,8 @@ from veriscale.backends.embedded.statics import (
     head,
     is_known,
 )
-from veriscale.lean_types import FunType, LeanType, NamedType, ProdType
-from veriscale.runtime import NONE, UNIT, Arr, Char, Nat, Pair, Some, Undecidable, Unsupported
+from veriscale.lean.types import FunType, LeanType, NamedType, ProdType
+from veriscale.lean.values import NONE, UNIT, Arr, Char, Nat, Pair, Some, Undecidable, Unsupported
 
 
 class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithMixin, QuantifiersMixin,
@@ -376,7 +376,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         return lambda fr: v
 
     def c_SciLit(self, node: A.SciLit, sc: Scope, expected: LeanType | None) -> Closure:
-        from veriscale.values import lean_float_of_literal
+        from veriscale.lean.codec import lean_float_of_literal
 
         if expected is not None and head(expected) not in (None, "Float") and is_known(expected):
             raise unsupported(node, "scientific literal", f"at type {expected}")

@@ -12,8 +12,8 @@ from veriscale.backends.embedded.builtins._core import nat_range
 from veriscale.backends.embedded.compiler.support import Closure, Scope, _coercer, _needs_int, unsupported
 from veriscale.backends.embedded.runtime_support import LeanRange, LeanSubarray
 from veriscale.backends.embedded.statics import NAT, PROP, elem_type, head, is_known
-from veriscale.lean_types import LeanType
-from veriscale.runtime import UNIT
+from veriscale.lean.types import LeanType
+from veriscale.lean.values import UNIT
 
 
 class _Return(Exception):

@@ -38,7 +38,7 @@ from veriscale.backends.embedded.builtins.sublists import (
 )
 from veriscale.backends.embedded.compiler.support import Closure, Scope
 from veriscale.backends.embedded.runtime_support import Budget
-from veriscale.runtime import Arr
+from veriscale.lean.values import Arr
 
 #: declarations whose builtin meaning the analysis relies on
 _RELIED_ON = frozenset({

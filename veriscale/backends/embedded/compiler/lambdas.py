@@ -20,7 +20,7 @@ from veriscale.backends.embedded.compiler.support import (
 )
 from veriscale.backends.embedded.runtime_support import Fn, TailCall
 from veriscale.backends.embedded.statics import UNKNOWN, is_known
-from veriscale.lean_types import FunType, LeanType
+from veriscale.lean.types import FunType, LeanType
 
 
 class LambdasMixin:

@@ -12,8 +12,8 @@ from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import type_of_text
 from veriscale.backends.embedded.compiler.support import Closure, DefCtx, Scope, _coercer, unsupported
 from veriscale.backends.embedded.statics import INT, NAT, PROP, elem_type, head
-from veriscale.lean_types import LeanType, ProdType
-from veriscale.runtime import NONE, Arr, Char, Ctor, Nat, Pair, Some, Struct
+from veriscale.lean.types import LeanType, ProdType
+from veriscale.lean.values import NONE, Arr, Char, Ctor, Nat, Pair, Some, Struct
 
 
 class PatternsMixin:

@@ -22,8 +22,8 @@ from veriscale.backends.embedded.compiler.support import (
 )
 from veriscale.backends.embedded.env import UserDef
 from veriscale.backends.embedded.statics import INT, NAT, PROP, elem_type, head, is_known
-from veriscale.lean_types import LeanType
-from veriscale.runtime import Nat, Undecidable, Unsupported
+from veriscale.lean.types import LeanType
+from veriscale.lean.values import Nat, Undecidable, Unsupported
 
 #: candidates tried by the witness search of an unbounded ``∃``/``∀`` over Nat or Int (bodies
 #: like `n / 10 ^ i` cost more with every candidate, so the whole search grows quadratically)

@@ -22,7 +22,7 @@ from veriscale.backends.embedded.statics import (
     subst,
     unify,
 )
-from veriscale.lean_types import FunType, LeanType, NamedType, ProdType
+from veriscale.lean.types import FunType, LeanType, NamedType, ProdType
 
 
 class StaticTypesMixin:
@@ -165,7 +165,7 @@ class StaticTypesMixin:
             for fname, fty, _ in si.fields:
                 if fname == field:
                     if si.params and isinstance(t, NamedType):
-                        from veriscale.lean_types import substitute
+                        from veriscale.lean.types import substitute
                         fty = substitute(fty, dict(zip(si.params, t.args))) if fty is not None else None
                     return fty
         d = self.env.defs.get(f"{h}.{field}")

@@ -12,8 +12,8 @@ from veriscale.backends.embedded.builtins import BUILTINS
 from veriscale.backends.embedded.env import UserDef
 from veriscale.backends.embedded.registry import Builtin
 from veriscale.backends.embedded.statics import BOOL, CHAR, FLOAT, INT, NAT, STRING, TVar, coerce_value
-from veriscale.lean_types import LeanType, NamedType, ProdType
-from veriscale.runtime import Char, Nat, Some, Unsupported, _FixedWidth
+from veriscale.lean.types import LeanType, NamedType, ProdType
+from veriscale.lean.values import Char, Nat, Some, Unsupported, _FixedWidth
 
 Closure = Callable[[list[Any]], Any]
 

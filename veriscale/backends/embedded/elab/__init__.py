@@ -36,7 +36,7 @@ from veriscale.backends.embedded.elab.types import (
 from veriscale.backends.embedded.elab.typeterms import TypeReader
 from veriscale.backends.embedded.env import Env, UserDef, resolve_in
 from veriscale.backends.embedded.statics import TVar
-from veriscale.lean_types import FunType, LeanType, NamedType, substitute
+from veriscale.lean.types import FunType, LeanType, NamedType, substitute
 
 _GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψω")
 

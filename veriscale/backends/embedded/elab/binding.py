@@ -26,7 +26,7 @@ from veriscale.backends.embedded.elab.types import (
     unify,
     zonk,
 )
-from veriscale.lean_types import FunType, LeanType, NamedType, ProdType, list_of
+from veriscale.lean.types import FunType, LeanType, NamedType, ProdType, list_of
 
 
 class BindingMixin(ElabCore):

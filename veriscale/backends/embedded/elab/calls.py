@@ -33,7 +33,7 @@ from veriscale.backends.embedded.elab.types import (
 from veriscale.backends.embedded.registry import BUILTINS
 from veriscale.backends.embedded.resolve import MATHLIB_NAMES
 from veriscale.backends.embedded.statics import TVar, evaluated_type, signature
-from veriscale.lean_types import FunType, LeanType, NamedType, ProdType, PropType
+from veriscale.lean.types import FunType, LeanType, NamedType, ProdType, PropType
 
 ParamKind = Literal["explicit", "optional", "auto"]
 
@@ -116,7 +116,7 @@ _PROP_CONSTANTS = frozenset({"True", "False"})
 
 
 def _core_sig(name: str) -> Sig | None:
-    from veriscale.lean_types import parse_type
+    from veriscale.lean.types import parse_type
 
     text = _CORE_CONSTANTS.get(name)
     if text is None:

@@ -12,7 +12,7 @@ from typing import Literal
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.node_types import NodeTypes
-from veriscale.lean_types import LeanType
+from veriscale.lean.types import LeanType
 
 DiagnosticKind = Literal["error", "gap"]
 

@@ -35,7 +35,7 @@ from veriscale.backends.embedded.elab.types import (
     unify,
     zonk,
 )
-from veriscale.lean_types import LeanType, NamedType, ProdType, array_of, list_of
+from veriscale.lean.types import LeanType, NamedType, ProdType, array_of, list_of
 
 
 class Abort(Exception):

@@ -26,7 +26,7 @@ from veriscale.backends.embedded.elab.types import (
     show,
     zonk,
 )
-from veriscale.lean_types import LeanType, NamedType
+from veriscale.lean.types import LeanType, NamedType
 
 _NOT_MONADS = frozenset({"Nat", "Int", "Bool", "String", "Char", "Float", "Prod", "Unit", "Std.HashMap",
                          "Std.HashSet", "UInt8", "UInt16", "UInt32", "UInt64", "USize", "Prop", "Fin", "Array"})
@@ -198,7 +198,7 @@ class DoMixin(ElabCore):
             elif h == "Std.Range":
                 elem = NAT
             elif h == "Std.HashMap" and len(args(z)) == 2:
-                from veriscale.lean_types import ProdType
+                from veriscale.lean.types import ProdType
 
                 elem = ProdType(args(z)[0], args(z)[1])
             elif isinstance(z, Gap) or has_gap(z):

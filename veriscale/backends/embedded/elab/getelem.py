@@ -25,7 +25,7 @@ from veriscale.backends.embedded.elab.types import (
     unify,
     zonk,
 )
-from veriscale.lean_types import LeanType, option_of
+from veriscale.lean.types import LeanType, option_of
 
 
 class GetElemMixin(ElabCore):
@@ -79,7 +79,7 @@ class GetElemMixin(ElabCore):
 
     def fin_index_ok(self, node: A.Index, coll: LeanType, fin: LeanType) -> bool:
         bound = args(fin)[0] if args(fin) else None
-        from veriscale.lean_types import NamedType
+        from veriscale.lean.types import NamedType
 
         return isinstance(bound, NamedType) and False
 

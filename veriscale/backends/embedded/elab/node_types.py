@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.types import deep
-from veriscale.lean_types import LeanType, NamedType, ProdType
+from veriscale.lean.types import LeanType, NamedType, ProdType
 
 _SCALARS = frozenset({"Nat", "Int", "Float", "Bool", "Char", "String", "Unit",
                       "UInt8", "UInt16", "UInt32", "UInt64"})

@@ -29,7 +29,7 @@ from veriscale.backends.embedded.elab.types import (
     unify,
     zonk,
 )
-from veriscale.lean_types import FunType, LeanType, list_of
+from veriscale.lean.types import FunType, LeanType, list_of
 
 ARITH_OPS = frozenset({"+", "-", "*", "/", "%", "++"})
 REL_OPS = frozenset({"<", ">", "≤", "≥", "=", "≠", "==", "!="})

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.core import ElabCore
 from veriscale.backends.embedded.elab.types import Gap, MVar, args, has_gap, head_name, zonk
-from veriscale.lean_types import LeanType, ProdType
+from veriscale.lean.types import LeanType, ProdType
 
 
 class Unreadable(Exception):

@@ -1,6 +1,6 @@
 """Types as the elaborator sees them: Lean types with metavariables and an explicit "gap".
 
-The elaborator works on :mod:`veriscale.lean_types` values extended with two leaves:
+The elaborator works on :mod:`veriscale.lean.types` values extended with two leaves:
 
 * :class:`MVar` -- a metavariable, Lean's ``?m``: a type not yet known that later unification
   assigns (the ``α`` of ``List.map`` at one call site, the type of a numeral before defaulting);
@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from veriscale.lean_types import FunType, LeanType, NamedType, NatLitType, ProdType
+from veriscale.lean.types import FunType, LeanType, NamedType, NatLitType, ProdType
 
-# Binding strengths for printing, as in veriscale.lean_types.
+# Binding strengths for printing, as in veriscale.lean.types.
 _PREC_ARG = 1024
 
 

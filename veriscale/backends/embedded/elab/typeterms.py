@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import ProofType
 from veriscale.backends.embedded.elab.types import GAP, PROP, TYPE, canonical_name
-from veriscale.lean_types import FunType, LeanType, NamedType, NatLitType, ProdType
+from veriscale.lean.types import FunType, LeanType, NamedType, NatLitType, ProdType
 
 _PROP_OPS = frozenset({"<", "≤", ">", "≥", "=", "≠", "∧", "∨", "↔", "∈", "∉", "→", "∣", "⊆"})
 

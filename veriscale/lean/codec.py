@@ -17,7 +17,7 @@ Stored test data mixes encodings (measured on ``../shared/data``; see the report
 * a function parameter (``Int -> Bool``) -- Lean source text, kept as :class:`LeanSource`.
 
 :func:`parse_value` accepts all of these (and runtime values, so it is idempotent) and returns the
-runtime representation of :mod:`veriscale.runtime`. Lean text is tokenized by the shared Lean
+runtime representation of :mod:`veriscale.lean.values`. Lean text is tokenized by the shared Lean
 lexer (:mod:`veriscale.lean.lexer`: Lean's comments, escapes and numerals) and read by a
 recursive-descent reader guided by the expected type; nothing is ``eval``-ed.
 
@@ -28,7 +28,7 @@ Decisions:
   is more likely a data defect than an intended wrap-around. ``wrap_uint=True`` wraps like Lean;
   the published VerinaPlus needs it for 75 ``UInt8`` inputs (``510`` meant 254 to Lean).
 * A ``Nat`` must not be negative; a ``Char`` must be exactly one Unicode scalar value.
-* ``USize``, ``Fin n``, ``Std.HashMap``/``Std.HashSet`` types parse (``lean_types``) but have no
+* ``USize``, ``Fin n``, ``Std.HashMap``/``Std.HashSet`` types parse (``veriscale.lean.types``) but have no
   runtime representation yet, so values of them raise :class:`ValueParseError`.
 
 :func:`parse_lean` reads Lean literal text at a type (there a ``String`` must be quoted); it is
@@ -64,7 +64,7 @@ from functools import lru_cache
 from typing import Any
 
 from veriscale.lean.lexer import CHAR, EOF, IDENT, KEYWORD, NUM, SCI, STR, SYM, Token, lex
-from veriscale.lean_types import (
+from veriscale.lean.types import (
     FunType,
     LeanType,
     LeanTypeError,
@@ -73,7 +73,7 @@ from veriscale.lean_types import (
     StructDef,
     parse_type,
 )
-from veriscale.runtime import (
+from veriscale.lean.values import (
     FIXED_WIDTH_TYPES,
     NONE,
     UNIT,

@@ -1,6 +1,6 @@
 """Runtime values: the one Python representation of Lean values used everywhere.
 
-The value codec (``values.py``) parses stored test data into these objects, the embedded
+The value codec (``veriscale.lean.codec``) parses stored test data into these objects, the embedded
 evaluator computes with them, and results are compared and rendered from them. Keeping a single
 representation means there is no conversion layer that could drift from Lean's semantics.
 
