@@ -12,7 +12,6 @@ import pytest
 
 from veriscale.backends.base import Answer, Check, CheckKind
 from veriscale.backends.embedded.backend import EmbeddedBackend
-from veriscale.backends.safety import screen_sections
 from veriscale.benchmark import load_benchmark
 from veriscale.generate.adversaries import (
     Adversary,
@@ -26,6 +25,7 @@ from veriscale.generate.adversaries.mutants import section_mutations, whole_resu
 from veriscale.generate.value_space import is_valid_value
 from veriscale.lean.codec import parse_value
 from veriscale.lean.lexer import EOF, tokenize
+from veriscale.lean.safety import screen_sections
 from veriscale.lean.types import parse_type
 from veriscale.lean.values import NONE, Arr, Nat, Pair, Some, values_equal
 from veriscale.task import LeanFile, Parameter, Signature, Task, TestCase, load_task

@@ -18,8 +18,8 @@ import pytest
 
 from veriscale.backends.base import Check, CheckKind
 from veriscale.backends.embedded.backend import EmbeddedBackend
-from veriscale.compare import same_as_printed
 from veriscale.lean.codec import parse_lean
+from veriscale.lean.printing import same_as_printed
 from veriscale.parallel import LocalExecutor
 from veriscale.stages.audit import args_from_key, audit_benchmark
 from veriscale.stages.audit.record import AuditRecord, RecordedCounterexample, task_digest

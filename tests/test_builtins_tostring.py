@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from veriscale.backends.embedded.builtins import repr_value, to_string
-from veriscale.lean.values import NONE, UNIT, Arr, Char, Ctor, Nat, Pair, Some, Struct, UInt8, Unsupported
+from veriscale.lean.values import NONE, UNIT, Arr, Char, Ctor, Nat, Pair, Some, Struct, UInt8
 
 
 @pytest.mark.parametrize(
@@ -58,7 +58,8 @@ def test_repr_in_argument_position() -> None:
     assert repr_value(-5, 1024) == "(-5)"
 
 
-def test_quote_characters_are_refused() -> None:
-    """The escaping of `'` and `"` in `Char.quote` changed across Lean versions."""
-    with pytest.raises(Unsupported):
-        repr_value(Char("'"))
+def test_quote_characters_print_as_lean_v4_24_prints_them() -> None:
+    """`Char.quoteCore c (inString := false)` escapes `'` (lean4 PR #8742, in the pinned v4.24)."""
+    assert repr_value(Char("'")) == "'\\''"
+    assert repr_value(Char('"')) == "'\\\"'"
+    assert repr_value("it's") == '"it\'s"'

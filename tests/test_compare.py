@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import math
 
-from veriscale.compare import same_as_printed
+from veriscale.lean.printing import same_as_printed
 from veriscale.lean.values import Arr, Nat, Pair, Some
 
 

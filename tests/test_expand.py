@@ -21,7 +21,6 @@ from fake_openai_server import Behaviour, FakeOpenAIServer, HttpError, Reply
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.benchmark import load_benchmark
-from veriscale.compare import same_as_printed
 from veriscale.generate.adversaries import Adversary, llm_free_adversaries
 from veriscale.generate.llm_adversaries import (
     GeneratedSpec,
@@ -32,6 +31,7 @@ from veriscale.generate.llm_adversaries import (
     build_spec_prompt,
     parse_strict_json,
 )
+from veriscale.lean.printing import same_as_printed
 from veriscale.llm import LLMCallError, LLMConfig, RetryPolicy
 from veriscale.stages.audit import args_from_key
 from veriscale.stages.expand import (

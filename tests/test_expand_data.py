@@ -9,7 +9,7 @@ import pytest
 from veriscale.backends.base import Check, CheckKind
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.benchmark import load_benchmark
-from veriscale.compare import same_as_printed
+from veriscale.lean.printing import same_as_printed
 from veriscale.stages.expand import ExpandOptions, ExpandSummary, expand_benchmark
 from veriscale.stages.expand.audit import audit_suite, recheck_unexpected
 from veriscale.stages.score import SUBMITTABLE_SECTIONS, ground_truth_submission, score_suite

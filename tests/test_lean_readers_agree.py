@@ -18,9 +18,9 @@ import pytest
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.parser import parse_term
-from veriscale.backends.safety import screen_lean
 from veriscale.lean.codec import ValueParseError, parse_lean
 from veriscale.lean.lexer import EOF, ERROR, lex
+from veriscale.lean.safety import screen_lean
 from veriscale.lean.values import Nat
 
 # (source, whether Lean reads `#exit` in it as code, whether Lean reports a lexical error)

@@ -10,7 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from veriscale.backends.safety import (
+from veriscale.cli import screen_main
+from veriscale.lean.safety import (
     RULE_REASONS,
     format_findings,
     lex_for_screen,
@@ -18,7 +19,6 @@ from veriscale.backends.safety import (
     screen_lean,
     screen_sections,
 )
-from veriscale.cli import screen_main
 
 FIXTURES = Path(__file__).parent / "fixtures"
 HOSTILE = sorted((FIXTURES / "hostile").glob("*.lean"))

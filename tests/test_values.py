@@ -326,7 +326,7 @@ def test_long_raw_values_are_shortened_in_messages() -> None:
         ("tab\there\nnl\\ \x00 \x7f é", "String", '"tab\\there\\nnl\\\\ \\x00 \\x7f é"'),
         (Char("x"), "Char", "'x'"),
         (Char("'"), "Char", "'\\''"),
-        (Char('"'), "Char", "'\"'"),
+        (Char('"'), "Char", "'\\\"'"),  # Char.quote escapes `"` as Lean's repr does (both read back)
         (Char("\n"), "Char", "'\\n'"),
         (Pair(1, Pair(2, 3)), "Int × Int × Int", "(1, 2, 3)"),
         (Pair(Pair(1, 2), 3), "(Int × Int) × Int", "((1, 2), 3)"),

@@ -237,7 +237,7 @@ def screen(
 def screen_main(paths: list[Path], *, out: TextIO | None = None, err: TextIO | None = None) -> int:
     """``ok`` and 0 when every file is accepted; one line per finding and 1 when one is rejected;
     2 (with a message on ``err``) when a file is missing or unreadable."""
-    from veriscale.backends.safety import format_findings, screen_file
+    from veriscale.lean.safety import format_findings, screen_file
 
     out = out if out is not None else sys.stdout
     err = err if err is not None else sys.stderr

@@ -125,6 +125,15 @@ class LeanSection(BaseModel):
     start_marker: str
     body: str
     end_marker: str
+    substituted: bool = Field(default=False, exclude=True)
+    """The body was put in by :meth:`LeanFile.with_sections` (generated or submitted text), not read
+    from a task file: untrusted, so every engine's gate screens it (``veriscale.backends.gate``).
+    Provenance, not content: it is neither written out nor compared."""
+
+    def __eq__(self, other: object) -> bool:
+        if not isinstance(other, LeanSection):
+            return NotImplemented
+        return self.model_dump() == other.model_dump()
 
     @property
     def type(self) -> str | None:
@@ -320,7 +329,7 @@ class LeanFile(BaseModel):
                 done.add(seg.name)
                 if body and not body.endswith("\n"):
                     body += "\r\n" if seg.start_marker.endswith("\r\n") else "\n"
-                seg = seg.model_copy(update={"body": body})
+                seg = seg.model_copy(update={"body": body, "substituted": True})
             segments.append(seg)
         return LeanFile(segments=segments)
 

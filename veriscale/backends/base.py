@@ -129,5 +129,13 @@ class Backend(ABC):
         such pass of its own (its answers then carry any failure, as real Lean's do)."""
         return None
 
+    def reading_problems(self, original: Task, copy: Task) -> tuple[list[str], list[str]]:
+        """Where this engine would read ``copy`` (``original`` with substituted sections)
+        differently from real Lean, beyond what :meth:`diagnose` reports: ``(definite, doubtful)``.
+        ``definite``: Lean rejects the copy and the engine would not notice (so the copy fails);
+        ``doubtful``: the engine cannot tell (so nothing computed from the copy may count as a
+        pass). Real Lean reads every file as Lean does: nothing, by default."""
+        return [], []
+
     def close(self) -> None:  # noqa: B027 - optional hook, most engines hold nothing
         """Release processes or other resources."""

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Literal
 
 from veriscale.backends.base import Backend
+from veriscale.backends.gate import ScreenedBackend
 from veriscale.parallel import WorkerSetup
 
 BackendName = Literal["auto", "embedded", "lean"]
@@ -30,7 +31,11 @@ def resolve_backend_name(name: str) -> str:
 
 
 def make_backend(name: str) -> Backend:
-    resolved = resolve_backend_name(name)
+    """The engine ``name`` names, behind the safety gate (:mod:`veriscale.backends.gate`)."""
+    return ScreenedBackend(_make_engine(resolve_backend_name(name)))
+
+
+def _make_engine(resolved: str) -> Backend:
     if resolved == "embedded":
         from veriscale.backends.embedded.backend import EmbeddedBackend
 

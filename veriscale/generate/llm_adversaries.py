@@ -19,7 +19,7 @@ fenced block) of exactly the requested shape (pydantic models with ``extra="forb
 that is not is a *bad reply*, counted by step and reason (``problem_model: not-json``,
 ``spec: schema``, ``lazy_impl: bad-element`` ...) and yields nothing; a refusal, an empty or a
 truncated reply is counted in ``failures``. Nothing here screens or runs the code: the caller
-screens every adversary (``backends.safety.screen_sections``) and evaluates it.
+screens every adversary (``lean.safety.screen_sections``) and evaluates it.
 
 Errors: a request the server rejects for this task (HTTP 400/413/422), a call that fails for good
 after retries (timeouts, connection, 429, 5xx, unreadable response) and an exhausted token budget

@@ -64,6 +64,7 @@ from functools import lru_cache
 from typing import Any
 
 from veriscale.lean.lexer import CHAR, EOF, IDENT, KEYWORD, NUM, SCI, STR, SYM, Token, lex
+from veriscale.lean.printing import quote_char, quote_string
 from veriscale.lean.types import (
     FunType,
     LeanType,
@@ -900,39 +901,6 @@ def _parse_struct_native(raw: Any, ty: LeanType, structs: Mapping[str, StructDef
 
 # ---------------------------------------------------------------------------------------------
 # Rendering Lean literals
-
-
-def _quote_char_core(c: str, in_string: bool) -> str:
-    # Mirrors Lean's `Char.quoteCore`, plus `\'` inside character literals.
-    if c == "\n":
-        return "\\n"
-    if c == "\t":
-        return "\\t"
-    if c == "\\":
-        return "\\\\"
-    if c == '"' and in_string:
-        return '\\"'
-    if c == "'" and not in_string:
-        return "\\'"
-    code = ord(c)
-    if code <= 31 or code == 0x7F:
-        return f"\\x{code:02x}"
-    return c
-
-
-_NEEDS_STRING_ESCAPE = re.compile(r'[\x00-\x1f\x7f"\\]')
-
-
-def quote_string(s: str) -> str:
-    """A Lean string literal for ``s`` (Lean's ``String.quote`` escapes)."""
-    if not _NEEDS_STRING_ESCAPE.search(s):
-        return f'"{s}"'
-    return '"' + "".join(_quote_char_core(c, True) for c in s) + '"'
-
-
-def quote_char(c: str) -> str:
-    """A Lean character literal for ``c``."""
-    return "'" + _quote_char_core(c, False) + "'"
 
 
 def _same_float(a: float, b: float) -> bool:

@@ -31,6 +31,7 @@ of sets, and compared structurally with ``==``.
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -219,36 +220,52 @@ class LeanFunction(Protocol):
 # Structural equality with Lean's view of floats
 
 
+def structurally_equal(a: Any, b: Any, same_float: Callable[[float, float], bool]) -> bool:
+    """The one structural comparison of runtime values; ``same_float`` decides between two floats.
+
+    Values of different Lean types are never equal (``Nat`` vs ``Int``, ``List`` vs ``Array``: a
+    stored value is parsed at the declared type, so a mismatch is a real difference). Containers
+    compare element by element, so a float anywhere inside is judged by ``same_float``.
+    """
+    if isinstance(a, float) or isinstance(b, float):
+        return isinstance(a, float) and isinstance(b, float) and same_float(a, b)
+    if type(a) is not type(b):
+        return False
+    if isinstance(a, (tuple, Arr)):
+        return len(a) == len(b) and all(structurally_equal(x, y, same_float) for x, y in zip(a, b))
+    if isinstance(a, Pair):
+        return structurally_equal(a.fst, b.fst, same_float) and structurally_equal(a.snd, b.snd, same_float)
+    if isinstance(a, Some):
+        return structurally_equal(a.value, b.value, same_float)
+    if isinstance(a, Struct):
+        return (
+            a.type_name == b.type_name
+            and len(a.fields) == len(b.fields)
+            and all(
+                n1 == n2 and structurally_equal(v1, v2, same_float)
+                for (n1, v1), (n2, v2) in zip(a.fields, b.fields)
+            )
+        )
+    if isinstance(a, Ctor):
+        return a.name == b.name and structurally_equal(a.args, b.args, same_float)
+    return bool(a == b)
+
+
+def _same_double(a: float, b: float) -> bool:
+    if math.isnan(a) or math.isnan(b):
+        return math.isnan(a) and math.isnan(b)
+    return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
+
+
 def values_equal(a: Any, b: Any) -> bool:
     """Structural equality used to compare a computed value with a stored one.
 
     Floats compare by their bits' meaning rather than IEEE ``==``: a stored ``Float.nan`` equals a
     computed NaN (``#eval`` prints both as ``NaN``), and ``0.0`` differs from ``-0.0`` because Lean
-    prints them differently.
+    prints them differently. (Comparing with a value Lean *printed* goes through
+    :func:`veriscale.lean.printing.same_as_printed`, the same walk with floats compared as printed.)
     """
-    if isinstance(a, float) or isinstance(b, float):
-        if not (isinstance(a, float) and isinstance(b, float)):
-            return False
-        if math.isnan(a) or math.isnan(b):
-            return math.isnan(a) and math.isnan(b)
-        return a == b and math.copysign(1.0, a) == math.copysign(1.0, b)
-    if type(a) is not type(b):
-        # Nat vs Int etc. are different Lean types; a stored value is parsed at the declared type,
-        # so a mismatch here is a real difference.
-        return False
-    if isinstance(a, tuple):
-        return len(a) == len(b) and all(values_equal(x, y) for x, y in zip(a, b))
-    if isinstance(a, Pair):
-        return values_equal(a.fst, b.fst) and values_equal(a.snd, b.snd)
-    if isinstance(a, Some):
-        return values_equal(a.value, b.value)
-    if isinstance(a, Struct):
-        return a.type_name == b.type_name and all(
-            n1 == n2 and values_equal(v1, v2) for (n1, v1), (n2, v2) in zip(a.fields, b.fields)
-        ) and len(a.fields) == len(b.fields)
-    if isinstance(a, Ctor):
-        return a.name == b.name and values_equal(a.args, b.args)
-    return bool(a == b)
+    return structurally_equal(a, b, _same_double)
 
 
 # ---------------------------------------------------------------------------------------------

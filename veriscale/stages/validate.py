@@ -27,8 +27,8 @@ from pydantic import BaseModel, Field
 from veriscale.backends.base import Answer, Backend, Check, CheckKind
 from veriscale.backends.select import worker_engine, worker_engine_setup
 from veriscale.benchmark import load_benchmark
-from veriscale.compare import same_as_printed
 from veriscale.lean.codec import quote_string, render_value
+from veriscale.lean.printing import same_as_printed
 from veriscale.parallel import Executor, LocalExecutor, Progress, worker_memory_limit
 from veriscale.task import Task, TestCase
 from veriscale.typed_task import TypedTask, TypedTaskError, ValueProblem, typed_view

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, SourceDiagnostic, UnknownReason
 from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded import reading
 from veriscale.backends.embedded.binders import explicit_params, is_proof_binder
 from veriscale.backends.embedded.compiler import Compiler, DefCtx, Scope, _needs_int
 from veriscale.backends.embedded.env import UserDef
@@ -109,6 +110,10 @@ class EmbeddedBackend(Backend):
                                      rule="elaborator-failure")]
         return [SourceDiagnostic(kind=d.kind, line=d.line, col=d.col, message=d.message, rule=d.rule)
                 for d in report.diagnostics]
+
+    def reading_problems(self, original: Task, copy: Task) -> tuple[list[str], list[str]]:
+        """Redeclarations Lean rejects and commands the parser skips (:mod:`.reading`)."""
+        return reading.reading_problems(original, copy)
 
     def start_unit(self) -> None:
         self._task_steps.clear()

@@ -12,7 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from veriscale.backends.embedded.registry import Builtin
-from veriscale.lean.values import BudgetExceeded
+from veriscale.lean import printing
+from veriscale.lean.values import Arr, BudgetExceeded
 
 
 class Budget:
@@ -310,6 +311,14 @@ class LeanSubarray:
     def items(self) -> tuple[Any, ...]:
         """The elements of the region, in index order."""
         return tuple(self.array[self.start : self.stop])
+
+    def lean_to_string(self) -> str:
+        """``instance : ToString (Subarray α)``: ``toString s.toArray``."""
+        return printing.to_string(Arr(self.items()))
+
+    def lean_repr(self, prec: int) -> str:
+        """``Subarray.repr s = repr s.toArray ++ ".toSubarray"`` (the precedence is ignored)."""
+        return printing.repr_value(Arr(self.items())) + ".toSubarray"
 
     def __repr__(self) -> str:
         return f"LeanSubarray({self.array!r}, {self.start}, {self.stop})"

@@ -26,9 +26,9 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from veriscale.backends.base import Backend, Check, CheckKind
-from veriscale.backends.safety import screen_sections
 from veriscale.games.common import InputError, extract_json_object, parse_input, signature_text
 from veriscale.games.falsify.build import FalsifyGame
+from veriscale.lean.safety import screen_sections
 from veriscale.task import Task
 from veriscale.typed_task import TypedTask, typed_view
 

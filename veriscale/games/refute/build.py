@@ -29,10 +29,10 @@ from pathlib import Path
 from typing import Any
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind
-from veriscale.compare import same_as_printed
 from veriscale.games.common import stored_input
 from veriscale.generate.adversaries import Adversary, template_adversaries
 from veriscale.generate.adversaries.mutants import Mutation
+from veriscale.lean.printing import same_as_printed
 from veriscale.stages.expand.writer import KILL_MATRIX_FILE, SUMMARY_FILE
 from veriscale.task import Task, TaskLoadError, load_task
 from veriscale.typed_task import TypedTask, TypedTaskError, typed_view

@@ -27,7 +27,6 @@ from dataclasses import dataclass, field
 from typing import Any, Literal, Protocol
 
 from veriscale.backends.base import Backend, Check, CheckKind
-from veriscale.compare import same_as_printed
 from veriscale.games.common import (
     InputError,
     answer_text,
@@ -37,6 +36,7 @@ from veriscale.games.common import (
     signature_text,
 )
 from veriscale.games.refute.build import DIFFICULTY_BUCKETS, RefuteItem
+from veriscale.lean.printing import same_as_printed
 from veriscale.task import Task
 from veriscale.typed_task import TypedTask, typed_view
 

@@ -1,9 +1,9 @@
 """Mutants of the reference implementation: one small, type-preserving change to its source text.
 
-The ``code`` and ``code_aux`` section bodies are tokenized with the embedded engine's lexer and
-each change is applied at a token's exact character offsets, so a mutant is real Lean source that
-the real Lean backend compiles as well as the embedded one evaluates. (``solution_aux`` is never
-touched: some tasks share it with the specification.)
+The ``code`` and ``code_aux`` section bodies are tokenized with the Lean lexer
+(:mod:`veriscale.lean.lexer`) and each change is applied at a token's exact character offsets, so a
+mutant is real Lean source that the real Lean backend compiles as well as the embedded one
+evaluates. (``solution_aux`` is never touched: some tasks share it with the specification.)
 
 Mutation operators (family names as used for capping):
 

@@ -31,8 +31,8 @@ from typing import Any
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason, stopped_by_a_clock
 from veriscale.benchmark import load_benchmark
-from veriscale.compare import same_as_printed
 from veriscale.lean.codec import ValueParseError, parse_lean, render_value
+from veriscale.lean.printing import same_as_printed
 from veriscale.parallel import Executor, LocalExecutor, Progress, WorkerSetup, worker_memory_limit
 from veriscale.stages.audit.conjuncts import split_conjuncts
 from veriscale.stages.audit.models import AuditOptions, BenchmarkAudit, Finding, TaskAudit
@@ -106,6 +106,9 @@ class _ClockWatch(Backend):
 
     def diagnose(self, task: Task) -> Any:
         return self.inner.diagnose(task)
+
+    def reading_problems(self, original: Task, copy: Task) -> tuple[list[str], list[str]]:
+        return self.inner.reading_problems(original, copy)
 
     def close(self) -> None:
         self.inner.close()

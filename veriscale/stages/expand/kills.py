@@ -2,7 +2,7 @@
 
 Every adversary that passes the safety screen is run (``code`` checks on
 ``task.with_sections(**adversary.sections)``) on every accept input of the task -- no sampling.
-Where its output differs from the expected output (``compare.same_as_printed``), the ground-truth
+Where its output differs from the expected output (``printing.same_as_printed``), the ground-truth
 postcondition is asked about (input, that output); the adversary is *killed* by the test when the
 answer is ``false``. Each distinct (input, output) pair is asked about once, whichever adversary
 produced it. Adversaries that never differ from the reference on the kept inputs (equivalent
@@ -35,9 +35,9 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
-from veriscale.backends.safety import screen_sections
-from veriscale.compare import same_as_printed
 from veriscale.lean.codec import ValueParseError, parse_value, to_json
+from veriscale.lean.printing import same_as_printed
+from veriscale.lean.safety import screen_sections
 from veriscale.lean.types import LeanType, StructDef
 from veriscale.stages.expand.budget import ChunkSizer, TaskBudget
 from veriscale.stages.expand.models import AdversaryCounts, ExpandOptions, UnexpectedCounts

@@ -47,8 +47,8 @@ from pydantic import BaseModel, ConfigDict
 
 from veriscale.backends.base import Backend, Check, CheckKind
 from veriscale.benchmark import load_benchmark
-from veriscale.compare import same_as_printed
 from veriscale.lean.codec import ValueParseError, render_value
+from veriscale.lean.printing import same_as_printed
 from veriscale.parallel import (
     Executor,
     LocalExecutor,

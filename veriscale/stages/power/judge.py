@@ -4,7 +4,7 @@ Every suite's checks are the Verina checks a submission would face:
 
 * precondition: true on every test input (label ``True``), false on every reject input (``False``);
 * postcondition: true on (input, expected) (``True``), false on (input, unexpected) (``False``);
-* code: the output equals the expected output (typed values, ``compare.same_as_printed``).
+* code: the output equals the expected output (typed values, ``printing.same_as_printed``).
 
 A flawed specification is *caught* by a suite when it fails one of the suite's checks that the
 ground truth passes (both decided): it rejects a test input or accepts a reject input, rejects an
@@ -37,9 +37,9 @@ from typing import Any, Literal
 from pydantic import BaseModel
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
-from veriscale.backends.safety import screen_sections
-from veriscale.compare import same_as_printed
 from veriscale.lean.codec import render_value
+from veriscale.lean.printing import same_as_printed
+from veriscale.lean.safety import screen_sections
 from veriscale.stages.power.items import PowerItem
 from veriscale.stages.power.pool import (
     DEFAULT_POOL_SEED,

@@ -7,7 +7,7 @@ A metric's checks (Verina's definitions):
 * ``postcond_complete`` the postcondition is true on (input, expected) of every test;
 * ``postcond_sound``    the postcondition is false on (input, u) for every unexpected output u;
 * ``code``              the code returns the expected output on every test input, compared as
-  typed values in Python (:func:`veriscale.compare.same_as_printed`), never with a ``BEq`` the
+  typed values in Python (:func:`veriscale.lean.printing.same_as_printed`), never with a ``BEq`` the
   submission could have supplied;
 * ``proof``             the theorem is proved (real Lean only).
 
@@ -26,16 +26,15 @@ the safety screen first; a rejected section fails every metric of the groups tha
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
-from veriscale.backends.safety import Finding, screen_lean
-from veriscale.compare import same_as_printed
 from veriscale.lean.codec import ValueParseError, parse_lean, render_value
+from veriscale.lean.printing import same_as_printed
+from veriscale.lean.safety import Finding, screen_lean
 from veriscale.lean.types import LeanType
 from veriscale.stages.score.models import Bound, FailingTests, TaskScore
 from veriscale.stages.score.submission import SUBMITTABLE_SECTIONS, Submission
@@ -405,74 +404,6 @@ def screen_submission(submission: Submission) -> dict[str, list[str]]:
     return out
 
 
-@functools.lru_cache(maxsize=32)
-def _declared_names(text: str) -> tuple[list[str], int]:
-    """Top-level names a Lean text declares (with repeats) and its number of unparsed commands."""
-    from veriscale.backends.embedded import ast as A
-    from veriscale.backends.embedded.parser import parse_file
-
-    names: list[str] = []
-    errors = 0
-    stack: list[str] = []
-    for cmd in parse_file(text).commands:
-        ns = ".".join(stack)
-        if isinstance(cmd, A.NamespaceCmd):
-            stack.extend(cmd.name.split("."))
-        elif isinstance(cmd, A.EndCmd):
-            if cmd.name:
-                for _ in cmd.name.split("."):
-                    if stack:
-                        stack.pop()
-        elif isinstance(cmd, A.CommandError):
-            errors += 1
-        elif isinstance(cmd, (A.DefCmd, A.StructureCmd, A.InductiveCmd)):
-            if isinstance(cmd, A.DefCmd) and cmd.kind in ("example", "instance"):
-                continue
-            full = f"{ns}.{cmd.name}" if ns else cmd.name
-            names.append(full)
-            if isinstance(cmd, A.DefCmd):
-                names.extend(f"{full}.{helper.name}" for helper in cmd.where)
-    return names, errors
-
-
-def embedded_reading_problems(original: Task, copy: Task) -> tuple[list[str], list[str]]:
-    """What the embedded engine would get wrong about the copy compared with real Lean.
-
-    Returns ``(definite, doubtful)``: ``definite`` are redeclarations Lean rejects (a name declared
-    twice, or a builtin Lean already has) -- the embedded engine would silently let the last
-    declaration win; ``doubtful`` are commands of the submission the embedded parser cannot read
-    (Lean may or may not accept them), which only lower the lower bound.
-    """
-    import veriscale.backends.embedded.builtins  # noqa: F401  (registers the builtins)
-    from veriscale.backends.embedded.registry import BUILTINS
-
-    original_text, copy_text = original.lean_text(), copy.lean_text()
-    if copy_text == original_text:
-        return [], []
-    try:
-        before, before_errors = _declared_names(original_text)
-        after, after_errors = _declared_names(copy_text)
-    except Exception as exc:  # noqa: BLE001 - a lexing failure is the engine's to report
-        return [], [f"the embedded parser cannot read the file: {_clip(str(exc), 120)}"]
-    definite: list[str] = []
-    seen: set[str] = set()
-    counts_before = {n: before.count(n) for n in set(before)}
-    for name in after:
-        if name in seen:
-            if after.count(name) > counts_before.get(name, 0):
-                definite.append(f"`{name}` is declared twice (Lean rejects the redeclaration)")
-            continue
-        seen.add(name)
-        if name in BUILTINS and name not in counts_before:
-            definite.append(f"`{name}` already exists in Lean (Lean rejects the redeclaration)")
-    doubtful = []
-    if after_errors > before_errors:
-        doubtful.append(
-            f"{after_errors - before_errors} command(s) of the submission do not parse in the embedded engine"
-        )
-    return sorted(set(definite)), doubtful
-
-
 def elaboration_problems(original: Task, copy: Task, submitted: tuple[str, ...],
                          backend: Backend) -> tuple[list[str], list[str]]:
     """What reading the copy as Lean does finds against the submission: ``(rejected, undecided)``.
@@ -557,18 +488,15 @@ def score_group(
                 f"{m}: error: the suite's signature cannot be read: {_clip(exc.reason)}" for m in metrics]), started)
     plan = plan_metrics(view, metrics)
 
-    notes: list[str] = []
     rejected, undecided = elaboration_problems(task, copy, tuple(sections), backend)
     if rejected:
         return _finish(_all_fail(task.id, group, [f"{m}: error: {r}" for m in metrics for r in rejected[:3]]),
                        started)
-    if backend.name == "embedded":
-        definite, doubtful = embedded_reading_problems(task, copy)
-        if definite:
-            return _finish(_all_fail(task.id, group, [f"{m}: error: {d}" for m in metrics for d in definite[:3]]),
-                           started)
-        notes = doubtful
-    notes = notes + undecided[:3]
+    definite, doubtful = backend.reading_problems(task, copy)
+    if definite:
+        return _finish(_all_fail(task.id, group, [f"{m}: error: {d}" for m in metrics for d in definite[:3]]),
+                       started)
+    notes = doubtful + undecided[:3]
     for state in plan.states:
         if notes:
             state.lower_cap = True

@@ -24,6 +24,7 @@ from typing import Any
 import veriscale.backends.embedded.builtins.numbers as _numbers  # the submodule, not the package: no import cycle
 from veriscale.backends.embedded.builtins._core import FIXED_WIDTH_BY_NAME
 from veriscale.backends.embedded.registry import builtin
+from veriscale.lean.printing import float_to_string
 from veriscale.lean.values import Unsupported
 
 INF = math.inf
@@ -199,13 +200,6 @@ builtin("UInt64.toFloat", ": UInt64 → Float", verified=False)(lambda a: float(
 
 # ---------------------------------------------------------------------------------------------
 # Library
-
-
-def float_to_string(x: float) -> str:
-    """``Float.toString``: ``"NaN"`` or C ``%f``."""
-    if math.isnan(x):
-        return "NaN"
-    return f"{x:f}"
 
 
 builtin("Float.toString", ": Float → String", verified=False)(float_to_string)

@@ -53,6 +53,7 @@ from veriscale.backends.embedded.builtins.order import (
 from veriscale.backends.embedded.builtins.sublists import SublistFamily
 from veriscale.backends.embedded.registry import alias, builtin
 from veriscale.backends.embedded.runtime_support import binary, unary
+from veriscale.lean.printing import to_string
 from veriscale.lean.values import NONE, Arr, Nat, Pair, Some, Unsupported
 
 Fn = Callable[..., Any]
@@ -740,8 +741,6 @@ def list_reduce_option(xs: tuple) -> tuple:
 
 
 def _to_string(xs: tuple) -> str:
-    from veriscale.backends.embedded.builtins.tostring import to_string
-
     return to_string(tuple(xs))
 
 

@@ -2,7 +2,9 @@
 
 Model-written code, specs and proofs, and LLM-written adversaries, are untrusted text. Before an
 engine elaborates or evaluates them, :func:`screen_lean` rejects every construct that could fool a
-scorer or escape the sandbox. The screen is a token-level rule set over the shared Lean lexer
+scorer or escape the sandbox; every engine made by ``veriscale.backends.select.make_backend`` sits
+behind a gate (``veriscale.backends.gate``) that applies it to every generated or submitted
+section it is handed. The screen is a token-level rule set over the shared Lean lexer
 (:mod:`veriscale.lean.lexer`, the one the engine and the values reader use), no parser: what is
 code, comment or literal is decided by Lean's own lexical rules, so a ``#exit`` or ``sorry`` hidden
 or revealed by hostile comment nesting is judged as Lean reads it. Where Lean's reading depends on
