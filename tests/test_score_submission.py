@@ -72,3 +72,19 @@ def test_submission_rejects_unknown_keys_and_non_strings() -> None:
         Submission.model_validate({"task": "t", "import": "Mathlib"})
     with pytest.raises(ValueError):
         Submission.model_validate({"task": "t", "code": None, "extra": 1})
+
+
+def test_failing_input_of_a_user_structure_is_shown_as_lean() -> None:
+    # A reason line shows a failing input at its type with the task's structures, never Python's
+    # repr of the runtime value (which a reader cannot paste back into Lean).
+    from veriscale.lean.codec import parse_value
+    from veriscale.lean.types import parse_structures, parse_type
+    from veriscale.stages.score.scoring import _brief
+
+    structs = parse_structures("structure Span where\n  lo : Int\n  hi : Int\n")
+    span = parse_type("Span")
+    value = parse_value("{ lo := -1, hi := 3 }", span, structs)
+    shown = _brief(value, span, structs)
+    assert "Struct(" not in shown and "lo := -1" in shown and "hi := 3" in shown
+    # without the structures the codec cannot render it; Lean's repr is the fallback
+    assert "Struct(" not in _brief(value, span, {})

@@ -27,15 +27,15 @@ the safety screen first; a rejected section fails every metric of the groups tha
 from __future__ import annotations
 
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.lean.codec import ValueParseError, parse_lean, render_value
-from veriscale.lean.printing import same_as_printed
+from veriscale.lean.printing import repr_value, same_as_printed
 from veriscale.lean.safety import Finding, screen_lean
-from veriscale.lean.types import LeanType
+from veriscale.lean.types import LeanType, StructDef
 from veriscale.stages.score.models import Bound, FailingTests, TaskScore
 from veriscale.stages.score.submission import SUBMITTABLE_SECTIONS, Submission
 from veriscale.task import Task, TestCase
@@ -85,14 +85,21 @@ def _clip(text: str, limit: int = MAX_DETAIL) -> str:
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
-def _brief(value: Any, ty: LeanType | None) -> str:
-    """A short rendering of a (possibly huge) value for a reason line."""
+def _brief(value: Any, ty: LeanType | None, structs: Mapping[str, StructDef]) -> str:
+    """A short rendering of a (possibly huge) value for a reason line, as Lean text.
+
+    The value is rendered as a term of its type (with the task's structures); a value the codec
+    cannot render at that type is shown by Lean's ``repr`` -- never by Python's, which a reader
+    of a Lean benchmark cannot paste back."""
     if isinstance(value, (tuple, list, str)) and len(value) > 200:
         return f"<a value of length {len(value)}>"
     try:
-        text = render_value(value, ty) if ty is not None else repr(value)
+        text = render_value(value, ty, structs) if ty is not None else repr_value(value)
     except Exception:  # noqa: BLE001 - the rendering only explains a verdict
-        text = repr(value)
+        try:
+            text = repr_value(value)
+        except Exception:  # noqa: BLE001
+            text = f"<a {type(value).__name__} value>"
     return _clip(text, 80)
 
 
@@ -221,7 +228,7 @@ class Judge:
 
     def input_text(self, planned: Planned) -> dict[str, str]:
         types = self.view.param_types
-        return {name: _brief(value, types.get(name)) for name, value in planned.check.args.items()}
+        return {name: _brief(value, types.get(name), self.view.structs) for name, value in planned.check.args.items()}
 
     def judge(self, state: MetricState, planned: Planned, answer: Answer) -> None:
         label = planned.label
@@ -255,7 +262,7 @@ class Judge:
         }.get(state.metric, f"decided {got}, should be {planned.expect}")
         output = None
         if planned.check.kind == CheckKind.POSTCOND:
-            output = _brief(planned.check.output, self.view.return_type)
+            output = _brief(planned.check.output, self.view.return_type, self.view.structs)
         state.fail(label, what, input=self.input_text(planned), returned=str(got).lower(),
                    expected=str(planned.expect).lower(), output=output)
 
@@ -279,7 +286,7 @@ class Judge:
             state.skip(planned.label, f"{explained[0]}: {_clip(explained[1], 100)}")
             return
         ty = self.view.return_type
-        returned, expected = _brief(value, ty), _brief(planned.expect, ty)
+        returned, expected = _brief(value, ty, self.view.structs), _brief(planned.expect, ty, self.view.structs)
         state.fail(planned.label, f"returned {returned}, expected {expected}", input=self.input_text(planned),
                    returned=returned, expected=expected)
 
