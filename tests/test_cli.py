@@ -156,13 +156,16 @@ def test_exact_without_its_extra_is_one_line(tmp_path: Path, monkeypatch: pytest
     ["power", str(MINI), str(MINI)],
     ["audit", str(MINI)],
     ["export", str(MINI), "--out", "{tmp}/hf"],
+    ["reduce", str(MINI), "--out", "{tmp}/lite"],
+    ["inspect", str(MINI)],
+    ["bench", "load", str(MINI)],
 ])
 def test_no_matching_task_id_is_one_line(tmp_path: Path, command: list[str]) -> None:
     args = [part.replace("{tmp}", str(tmp_path)) for part in command]
     result = runner.invoke(app, [*args, "--tasks", "no_such_task", "--workers", "1"] if command[0] in
                            ("validate", "expand", "power") else [*args, "--tasks", "no_such_task"])
     _one_line_error(result, "no_such_task")
-    assert not (tmp_path / "plus").exists()
+    assert not (tmp_path / "plus").exists() and not (tmp_path / "lite").exists()
 
 
 def test_no_matching_task_id_in_score_is_one_line(tmp_path: Path) -> None:
@@ -190,3 +193,57 @@ def test_quiet_prints_no_progress(tmp_path: Path) -> None:
     result = runner.invoke(app, ["validate", str(MINI), "--tasks", "mini_clamp", "--workers", "1", "--quiet"])
     assert result.exit_code == 0, result.output
     assert result.stderr == ""
+
+
+def test_eval_without_an_api_key_is_one_line_and_leaves_no_run_directory(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    monkeypatch.delenv("OPENAI_BASE_URL", raising=False)
+    monkeypatch.chdir(tmp_path)
+    out = tmp_path / "run"
+    result = runner.invoke(app, ["eval", "--model", "gpt-4o-mini", "--suite", str(MINI), "--mode", "codegen",
+                                 "--out", str(out), "--quiet"])
+    _one_line_error(result, "OPENAI_API_KEY")
+    assert not out.exists() and not (tmp_path / "runs").exists()
+
+
+def test_no_matching_task_id_in_eval_and_compare_is_one_line(tmp_path: Path) -> None:
+    submissions = tmp_path / "answers.jsonl"
+    submissions.write_text('{"task": "mini_clamp", "code": "x"}\n', encoding="utf-8")
+    compare = runner.invoke(app, ["compare", str(submissions), "--suite", str(MINI), "--suite", str(MINI),
+                                  "--tasks", "nope", "--workers", "1"])
+    _one_line_error(compare, "nope")
+    evaluate = runner.invoke(app, ["eval", "--model", "m", "--suite", str(MINI), "--mode", "codegen",
+                                   "--base-url", "http://127.0.0.1:9/v1", "--tasks", "nope", "--out",
+                                   str(tmp_path / "run")])
+    _one_line_error(evaluate, "nope")
+    assert not (tmp_path / "run").exists()
+
+
+@pytest.mark.parametrize("command", [
+    ["validate", "--workers", "1", "--quiet"],
+    ["audit", "--workers", "1", "--quiet", "--no-search"],
+    ["inspect"],
+])
+def test_a_broken_task_that_was_not_selected_is_not_reported(tmp_path: Path, command: list[str]) -> None:
+    bench = tmp_path / "bench"
+    shutil.copytree(MINI, bench)
+    lean = bench / "mini_clamp" / "task.lean"
+    lean.write_text(lean.read_text(encoding="utf-8").replace("@end code", "@end postcond", 1), encoding="utf-8")
+    chosen = runner.invoke(app, [command[0], str(bench), *command[1:], "--tasks", "mini_count_evens"])
+    assert chosen.exit_code == 0, chosen.output
+    assert "mini_clamp" not in chosen.output, chosen.output
+    both = runner.invoke(app, [command[0], str(bench), *command[1:], "--tasks", "mini_count_evens,mini_clamp"])
+    assert both.exit_code == 0 and "mini_clamp" in both.output  # the selected broken task is reported
+
+
+def test_expand_reports_only_the_selected_tasks_load_failures(tmp_path: Path) -> None:
+    bench = tmp_path / "bench"
+    shutil.copytree(MINI, bench)
+    lean = bench / "mini_clamp" / "task.lean"
+    lean.write_text(lean.read_text(encoding="utf-8").replace("@end code", "@end postcond", 1), encoding="utf-8")
+    result = runner.invoke(app, ["expand", str(bench), "--out", str(tmp_path / "plus"), "--tasks",
+                                 "mini_count_evens", "--workers", "1", "--quiet", "--task-steps", "200000"])
+    assert result.exit_code == 0, result.output
+    assert "not loaded" not in result.output and "mini_clamp" not in result.output

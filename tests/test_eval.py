@@ -386,7 +386,11 @@ def test_cli_eval_writes_the_default_layout(code_server: FakeOpenAIServer, tmp_p
     for name in ("run.sqlite", "replies.jsonl", "submissions.jsonl", "score.json", "summary.json"):
         assert (run_dir / name).is_file(), name
     assert "1 usable replies, 0 failed" in result.output
-    assert "code" in result.output and "lower 1/1" in result.output
+    # the totals table: a header row, then one row per metric with its bounds as count/samples (rate)
+    lines = result.stdout.splitlines()
+    header = next(i for i, line in enumerate(lines) if line.split() == ["metric", "lower", "upper"])
+    rows = {line.split()[0]: line.split()[1:] for line in lines[header + 1:] if line and not line.startswith("wrote")}
+    assert rows["code"] == ["1/1", "(100.0%)", "1/1", "(100.0%)"]
 
     bad = CliRunner().invoke(app, ["eval", "--model", "m", "--suite", str(suite), "--mode", "lemmas"])
     assert bad.exit_code == 2 and "--mode must be codegen, specgen or proofgen" in bad.output

@@ -53,6 +53,11 @@ def test_a_sample_passing_the_original_and_failing_plus_is_listed_with_its_input
     assert (test.returned, test.expected) == (str(x - 1), str(x))
     text = format_comparison(comparison)
     assert f"mini_clamp code fails plus: {test.first}" in text and f"x = {x}" in text
+    # The side-by-side table: pass@1 lower-upper per suite, then the change of the lower bound.
+    rows = {line.split()[0]: line.split()[1:] for line in text.splitlines()[1:] if line and not line[0].isspace()}
+    assert rows["metric"] == ["original", "plus", "lite", "change", "plus", "change", "lite"]
+    assert rows["code"][:4] == ["1.000-1.000", "0.500-0.500", f"{code.rates['lite'][0]:.3f}-{code.rates['lite'][1]:.3f}",
+                                "-0.500"]
 
 
 def test_cli_compare(suites: tuple[Path, Path], tmp_path: Path) -> None:

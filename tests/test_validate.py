@@ -7,7 +7,7 @@ from pathlib import Path
 
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.lean.values import Arr
-from veriscale.stages.validate import format_report, summarize, validate_task
+from veriscale.stages.validate import ALL_KINDS, format_report, summarize, validate_task
 from veriscale.task import Task, load_task
 from veriscale.typed_task import typed_view
 
@@ -130,6 +130,12 @@ def test_report_totals_and_table() -> None:
     assert report.checks_per_second == round(result.checks / 2.0, 1)
     text = format_report(report, verbose=True)
     assert "mini_running_max" in text and "100.0% full" in text
+    # The table: a header, a row per task and a TOTAL row, each cell agree/disagree/unknown.
+    rows = {line.split()[0]: line.split()[1:] for line in text.splitlines() if line.strip()}
+    assert rows["task"] == ["status", "pre+", "pre-", "code", "post+", "post-"]
+    cells = [f"{c.agree}/{c.disagree}/{c.unknown}" for c in (report.totals[k] for k in ALL_KINDS)]
+    assert rows["TOTAL"] == cells and rows["mini_running_max"] == ["full", *cells]
+    assert max(map(len, text.splitlines())) <= 160
 
 
 def test_a_crashing_worker_costs_its_task_not_the_run(monkeypatch) -> None:  # type: ignore[no-untyped-def]

@@ -4,17 +4,28 @@ from __future__ import annotations
 
 import time
 from collections import Counter
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from dataclasses import replace
 from pathlib import Path
 
 from veriscale.benchmark import load_benchmark
+from veriscale.stages.score import NoTaskSelected
 from veriscale.typed_task import TypedTaskError, typed_view
 
 
-def bench_load(path: Path, *, echo: Callable[[str], None] = print) -> dict[str, float | int]:
-    """Load a benchmark, parse every stored value at its type, find duplicate inputs; print timings."""
+def bench_load(
+    path: Path, *, echo: Callable[[str], None] = print, tasks: Sequence[str] | None = None
+) -> dict[str, float | int]:
+    """Load a benchmark, parse every stored value at its type, find duplicate inputs; print timings.
+    With ``tasks`` only those tasks are counted and parsed (loading reads the whole benchmark)."""
     t0 = time.perf_counter()
     loaded = load_benchmark(path)
+    if tasks:
+        wanted = set(tasks)
+        loaded = replace(loaded, tasks=[t for t in loaded.tasks if t.id in wanted],
+                         failures=[f for f in loaded.failures if f.task in wanted])
+        if not loaded.tasks and not loaded.failures:
+            raise NoTaskSelected(f"none of the task ids {', '.join(sorted(wanted))} is a task of {path}")
     t1 = time.perf_counter()
 
     values = 0

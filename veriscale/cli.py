@@ -14,19 +14,31 @@ from typing import TYPE_CHECKING, Annotated, Any, TextIO, TypeVar
 
 import typer
 
+from veriscale.cli_base import (
+    AddressOption,
+    ExecutorOption,
+    JobsOption,
+    QuietOption,
+    TaskAliasOption,
+    TasksOption,
+    Typer,
+    WorkersOption,
+    executor_or_exit,
+    task_ids,
+)
+
 if TYPE_CHECKING:
     from veriscale.api.options import ProgressCallback, ProgressEvent
-    from veriscale.parallel import Executor
 
 T = TypeVar("T")
 
-app = typer.Typer(
+app = Typer(
     name="veriscale",
     no_args_is_help=True,
     add_completion=False,
     pretty_exceptions_enable=False,
 )
-bench_app = typer.Typer(help="Measure speed and coverage figures (printed as numbers).", no_args_is_help=True)
+bench_app = Typer(help="Measure speed and coverage figures (printed as numbers).", no_args_is_help=True)
 app.add_typer(bench_app, name="bench")
 from veriscale.games.cli import falsify_app, refute_app  # noqa: E402 - light: the commands import lazily
 
@@ -41,13 +53,6 @@ def _echo_err(message: str) -> None:
 def _write_json(path: Path, payload: object) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
-
-
-def _task_ids(given: list[str] | None) -> list[str] | None:
-    """``--tasks a --tasks b,c`` -> ``[a, b, c]``; ``None`` when not given."""
-    if not given:
-        return None
-    return [part.strip() for item in given for part in item.split(",") if part.strip()]
 
 
 def _backend_name_or_exit(backend: str) -> str:
@@ -138,18 +143,7 @@ def _main(
     """Adversarially scale the test suites of Lean 4 verifiable-code-generation benchmarks."""
 
 
-# Options every command that takes a benchmark shares.
-TasksOption = Annotated[
-    list[str] | None,
-    typer.Option("--tasks", show_default=False, help="Only these task ids (repeatable, or comma-separated)."),
-]
-TaskAliasOption = Annotated[list[str] | None, typer.Option("--task", hidden=True, help="Old name of --tasks.")]
-QuietOption = Annotated[bool, typer.Option("--quiet", "-q", help="No progress and no notes; results and errors only.")]
 BackendOption = Annotated[str, typer.Option(help="Engine: auto, embedded or lean.")]
-
-
-def _selected(tasks: list[str] | None, task: list[str] | None = None) -> list[str] | None:
-    return _task_ids([*(tasks or []), *(task or [])])
 
 
 def _note(quiet: bool, message: str) -> None:
@@ -157,49 +151,15 @@ def _note(quiet: bool, message: str) -> None:
         typer.echo(message)
 
 
-# The worker options of every command that runs tasks in parallel (veriscale.parallel).
-WorkersOption = Annotated[
-    int | None,
-    typer.Option("--workers", min=1, show_default=False,
-                 help="Worker processes (default: one per core; with --executor ray, one per CPU of the cluster)."),
-]
-JobsOption = Annotated[int | None, typer.Option("--jobs", min=1, hidden=True, help="Deprecated name of --workers.")]
-ExecutorOption = Annotated[
-    str, typer.Option("--executor", help="local (worker processes on this machine) or ray (needs the ray extra).")
-]
-AddressOption = Annotated[
-    str | None,
-    typer.Option("--address", show_default=False,
-                 help="With --executor ray: the cluster to join (default: $RAY_ADDRESS or a cluster already "
-                 "running on this machine, else a new local one)."),
-]
-
-
-def _executor_or_exit(kind: str, workers: int | None, jobs: int | None, address: str | None) -> Executor:
-    """The executor the flags describe, or exit 2 with one line saying what is wrong."""
-    import importlib.util
-
-    from veriscale.parallel import ExecutorConfig, make_executor
-
-    if kind not in ("local", "ray"):
-        _echo_err(f"error: --executor {kind}: expected local or ray")
-        raise typer.Exit(2)
-    if address is not None and kind != "ray":
-        _echo_err("error: --address is for the Ray executor (add --executor ray)")
-        raise typer.Exit(2)
-    if kind == "ray" and importlib.util.find_spec("ray") is None:
-        _echo_err("error: --executor ray needs Ray: pip install 'veriscale[ray]'")
-        raise typer.Exit(2)
-    return make_executor(ExecutorConfig(kind=kind, workers=workers or jobs, address=address))  # type: ignore[arg-type]
-
-
 @app.command()
-def doctor() -> None:
+def doctor(
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="Only what is missing or unusable.")] = False,
+) -> None:
     """Report Python, dependencies, the Lean toolchain, and which backends are usable."""
     from veriscale.doctor import collect_report, format_report
 
     report = collect_report()
-    typer.echo(format_report(report))
+    typer.echo(format_report(report, problems_only=quiet))
 
 
 @app.command()
@@ -208,6 +168,8 @@ def inspect(
     json_out: Annotated[
         Path | None, typer.Option("--json", help="Write {loaded, failed[]} as JSON to this file.")
     ] = None,
+    tasks: TasksOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Summarise one task or a whole benchmark, reporting tasks that fail to load."""
     from veriscale.overview import inspect_benchmark
@@ -215,28 +177,35 @@ def inspect(
     if not path.exists():
         _echo_err(f"error: {path}: no such file or directory")
         raise typer.Exit(2)
-    summary = inspect_benchmark(path)
+    selected = task_ids(tasks)
+    summary = _or_exit(lambda: inspect_benchmark(path, selected))
+    if selected and not summary.tasks and not summary.failed:
+        _echo_err(f"error: none of the task ids {', '.join(sorted(set(selected)))} is a task of {path}")
+        raise typer.Exit(2)
     typer.echo(summary.format_table())
     if json_out is not None:
         _write_json(json_out, summary.to_json())
-        typer.echo(f"wrote {json_out}")
+        _note(quiet, f"wrote {json_out}")
 
 
 @app.command()
 def screen(
     files: Annotated[list[Path], typer.Argument(help="Lean files of generated code to screen.")],
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No \"ok\" lines: findings and errors only.")] = False,
 ) -> None:
     """Screen generated Lean for constructs that could fool a scorer or escape the sandbox.
 
     Exit 0 and "ok" when accepted; exit 1 and one line per finding when rejected; exit 2 when a
     file cannot be read.
     """
-    raise typer.Exit(screen_main(files))
+    raise typer.Exit(screen_main(files, quiet=quiet))
 
 
-def screen_main(paths: list[Path], *, out: TextIO | None = None, err: TextIO | None = None) -> int:
+def screen_main(paths: list[Path], *, out: TextIO | None = None, err: TextIO | None = None,
+                quiet: bool = False) -> int:
     """``ok`` and 0 when every file is accepted; one line per finding and 1 when one is rejected;
-    2 (with a message on ``err``) when a file is missing or unreadable."""
+    2 (with a message on ``err``) when a file is missing or unreadable. ``quiet`` leaves out the
+    ``ok`` lines."""
     from veriscale.lean.safety import format_findings, screen_file
 
     out = out if out is not None else sys.stdout
@@ -253,7 +222,8 @@ def screen_main(paths: list[Path], *, out: TextIO | None = None, err: TextIO | N
             unreadable = True
             continue
         if result.ok:
-            print("ok" if len(paths) == 1 else f"{path}: ok", file=out)
+            if not quiet:
+                print("ok" if len(paths) == 1 else f"{path}: ok", file=out)
         else:
             rejected = True
             for line in format_findings(result):
@@ -278,11 +248,19 @@ def setup_lean_command(
     project_dir: Annotated[
         Path | None, typer.Option(help="Directory holding lakefile.lean (default: the installed project).")
     ] = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="No step notes; errors only (and lake's own output).")
+                     ] = False,
 ) -> None:
     """Fetch Mathlib's cache and build the Lean package used by the Lean backend (needs elan/lake)."""
     from veriscale.backends.setup_lean import default_project_dir, setup_lean
 
-    raise typer.Exit(setup_lean(project_dir or default_project_dir()))
+    def echo(message: str) -> None:
+        if message.startswith("error:"):
+            _echo_err(message)
+        elif not quiet:
+            typer.echo(message)
+
+    raise typer.Exit(setup_lean(project_dir or default_project_dir(), echo=echo))
 
 
 @app.command()
@@ -307,8 +285,8 @@ def validate(
         _echo_err(f"error: {path}: no such file or directory")
         raise typer.Exit(2)
     backend_name = _backend_name_or_exit(backend)
-    runner = _executor_or_exit(executor, workers, jobs, address)
-    report = _or_exit(lambda: api.validate(path, backend=backend_name, tasks=_selected(tasks, task), executor=runner,
+    runner = executor_or_exit(executor, workers, jobs, address)
+    report = _or_exit(lambda: api.validate(path, backend=backend_name, tasks=task_ids(tasks, task), executor=runner,
                                            progress=_progress(quiet)))
     typer.echo(format_report(report, verbose=verbose))
     if json_out is not None:
@@ -341,8 +319,8 @@ def audit(
     backend_name = _backend_name_or_exit(backend)
     given = {"seed": seed, "search": search, "task_steps": task_steps}
     options = _or_exit(lambda: api.AuditOptions.model_validate({k: v for k, v in given.items() if v is not None}))
-    runner = _executor_or_exit(executor, workers, None, address)
-    report = _or_exit(lambda: api.audit(path, options, backend=backend_name, tasks=_selected(tasks, task),
+    runner = executor_or_exit(executor, workers, None, address)
+    report = _or_exit(lambda: api.audit(path, options, backend=backend_name, tasks=task_ids(tasks, task),
                                         executor=runner, progress=_progress(quiet)))
     typer.echo(format_audit(report))
     if json_out is not None:
@@ -408,13 +386,13 @@ def expand(
         _echo_err(f"error: {path}: not a directory")
         raise typer.Exit(2)
     backend_name = _backend_name_or_exit(backend)
-    runner = _executor_or_exit(executor, workers, jobs, address)
+    runner = executor_or_exit(executor, workers, jobs, address)
     llm_config = LLMConfig(model=llm, base_url=base_url) if llm else None
     given = {"seed": seed, "task_steps": task_steps, "task_deadline_s": task_seconds, "task_backstop_s": backstop,
              "check_chunk": max_batch}
     options = _or_exit(lambda: api.ExpandOptions.model_validate({k: v for k, v in given.items() if v is not None}))
     try:
-        summary = _or_exit(lambda: api.expand(path, out, options, backend=backend_name, tasks=_selected(tasks, task),
+        summary = _or_exit(lambda: api.expand(path, out, options, backend=backend_name, tasks=task_ids(tasks, task),
                                               llm=llm_config, executor=runner, progress=_progress(quiet)))
     except ValueError as exc:  # the output directory is the benchmark, or inside it
         _echo_err(f"error: {exc}")
@@ -444,6 +422,7 @@ def reduce(
     original: Annotated[
         Path | None, typer.Option(help="The original benchmark, to recognise (and keep) its tests.")
     ] = None,
+    tasks: TasksOption = None,
     quiet: QuietOption = False,
 ) -> None:
     """Keep a small set of tests that still kills every adversary, and boundary reject inputs."""
@@ -455,7 +434,7 @@ def reduce(
     options = _or_exit(lambda: api.ReduceOptions(target=target, exact=exact, published_compat=published_compat,
                                                  original=original))
     try:
-        report = _or_exit(lambda: api.reduce(suite, out, options))
+        report = _or_exit(lambda: api.reduce(suite, out, options, tasks=task_ids(tasks)))
     except ValueError as exc:  # the output directory is the suite, or inside it
         _echo_err(f"error: {exc}")
         raise typer.Exit(2) from exc
@@ -487,7 +466,7 @@ def export(
         _echo_err(f"error: {out}: exists and is not an empty directory")
         raise typer.Exit(2)
     loaded = _or_exit(lambda: api.load_benchmark(suite))
-    wanted = _task_ids(tasks)
+    wanted = task_ids(tasks)
     chosen = [t for t in loaded.tasks if wanted is None or t.id in wanted]
     for failure in loaded.failures:
         if wanted is None or failure.task in wanted:
@@ -524,17 +503,18 @@ def eval_command(
     backend: Annotated[
         str, typer.Option(help="Scoring engine: auto, embedded or lean (proofs are checked by lean only).")
     ] = "embedded",
-    workers: Annotated[int | None, typer.Option(help="Scoring worker processes.")] = None,
+    workers: WorkersOption = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
     samples: Annotated[
         int, typer.Option("--samples", min=1, help="Replies per task (sample k sent with seed + k), for pass@k.")
     ] = 1,
-    tasks: Annotated[
-        list[str] | None, typer.Option("--tasks", help="Only these task ids (repeatable, or comma-separated).")
-    ] = None,
+    tasks: TasksOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """Ask a model for CodeGen, SpecGen or ProofGen answers on every task of a suite and score them (resumable)."""
     from veriscale.llm import LLMCallError, LLMConfig, LLMConfigError, TokenBudgetExceeded
-    from veriscale.stages.evaluate import EvalOptions, run_eval
+    from veriscale.stages.evaluate import EvalOptions, format_summary, run_eval
     from veriscale.stages.score import NoTaskSelected
 
     if mode not in ("codegen", "specgen", "proofgen"):
@@ -543,7 +523,7 @@ def eval_command(
     if not suite.is_dir():
         _echo_err(f"error: {suite}: not a directory")
         raise typer.Exit(2)
-    selected = _task_ids(tasks)
+    selected = task_ids(tasks)
     options = EvalOptions(
         kind=mode,  # type: ignore[arg-type]
         temperature=temperature,
@@ -557,31 +537,17 @@ def eval_command(
         tasks=tuple(selected) if selected else None,
     )
     config = LLMConfig(model=model, base_url=base_url, token_budget=token_budget)
+    runner = executor_or_exit(executor, workers, None, address)
     try:
-        summary = run_eval(suite, config, options, out)
+        summary = run_eval(suite, config, options, out, progress=not quiet, executor=runner)
     except (LLMConfigError, NoTaskSelected) as exc:
         _echo_err(f"error: {exc}")
         raise typer.Exit(2) from exc
     except (LLMCallError, TokenBudgetExceeded) as exc:
         _echo_err(f"error: {exc} (answers received so far are kept; rerun to resume)")
         raise typer.Exit(1) from exc
-    cost = "unknown" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"
-    typer.echo(
-        f"{summary.model} on {summary.suite_name} ({summary.task_kind}): {summary.tasks} task(s), "
-        f"{summary.replies_ok} usable replies, {summary.replies_failed} failed; "
-        f"{summary.prompt_tokens + summary.completion_tokens:,} tokens, cost {cost}; "
-        f"{summary.http_requests} HTTP request(s), {summary.cache_hits} from the store; {summary.seconds:.1f} s"
-    )
-    for reason, count in summary.failure_reasons.items():
-        typer.echo(f"  failed replies: {reason}: {count}")
-    for metric, total in summary.totals.items():
-        passes = "".join(f"  pass@{p['k']} {p['lower']:.3f}-{p['upper']:.3f}" for p in total.get("pass_at_k", [])[1:])
-        typer.echo(
-            f"  {metric:<24} lower {total['lower']}/{total.get('samples', total['tasks'])} "
-            f"({100 * total['lower_rate']:.1f}%)  upper {total['upper']}/{total.get('samples', total['tasks'])} "
-            f"({100 * total['upper_rate']:.1f}%){passes}"
-        )
-    typer.echo(f"wrote {summary.out}")
+    typer.echo(format_summary(summary))
+    _note(quiet, f"wrote {summary.out}")
 
 
 @app.command()
@@ -640,7 +606,7 @@ def score(
         _echo_err(f"error: {suite}: not a directory")
         raise typer.Exit(2)
     backend_name = _backend_name_or_exit(backend)
-    runner = _executor_or_exit(executor, workers, None, address)
+    runner = executor_or_exit(executor, workers, None, address)
     try:
         submissions, errors = api.load_submissions(submission)
     except (OSError, UnicodeDecodeError) as exc:
@@ -649,7 +615,7 @@ def score(
     for error in errors:
         _echo_err(f"submission: {error}")
     options = api.ScoreOptions(ks=k, model=model)
-    report = _or_exit(lambda: api.score(suite, submissions, options, backend=backend_name, tasks=_task_ids(tasks),
+    report = _or_exit(lambda: api.score(suite, submissions, options, backend=backend_name, tasks=task_ids(tasks),
                                         executor=runner, progress=_progress(quiet)))
     report.errors[:0] = [str(e) for e in errors]
     typer.echo(format_report(report, verbose=verbose))
@@ -687,7 +653,7 @@ def compare(
             _echo_err(f"error: {suite}: not a directory")
             raise typer.Exit(2)
     backend_name = _backend_name_or_exit(backend)
-    runner = _executor_or_exit(executor, workers, None, address)
+    runner = executor_or_exit(executor, workers, None, address)
     labels = [suite.name for suite in suites]
     if len(set(labels)) != len(labels):
         labels = [f"{i + 1}:{label}" for i, label in enumerate(labels)]
@@ -704,7 +670,7 @@ def compare(
             _echo_err(f"submission: {error}")
         options = api.ScoreOptions(model=name or path.stem)
         reports = [(label, _score_or_exit(api.score, suite, loaded, options, backend=backend_name,
-                                          tasks=_task_ids(tasks), executor=runner, progress=_progress(quiet)))
+                                          tasks=task_ids(tasks), executor=runner, progress=_progress(quiet)))
                    for label, suite in zip(labels, suites)]
         model = options.model or path.stem
         comparison = compare_reports(model, reports)
@@ -775,12 +741,12 @@ def power(
         _echo_err(f"error: --mutant-orders: expected 1, 2 or 1,2, got {mutant_orders!r}")
         raise typer.Exit(2)
     backend_name = _backend_name_or_exit(backend)
-    runner = _executor_or_exit(executor, workers, jobs, address)
+    runner = executor_or_exit(executor, workers, jobs, address)
     given = {"seed": seed, "max_flawed": max_flawed, "max_mutants": max_mutants,
              "mutant_orders": [int(o) for o in orders], "pool_size": pool_size,
              "every": every, "task_steps": task_steps, "task_seconds": task_seconds}
     options = _or_exit(lambda: api.PowerOptions.model_validate({k: v for k, v in given.items() if v is not None}))
-    report = _or_exit(lambda: api.power(suites, options, backend=backend_name, tasks=_selected(tasks, task),
+    report = _or_exit(lambda: api.power(suites, options, backend=backend_name, tasks=task_ids(tasks, task),
                                         executor=runner, progress=_progress(quiet)))
     typer.echo(format_power(report))
     if json_out is not None:
@@ -791,11 +757,17 @@ def power(
 @bench_app.command("load")
 def bench_load(
     path: Annotated[Path, typer.Argument(help="A benchmark directory, e.g. ../shared/data/verinaplus.")],
+    tasks: TasksOption = None,
+    quiet: Annotated[bool, typer.Option("--quiet", "-q", help="The figures only, without the heading line.")] = False,
 ) -> None:
     """Time loading every task and parsing every stored value at its declared type."""
     from veriscale.bench import bench_load as run
 
-    run(path, echo=typer.echo)
+    if not path.exists():
+        _echo_err(f"error: {path}: no such file or directory")
+        raise typer.Exit(2)
+    _or_exit(lambda: run(path, echo=lambda line: None if quiet and line.startswith("benchmark: ") else typer.echo(line),
+                         tasks=task_ids(tasks)))
 
 
 def main() -> None:  # pragma: no cover - console entry point

@@ -91,9 +91,17 @@ def collect_report() -> DoctorReport:
     )
 
 
-def format_report(report: DoctorReport) -> str:
+def format_report(report: DoctorReport, *, problems_only: bool = False) -> str:
+    """Everything checked, or with ``problems_only`` what is missing or unusable and the engine
+    ``--backend auto`` selects."""
     def mark(ok: bool) -> str:
         return "ok " if ok else "-- "
+
+    if problems_only:
+        rows = [(c.ok, c.name, c.detail) for c in (*report.packages, *report.tools)]
+        rows += [(b.usable, b.name, b.reason) for b in report.backends]
+        return "\n".join([*(f"{mark(ok)}{name:<14} {detail}" for ok, name, detail in rows if not ok),
+                          f"--backend auto selects: {report.auto_backend}"])
 
     lines = [f"python   {report.python} on {report.platform}", "", "packages:"]
     lines += [f"  {mark(c.ok)}{c.name:<14} {c.detail}" for c in report.packages]

@@ -3,11 +3,13 @@ standard library's ``inspect``)."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 
 from pydantic import BaseModel
 
 from veriscale.benchmark import load_benchmark
+from veriscale.tables import add_row, new_table, render
 from veriscale.task import Task, TaskLoadError
 
 
@@ -64,10 +66,10 @@ class BenchmarkSummary(BaseModel):
         }
 
     def format_table(self) -> str:
-        width = max((len(t.task) for t in self.tasks), default=4)
-        lines = [f"{'task':<{width}}  {'tests':>6} {'unexp':>6} {'reject':>6}  signature"]
+        table = new_table("task", "tests", "unexp", "reject", "signature", right=["tests", "unexp", "reject"])
         for t in self.tasks:
-            lines.append(f"{t.task:<{width}}  {t.tests:>6} {t.unexpected:>6} {t.reject_inputs:>6}  {t.signature}")
+            add_row(table, t.task, t.tests, t.unexpected, t.reject_inputs, t.signature)
+        lines = [render(table)]
         tests = sum(t.tests for t in self.tasks)
         unexpected = sum(t.unexpected for t in self.tasks)
         rejects = sum(t.reject_inputs for t in self.tasks)
@@ -84,10 +86,12 @@ class BenchmarkSummary(BaseModel):
         return "\n".join(lines)
 
 
-def inspect_benchmark(path: Path) -> BenchmarkSummary:
+def inspect_benchmark(path: Path, tasks: Sequence[str] | None = None) -> BenchmarkSummary:
+    """Every task of ``path`` (or those of ``tasks``) and the ones that fail to load."""
     loaded = load_benchmark(path)
+    wanted = set(tasks) if tasks else None
     return BenchmarkSummary(
         root=str(path),
-        tasks=[TaskSummary.of(t) for t in loaded.tasks],
-        failed=[LoadFailure.of(e) for e in loaded.failures],
+        tasks=[TaskSummary.of(t) for t in loaded.tasks if wanted is None or t.id in wanted],
+        failed=[LoadFailure.of(e) for e in loaded.failures if wanted is None or e.task in wanted],
     )

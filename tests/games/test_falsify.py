@@ -35,6 +35,15 @@ def games_dir(own_suite, backend, tmp_path_factory) -> Path:
     return out
 
 
+def test_games_built_on_workers_are_the_serial_ones(games_dir, own_suite, tmp_path) -> None:
+    from veriscale.parallel import LocalExecutor
+
+    out = tmp_path / "on-workers"
+    build_games(own_suite, out, "embedded", executor=LocalExecutor(2))
+    for name in ("games.jsonl", "build_summary.json"):
+        assert (out / name).read_bytes() == (games_dir / name).read_bytes(), name
+
+
 def _judge(games_dir: Path, own_suite: Path, backend, task: str) -> FalsifyJudge:
     game = next(g for g in load_games(games_dir) if g.task == task)
     return FalsifyJudge(load_task(own_suite / task), game, backend)

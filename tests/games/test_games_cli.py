@@ -58,3 +58,21 @@ def test_falsify_build_and_run(tmp_path) -> None:
     )
     assert ok.exit_code == 0, ok.output
     assert json.loads((tmp_path / "r" / "metrics.json").read_text())["games"] == 2
+
+
+def test_falsify_build_takes_the_shared_task_worker_and_quiet_flags(tmp_path) -> None:
+    out = tmp_path / "games"
+    result = runner.invoke(app, ["falsify", "build", str(ROOT / "examples" / "mini"), "--out", str(out),
+                                 "--tasks", "mini_clamp,mini_count_evens", "--workers", "1", "--quiet"])
+    assert result.exit_code == 0, result.output
+    assert "1 game(s) from 2 task(s) (1 with a trivial precondition)" in result.stdout
+    assert result.stderr == "" and "wrote" not in result.stdout
+    assert [g["task"] for g in map(json.loads, (out / "games.jsonl").read_text().splitlines())] == ["mini_clamp"]
+
+
+def test_a_task_id_that_matches_nothing_is_one_line(games_plus, tmp_path) -> None:
+    for group in ("refute", "falsify"):
+        result = runner.invoke(app, [group, "build", str(games_plus), "--out", str(tmp_path / group), "--tasks", "nope"])
+        assert result.exit_code == 2, result.output
+        assert result.stderr.strip().splitlines() == [f"error: none of the task ids nope is a task of {games_plus}"]
+        assert not (tmp_path / group).exists()

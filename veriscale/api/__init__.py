@@ -167,16 +167,19 @@ def reduce(
     out: str | Path,
     options: ReduceOptions | None = None,
     *,
+    tasks: Sequence[str] | None = None,
     progress: ProgressCallback | None = None,
 ) -> ReduceReport:
     """Keep few tests that still kill every adversary of an expanded suite, and few reject inputs
     (a recipe of ``suites/``). Raises :class:`ExactCoverUnavailable` for ``exact`` without its
     extra, :class:`RecipeError` for a bad recipe."""
     options = options or ReduceOptions()
+    _require_tasks(suite, tasks)
     if progress is not None:
         progress(ProgressEvent("reduce", 0, 1))
     result = reduce_suite(suite, options.target, out, exact=options.exact,
-                          published_compat=options.published_compat, original_dir=options.original)
+                          published_compat=options.published_compat, original_dir=options.original,
+                          task_ids=_ids(tasks))
     if progress is not None:
         progress(ProgressEvent("reduce", 1, 1))
     return result

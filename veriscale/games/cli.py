@@ -12,8 +12,20 @@ from typing import Annotated
 
 import typer
 
-refute_app = typer.Typer(help="REFUTE: find inputs that expose wrong implementations.", no_args_is_help=True)
-falsify_app = typer.Typer(help="FalsifyBench: discover a task's hidden precondition.", no_args_is_help=True)
+from veriscale.cli_base import (
+    AddressOption,
+    ExecutorOption,
+    QuietOption,
+    TaskAliasOption,
+    TasksOption,
+    Typer,
+    WorkersOption,
+    executor_or_exit,
+    task_ids,
+)
+
+refute_app = Typer(help="REFUTE: find inputs that expose wrong implementations.", no_args_is_help=True)
+falsify_app = Typer(help="FalsifyBench: discover a task's hidden precondition.", no_args_is_help=True)
 
 
 def _fail(message: str) -> typer.Exit:
@@ -21,11 +33,34 @@ def _fail(message: str) -> typer.Exit:
     return typer.Exit(2)
 
 
+def _note(quiet: bool, message: str) -> None:
+    if not quiet:
+        typer.echo(message)
+
+
 def _backend(name: str):  # noqa: ANN202 - Backend, imported lazily
     from veriscale.backends.select import BackendUnavailable, make_backend
 
     try:
         return make_backend(name)
+    except BackendUnavailable as exc:
+        raise _fail(str(exc)) from exc
+
+
+def _selected_or_exit(suite: Path, tasks: list[str] | None, task: list[str] | None) -> list[str] | None:
+    """The task ids ``--tasks`` names, or exit 2 when none of them is a task directory of ``suite``."""
+    ids = task_ids(tasks, task)
+    if ids and not set(ids) & {p.name for p in suite.iterdir() if p.is_dir()}:
+        raise _fail(f"none of the task ids {', '.join(sorted(set(ids)))} is a task of {suite}")
+    return ids
+
+
+def _backend_name(name: str) -> str:
+    """The engine ``--backend`` names (``auto`` resolved), or exit 2 saying why it is unusable."""
+    from veriscale.backends.select import BackendUnavailable, resolve_backend_name
+
+    try:
+        return resolve_backend_name(name)
     except BackendUnavailable as exc:
         raise _fail(str(exc)) from exc
 
@@ -39,14 +74,13 @@ def _print_metrics(metrics: dict, keys: tuple[str, ...]) -> None:
 
 @refute_app.command("build")
 def refute_build(
-    suite: Annotated[Path, typer.Argument(help="An expanded suite (written by `veriscale expand`).")],
+    suite: Annotated[Path, typer.Argument(help="An expanded suite (written by 'veriscale expand').")],
     out: Annotated[Path, typer.Option("--out", help="Directory for items.jsonl and build_summary.json.")],
     witnesses: Annotated[int, typer.Option(help="Witnesses verified and kept per item.", min=1)] = 5,
-    task: Annotated[
-        list[str] | None, typer.Option("--task", help="Only these task ids (repeatable).")
-    ] = None,
+    tasks: TasksOption = None,
+    task: TaskAliasOption = None,
     backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
-    quiet: Annotated[bool, typer.Option(help="No per-task progress.")] = False,
+    quiet: QuietOption = False,
 ) -> None:
     """Items (task, wrong implementation that passes the original tests) with verified witnesses."""
     from veriscale.games.refute.build import build_items, suite_task_dirs
@@ -60,7 +94,8 @@ def refute_build(
         if not quiet:
             typer.echo(f"  {name}: {items} item(s)", err=True)
 
-    summary = build_items(suite, out, _backend(backend), witnesses=witnesses, tasks=task, progress=progress)
+    selected = _selected_or_exit(suite, tasks, task)
+    summary = build_items(suite, out, _backend(backend), witnesses=witnesses, tasks=selected, progress=progress)
     data = summary.to_json()
     typer.echo(
         f"{data['items']} item(s) over {data['tasks_with_items']} of {data['tasks_seen']} task(s); "
@@ -70,12 +105,12 @@ def refute_build(
     typer.echo(f"  by bucket: {data['by_bucket']}")
     for name, error in data["task_errors"].items():
         typer.echo(f"  {name}: {error}", err=True)
-    typer.echo(f"wrote {out}")
+    _note(quiet, f"wrote {out}")
 
 
 @refute_app.command("run")
 def refute_run(
-    build: Annotated[Path, typer.Argument(help="A directory written by `veriscale refute build`.")],
+    build: Annotated[Path, typer.Argument(help="A directory written by 'veriscale refute build'.")],
     out: Annotated[Path, typer.Option("--out", help="Run directory: transcripts, metrics.json (resumable).")],
     model: Annotated[str | None, typer.Option(help="An inspect_ai model, e.g. openai/gpt-4o-mini.")] = None,
     baseline: Annotated[str | None, typer.Option(help="An LLM-free player: random or mutation.")] = None,
@@ -86,6 +121,7 @@ def refute_run(
     seed: Annotated[int, typer.Option(help="Seed of the LLM-free players.")] = 42,
     limit: Annotated[int | None, typer.Option(help="Only the first N items.", min=1)] = None,
     backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
+    quiet: QuietOption = False,
 ) -> None:
     """Play the REFUTE items with a model (through inspect_ai) or an LLM-free baseline."""
     from veriscale.games.refute.build import ITEMS_FILE, load_items
@@ -122,7 +158,7 @@ def refute_run(
             items=items,
         )
     _print_metrics(metrics, ("items", "solved", "success_rate", "pass@1", f"pass@{attempts}"))
-    typer.echo(f"wrote {out / 'metrics.json'}")
+    _note(quiet, f"wrote {out / 'metrics.json'}")
 
 
 @falsify_app.command("build")
@@ -131,17 +167,29 @@ def falsify_build(
     out: Annotated[Path, typer.Option("--out", help="Directory for games.jsonl and build_summary.json.")],
     cap: Annotated[int, typer.Option(help="Judging inputs taken from each source.", min=1)] = 60,
     seed: Annotated[int, typer.Option(help="Seed of the independent pool.")] = 42,
-    task: Annotated[
-        list[str] | None, typer.Option("--task", help="Only these task ids (repeatable).")
-    ] = None,
+    tasks: TasksOption = None,
+    task: TaskAliasOption = None,
     backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
+    workers: WorkersOption = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
+    quiet: QuietOption = False,
 ) -> None:
     """One game per task with a non-trivial precondition (the hidden rule)."""
     from veriscale.games.falsify.build import build_games
 
     if not suite.is_dir():
         raise _fail(f"{suite}: not a directory")
-    summary = build_games(suite, out, _backend(backend), seed=seed, cap=cap, tasks=task).to_json()
+    selected = _selected_or_exit(suite, tasks, task)
+    engine = _backend_name(backend)
+    runner = executor_or_exit(executor, workers, None, address)
+
+    def progress(name: str, built: bool) -> None:
+        if not quiet:
+            typer.echo(f"  {name}: game built", err=True)
+
+    summary = build_games(suite, out, engine, seed=seed, cap=cap, tasks=selected, executor=runner,
+                          progress=progress).to_json()
     typer.echo(
         f"{summary['games']} game(s) from {summary['tasks']} task(s) ({summary['trivial']} with a trivial "
         f"precondition); {summary['judging_inputs']} judging inputs; lowest decided share "
@@ -149,12 +197,12 @@ def falsify_build(
     )
     for name, error in summary["errors"].items():
         typer.echo(f"  {name}: {error}", err=True)
-    typer.echo(f"wrote {out}")
+    _note(quiet, f"wrote {out}")
 
 
 @falsify_app.command("run")
 def falsify_run(
-    build: Annotated[Path, typer.Argument(help="A directory written by `veriscale falsify build`.")],
+    build: Annotated[Path, typer.Argument(help="A directory written by 'veriscale falsify build'.")],
     out: Annotated[Path, typer.Option("--out", help="Run directory: transcripts, metrics.json (resumable).")],
     model: Annotated[str | None, typer.Option(help="An inspect_ai model, e.g. openai/gpt-4o-mini.")] = None,
     agent: Annotated[str | None, typer.Option(help="A scripted player: positive or negative.")] = None,
@@ -162,6 +210,7 @@ def falsify_run(
     guesses: Annotated[int, typer.Option(help="Final rules per game.", min=1)] = 2,
     limit: Annotated[int | None, typer.Option(help="Only the first N games.", min=1)] = None,
     backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
+    quiet: QuietOption = False,
 ) -> None:
     """Play the games with a model (through inspect_ai) or a scripted tester."""
     from veriscale.games.falsify.build import GAMES_FILE, load_games
@@ -191,7 +240,7 @@ def falsify_run(
         metrics = run_games(build, out, _backend(backend), AGENTS[agent], settings, games=games)
     keys = ("games", "solved", "success_rate", "mean_turns_to_solution", "mean_guesses", "positive_bias")
     _print_metrics(metrics, (*keys, "conclusive_falsifications"))
-    typer.echo(f"wrote {out / 'metrics.json'}")
+    _note(quiet, f"wrote {out / 'metrics.json'}")
 
 
 def print_json(path: Path) -> None:  # pragma: no cover - small helper for users

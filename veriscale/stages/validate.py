@@ -30,6 +30,7 @@ from veriscale.benchmark import load_benchmark
 from veriscale.lean.codec import quote_string, render_value
 from veriscale.lean.printing import same_as_printed
 from veriscale.parallel import Executor, LocalExecutor, Progress, worker_memory_limit
+from veriscale.tables import add_row, new_table, render
 from veriscale.task import Task, TestCase
 from veriscale.typed_task import TypedTask, TypedTaskError, ValueProblem, typed_view
 
@@ -297,7 +298,9 @@ def validate_benchmark(
     (default: ``jobs`` local processes); a task whose worker dies twice is an ``error``."""
     started = time.perf_counter()
     loaded = load_benchmark(root)
-    tasks = [t for t in loaded.tasks if task_ids is None or t.id in set(task_ids)]
+    wanted = set(task_ids) if task_ids is not None else None
+    tasks = [t for t in loaded.tasks if wanted is None or t.id in wanted]
+    failures = [f for f in loaded.failures if wanted is None or f.task in wanted]  # only the selected tasks
     # Biggest tasks first keeps every worker busy until the end.
     tasks.sort(key=lambda t: (-(len(t.tests) + len(t.reject_inputs)), t.id))
     results = (executor or LocalExecutor(jobs)).map(
@@ -305,8 +308,7 @@ def validate_benchmark(
         crashed=_crashed_validation, progress=progress, memory_limit=worker_memory_limit(backend_name),
     )
     results.sort(key=lambda r: r.task)
-    return summarize(str(root), backend_name, results, time.perf_counter() - started,
-                     [str(e) for e in loaded.failures])
+    return summarize(str(root), backend_name, results, time.perf_counter() - started, [str(e) for e in failures])
 
 
 def summarize(
@@ -336,30 +338,30 @@ def summarize(
     )
 
 
+def _cell(counts: KindCounts) -> str:
+    return f"{counts.agree}/{counts.disagree}/{counts.unknown}"
+
+
 def format_report(report: ValidationReport, *, verbose: bool = False) -> str:
+    """One row per notable task (every task when ``verbose``) and a TOTAL row, each cell
+    agree/disagree/unknown with the stored answers; the reasons below the table, then the summary."""
     short = {"precond_tests": "pre+", "precond_rejects": "pre-", "code": "code",
              "postcond_expected": "post+", "postcond_unexpected": "post-"}
-    width = max((len(r.task) for r in report.tasks), default=4)
-    header = f"{'task':<{width}}  {'status':<11}" + "".join(f"{short[k]:>16}" for k in ALL_KINDS)
-    lines = [header, " " * (width + 13) + "".join(f"{'ok/bad/unk':>16}" for _ in ALL_KINDS)]
+    table = new_table("task", "status", *(short[k] for k in ALL_KINDS), right=[short[k] for k in ALL_KINDS])
+    details: list[str] = []
     for r in report.tasks:
         if not verbose and r.status == "full" and not r.disagreements and not r.defects and not r.elaboration_errors:
             continue
-        cells = "".join(
-            f"{f'{c.agree}/{c.disagree}/{c.unknown}':>16}" for c in (r.counts[k] for k in ALL_KINDS)
-        )
-        lines.append(f"{r.task:<{width}}  {r.status:<11}{cells}")
+        add_row(table, r.task, r.status, *(_cell(r.counts[k]) for k in ALL_KINDS))
         if r.status in ("partial", "unsupported") and r.unknown_reasons:
-            top = next(iter(r.unknown_reasons))
-            lines.append(f"{'':<{width}}    unknown: {top[:140]}")
+            details.append(f"  {r.task}: unknown: {next(iter(r.unknown_reasons))[:140]}")
         if r.error:
-            lines.append(f"{'':<{width}}    error: {r.error[:140]}")
-        for message in r.elaboration_errors[:3]:
-            lines.append(f"{'':<{width}}    elaboration error: {message[:140]}")
-    cells = "".join(
-        f"{f'{c.agree}/{c.disagree}/{c.unknown}':>16}" for c in (report.totals[k] for k in ALL_KINDS)
-    )
-    lines.append(f"{'TOTAL':<{width}}  {'':<11}{cells}")
+            details.append(f"  {r.task}: error: {r.error[:140]}")
+        details.extend(f"  {r.task}: elaboration error: {message[:140]}" for message in r.elaboration_errors[:3])
+    table.add_section()
+    add_row(table, "TOTAL", "", *(_cell(report.totals[k]) for k in ALL_KINDS))
+    lines = [render(table), *details]
+    lines.append("a cell is agree/disagree/unknown (the engine against the stored answers)")
     lines.append("")
     n = len(report.tasks)
     full = report.status_counts.get("full", 0)

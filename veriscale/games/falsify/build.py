@@ -20,10 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from veriscale.backends.base import Backend, Check, CheckKind
+from veriscale.backends.select import make_backend, worker_engine, worker_engine_setup
 from veriscale.benchmark import load_benchmark
 from veriscale.games.common import read_jsonl, stored_input
 from veriscale.generate.mutation import mutate
 from veriscale.generate.value_space import ValuePools, stable_rng, supports_type
+from veriscale.parallel import Executor, worker_memory_limit
 from veriscale.task import Task, TaskLoadError
 from veriscale.typed_task import TypedTask, TypedTaskError, typed_input_key, typed_view
 
@@ -140,30 +142,36 @@ def build_game(task: Task, backend: Backend, *, seed: int = 42, cap: int = DEFAU
 def build_games(
     suite: Path,
     out: Path,
-    backend: Backend,
+    backend: Backend | str,
     *,
     seed: int = 42,
     cap: int = DEFAULT_CAP,
     tasks: Sequence[str] | None = None,
     progress: Callable[[str, bool], None] | None = None,
+    executor: Executor | None = None,
 ) -> FalsifyBuildSummary:
     """Write ``out/games.jsonl`` (and ``build_summary.json``, ``build.json``) for every task of
-    ``suite`` with a non-trivial precondition."""
+    ``suite`` with a non-trivial precondition.
+
+    ``backend`` is an engine, or an engine's name; with a name and an ``executor``, the tasks are
+    built on the executor's workers (one engine each). The output is the same either way."""
     loaded = load_benchmark(suite)
     summary = FalsifyBuildSummary()
     summary.errors.update({failure.task: str(failure) for failure in loaded.failures})
+    chosen = [task for task in loaded.tasks if not tasks or task.id in tasks]
+    summary.tasks = len(chosen)
+    summary.trivial = sum(1 for task in chosen if is_trivial_precondition(task))
+    units = [(task, seed, cap) for task in chosen if not is_trivial_precondition(task)]
+    if executor is not None and isinstance(backend, str):
+        built = executor.map(_worker_build, units, setup=worker_engine_setup(backend), crashed=_crashed_build,
+                             memory_limit=worker_memory_limit(backend))
+    else:
+        engine = make_backend(backend) if isinstance(backend, str) else backend
+        built = [_game_or_error(task, engine, seed, cap) for task, seed, cap in units]
     lines: list[str] = []
-    for task in loaded.tasks:
-        if tasks and task.id not in tasks:
-            continue
-        summary.tasks += 1
-        if is_trivial_precondition(task):
-            summary.trivial += 1
-            continue
-        try:
-            game = build_game(task, backend, seed=seed, cap=cap)
-        except (TypedTaskError, TaskLoadError, ValueError) as exc:
-            summary.errors[task.id] = str(exc).splitlines()[0]
+    for (task, _, _), game in zip(units, built):
+        if isinstance(game, str):
+            summary.errors[task.id] = game
             continue
         if game is None:
             summary.no_positive_example.append(task.id)
@@ -183,6 +191,23 @@ def build_games(
         json.dumps({"suite": str(suite.resolve())}, indent=2) + "\n", encoding="utf-8"
     )
     return summary
+
+
+def _game_or_error(task: Task, backend: Backend, seed: int, cap: int) -> FalsifyGame | None | str:
+    """The task's game, ``None`` without a positive example, or why it cannot be built."""
+    try:
+        return build_game(task, backend, seed=seed, cap=cap)
+    except (TypedTaskError, TaskLoadError, ValueError) as exc:
+        return str(exc).splitlines()[0]
+
+
+def _worker_build(unit: tuple[Task, int, int]) -> FalsifyGame | None | str:
+    task, seed, cap = unit
+    return _game_or_error(task, worker_engine(), seed, cap)
+
+
+def _crashed_build(unit: tuple[Task, int, int], reason: str) -> str:
+    return reason
 
 
 def load_games(path: Path) -> list[FalsifyGame]:

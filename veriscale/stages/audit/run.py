@@ -432,11 +432,12 @@ def audit_benchmark(
     loaded = load_benchmark(source)
     wanted = set(task_ids) if task_ids is not None else None
     tasks = [t for t in loaded.tasks if wanted is None or t.id in wanted]
+    failures = [f for f in loaded.failures if wanted is None or f.task in wanted]  # only the selected tasks
     # Biggest tasks first keeps every worker busy until the end.
     tasks.sort(key=lambda t: (-_size(t), t.id))
     report = BenchmarkAudit(source=str(source), engine=engine, seed=options.seed,
-                            tasks_total=len(tasks) + len(loaded.failures))
-    report.load_findings = [_load_finding(error) for error in loaded.failures]
+                            tasks_total=len(tasks) + len(failures))
+    report.load_findings = [_load_finding(error) for error in failures]
     results = (executor or LocalExecutor(1)).map(
         _worker_audit, tasks, setup=WorkerSetup(_worker_init, (engine, options), _worker_close),
         crashed=_crashed_audit, progress=progress, memory_limit=worker_memory_limit(engine),

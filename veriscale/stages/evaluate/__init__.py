@@ -10,6 +10,7 @@ from veriscale.stages.evaluate.pipeline import (
     EvalSummary,
     TaskReply,
     default_out_dir,
+    format_summary,
     model_slug,
     run_eval,
 )
@@ -44,6 +45,7 @@ __all__ = [
     "default_out_dir",
     "definition_header",
     "extract_lean_block",
+    "format_summary",
     "headers_for",
     "model_slug",
     "parse_reply",

@@ -40,10 +40,12 @@ from pydantic import BaseModel, ConfigDict, Field
 
 from veriscale.benchmark import load_benchmark
 from veriscale.llm import LLMCallError, LLMClient, LLMConfig, TokenBudgetExceeded
+from veriscale.parallel import Executor
 from veriscale.stages.evaluate.prompts import DEFAULT_EXAMPLES, TaskKind, build_prompt, headers_for
 from veriscale.stages.evaluate.replies import ReplyError, parse_reply
 from veriscale.stages.score.models import Bound, ScoreReport, TaskScore, compute_totals
 from veriscale.store import RunStore
+from veriscale.tables import add_row, new_table, render
 from veriscale.task import Task
 
 __all__ = [
@@ -146,6 +148,31 @@ class EvalSummary(BaseModel):
     options: dict[str, Any] = Field(default_factory=dict)
     totals: dict[str, Any] = Field(default_factory=dict)
     """The score totals (a copy of score.json's, for a quick look)."""
+
+
+def format_summary(summary: EvalSummary) -> str:
+    """What the CLI prints after a run: the replies and their cost, then a table of the score
+    totals (each bound as count/samples and rate; pass@k bounds for every k above 1)."""
+    cost = "unknown" if summary.cost_usd is None else f"${summary.cost_usd:.4f}"
+    lines = [
+        f"{summary.model} on {summary.suite_name} ({summary.task_kind}): {summary.tasks} task(s), "
+        f"{summary.replies_ok} usable replies, {summary.replies_failed} failed; "
+        f"{summary.prompt_tokens + summary.completion_tokens:,} tokens, cost {cost}; "
+        f"{summary.http_requests} HTTP request(s), {summary.cache_hits} from the store; {summary.seconds:.1f} s"
+    ]
+    lines.extend(f"  failed replies: {reason}: {count}" for reason, count in summary.failure_reasons.items())
+    ks = sorted({p["k"] for total in summary.totals.values() for p in total.get("pass_at_k", []) if p["k"] != 1})
+    passes = [f"pass@{k}" for k in ks]
+    table = new_table("metric", "lower", "upper", *passes, right=["lower", "upper", *passes])
+    for metric, total in summary.totals.items():
+        samples = total.get("samples", total["tasks"])
+        at = {p["k"]: p for p in total.get("pass_at_k", [])}
+        add_row(table, metric, f"{total['lower']}/{samples} ({100 * total['lower_rate']:.1f}%)",
+                f"{total['upper']}/{samples} ({100 * total['upper_rate']:.1f}%)",
+                *(f"{at[k]['lower']:.3f}-{at[k]['upper']:.3f}" if k in at else "-" for k in ks))
+    if summary.totals:
+        lines.append(render(table))
+    return "\n".join(lines)
 
 
 def model_slug(model: str) -> str:
@@ -256,8 +283,10 @@ def run_eval(
     *,
     progress: bool = True,
     client_factory: Callable[[LLMConfig, RunStore], LLMClient] | None = None,
+    executor: Executor | None = None,
 ) -> EvalSummary:
     """Evaluate ``llm`` on every task of ``suite``; write the run directory; return its summary.
+    The replies are scored on ``executor`` (default: ``options.workers`` local processes).
 
     Raises, before anything is written: ``FileNotFoundError`` for a missing suite,
     :class:`~veriscale.stages.score.NoTaskSelected` when ``options.tasks`` names no task of the suite,
@@ -331,7 +360,8 @@ def run_eval(
     failed = {(r.task, r.sample): r.reason or "unknown" for r in ordered if r.status != "ok"}
     score_started = time.monotonic()
     report = score_suite(suite, submissions, backend=options.backend, workers=options.workers, progress=progress,
-                         model=llm.model, task_ids=list(options.tasks) if options.tasks else None)
+                         model=llm.model, task_ids=list(options.tasks) if options.tasks else None,
+                         executor=executor)
     score_seconds = time.monotonic() - score_started
     score_json = _with_failed_replies(report, failed, options.kind).to_json()
     _write_json(out / "score.json", score_json)

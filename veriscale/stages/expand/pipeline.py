@@ -544,8 +544,9 @@ def expand_benchmark(
     loaded = load_benchmark(source)
     wanted = set(task_ids) if task_ids is not None else None
     tasks = [t for t in loaded.tasks if wanted is None or t.id in wanted]
+    failures = [f for f in loaded.failures if wanted is None or f.task in wanted]  # only the selected tasks
     summary = ExpandSummary(source=str(source), output=str(target), engine=engine, seed=seed,
-                            tasks_total=len(tasks), load_failures=[str(e) for e in loaded.failures],
+                            tasks_total=len(tasks), load_failures=[str(e) for e in failures],
                             task_steps=options.task_steps, task_deadline_s=options.task_deadline_s,
                             task_backstop_s=options.task_backstop_s)
     target.mkdir(parents=True, exist_ok=True)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from veriscale.stages.expand.models import ExpandSummary
+from veriscale.tables import add_row, new_table, render
 
 __all__ = ["format_summary"]
 
@@ -14,11 +15,11 @@ _ADVERSARY_FIELDS = ("generated", "unsafe", "all_unknown", "equivalent", "skippe
 
 
 def _table(title: str, rows: dict[str, object], fields: tuple[str, ...]) -> list[str]:
-    width = max(len(f) for f in fields) + 2
-    lines = [title, f"  {'source':<10}" + "".join(f"{f:>{width}}" for f in fields)]
+    """``title``, then one row per source with a count per field."""
+    table = new_table("source", *fields, right=fields)
     for source, counts in rows.items():
-        lines.append(f"  {source:<10}" + "".join(f"{getattr(counts, f):>{width}}" for f in fields))
-    return lines
+        add_row(table, source, *(getattr(counts, f) for f in fields))
+    return [title, *("  " + line for line in render(table).splitlines())]
 
 
 def _limits(s: ExpandSummary) -> str:

@@ -34,6 +34,7 @@ from veriscale.stages.power.items import (
 from veriscale.stages.power.judge import ItemResult, TaskPower, evaluate_task
 from veriscale.stages.power.pool import DEFAULT_POOL_SEED, DEFAULT_POOL_SIZE
 from veriscale.stages.power.stats import wilson_interval
+from veriscale.tables import add_row, new_table, render
 from veriscale.task import Task
 
 __all__ = ["DEFAULT_TASK_SECONDS", "DEFAULT_TASK_STEPS", "PowerReport", "SuitePower", "format_power", "measure_power"]
@@ -357,7 +358,7 @@ def _suite_row(
 def _rate(part: int, whole: int, interval: tuple[float, float] | None = None) -> str:
     """``part/whole share% [low-high]`` with the 95 % Wilson interval."""
     if not whole:
-        return f"{part}/{whole}      -"
+        return f"{part}/{whole} -"
     low, high = interval if interval is not None else wilson_interval(part, whole)
     return f"{part}/{whole} {100 * part / whole:5.1f}% [{100 * low:.0f}-{100 * high:.0f}]"
 
@@ -371,15 +372,12 @@ _COLUMNS = (
 
 def format_power(report: PowerReport) -> str:
     """The table the CLI prints, and the notes that go with it (rates with 95 % Wilson intervals)."""
-    width = max([len(Path(s.path).name) for s in report.suites] + [5])
-    cell = 26
-    lines = [f"{'suite':<{width}}  {'checks':>9}" + "".join(f"  {title:>{cell}}" for title, *_ in _COLUMNS)]
+    table = new_table("suite", "checks", *(title for title, *_ in _COLUMNS),
+                      right=["checks", *(title for title, *_ in _COLUMNS)])
     for s in report.suites:
-        cells = "".join(
-            f"  {_rate(getattr(s, hit), getattr(s, total), s.intervals.get(name)):>{cell}}"
-            for _, hit, total, name in _COLUMNS
-        )
-        lines.append(f"{Path(s.path).name:<{width}}  {s.checks:>9,}{cells}")
+        add_row(table, Path(s.path).name, f"{s.checks:,}",
+                *(_rate(getattr(s, hit), getattr(s, total), s.intervals.get(name)) for _, hit, total, name in _COLUMNS))
+    lines = [render(table)]
     lines.append("")
     lines.append(f"{len(report.tasks)} task(s) compared; seed {report.seed}; up to {report.max_flawed} flawed "
                  f"pre/postconditions each and {report.max_mutants} mutants of each order "

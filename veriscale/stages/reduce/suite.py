@@ -495,6 +495,7 @@ def reduce_suite(
     original_dir: str | Path | None = None,
     backend: str = "embedded",
     progress: bool = False,
+    task_ids: Sequence[str] | None = None,
 ) -> ReduceReport:
     """Reduce every task of ``suite_dir`` by a recipe (a name such as ``lite``, a ``.toml`` path, or
     a :class:`Recipe`) into ``out_dir``.
@@ -504,7 +505,7 @@ def reduce_suite(
     benchmark, whose tests are kept on top of the budget (see the module docstring); ``backend``
     is the engine that finds the tests killing flawed specifications (recipes whose ``columns``
     name them). Tasks that do not load, or whose kill matrix is unusable, are reported and not
-    written.
+    written. ``task_ids`` keeps only those tasks (task directories of those names).
     """
     recipe = target if isinstance(target, Recipe) else load_recipe(target)
     if exact and recipe.tests.cover != "exact":
@@ -534,7 +535,7 @@ def reduce_suite(
 
         engine = make_backend(resolve_backend_name(backend))
     single = (source / TASK_JSON).is_file()
-    directories = _task_dirs(source)
+    directories = [d for d in _task_dirs(source) if not task_ids or d.name in set(task_ids)]
     if progress:
         from tqdm import tqdm
 

@@ -13,6 +13,7 @@ from collections.abc import Sequence
 from pydantic import BaseModel, Field
 
 from veriscale.stages.score.models import BASE_METRICS, METRICS, FailingTests, ScoreReport
+from veriscale.tables import add_row, new_table, render
 
 
 class Exposed(BaseModel):
@@ -73,16 +74,13 @@ def compare_reports(model: str, reports: Sequence[tuple[str, ScoreReport]]) -> M
 def format_comparison(comparison: ModelComparison, *, max_exposed: int = 20) -> str:
     """The side-by-side table and the exposed samples (the first ``max_exposed``)."""
     labels = comparison.suites
-    width = max([len(r.metric) for r in comparison.rows] + [len("metric")])
-    cell = max([len(label) for label in labels] + [11]) + 5
-    lines = [f"model: {comparison.model}  (pass@1 lower-upper; change = of the lower bound, from {labels[0]})"]
-    header = f"{'metric':<{width}}" + "".join(f"{label:>{cell}}" for label in labels)
-    header += "".join(f"{'change ' + label:>{cell + 7}}" for label in labels[1:])
-    lines.append(header)
+    changes = [f"change {label}" for label in labels[1:]]
+    table = new_table("metric", *labels, *changes, right=[*labels, *changes])
     for row in comparison.rows:
-        cells = "".join(f"{f'{row.rates[label][0]:.3f}-{row.rates[label][1]:.3f}':>{cell}}" for label in labels)
-        cells += "".join(f"{0.0 - row.drop[label] if row.drop[label] else 0.0:>+{cell + 7}.3f}" for label in labels[1:])
-        lines.append(f"{row.metric:<{width}}{cells}")
+        add_row(table, row.metric, *(f"{row.rates[label][0]:.3f}-{row.rates[label][1]:.3f}" for label in labels),
+                *(f"{-row.drop[label] if row.drop[label] else 0.0:+.3f}" for label in labels[1:]))
+    lines = [f"model: {comparison.model}  (pass@1 lower-upper; change = of the lower bound, from {labels[0]})",
+             render(table)]
     exposed = comparison.exposed
     lines.append(f"{len(exposed)} (task, sample, metric) pass {labels[0]} but fail a later suite")
     for item in exposed[:max_exposed]:
