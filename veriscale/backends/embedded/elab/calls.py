@@ -292,6 +292,12 @@ class CallsMixin(ElabCore):
         if "." in name and self.surely_absent(name) and ctx.lookup(name.split(".")[0]) is None:
             self.error(node, f"unknown identifier '{name}'", "unknown-constant")
             return GAP
+        if "." not in name:
+            # Lean would say "unknown identifier" unless its root namespace has the name; the
+            # engine's list of Lean's declarations is complete only for some namespaces, not the root
+            return self.gap(node, f"the engine does not know the constant `{name}` (an unknown identifier "
+                                  "unless Lean's root namespace has it, which the engine cannot tell)",
+                            "unknown-constant")
         return self.gap(node, f"the engine does not know the constant `{name}`", "unknown-constant")
 
     def fields(self, node: A.Node, base_node: A.Node, base: LeanType, names: list[str], arg_nodes: list[A.Node],
