@@ -174,6 +174,44 @@ def test_termination_by_measure_is_checked_at_every_call() -> None:
     assert gaps(not_decreasing) == ["termination"]
 
 
+def test_no_basic_measure_decreases_when_the_index_is_not_advanced() -> None:
+    """GuessLex's basic measures (Lean.Elab.PreDefinition.WF.GuessLex; reference manual,
+    "Inferring Well-Founded Recursion") are `sizeOf` of each parameter and `e₂ - e₁` for a
+    hypothesis `e₁ < e₂` on the parameters. With `i` unchanged and `acc` growing, each is equal or
+    larger at the call under a satisfiable guard, so no tactic proves a decrease: Lean rejects."""
+    nat_acc = ("def f (xs : List Nat) (i : Nat) (acc : Nat) : Nat :=\n"
+               "  if i < xs.length then f xs i (acc + xs[i]!) else acc")
+    assert errors(nat_acc) == ["termination"]
+    int_max = ("def g (a : Array Int) (i : Nat) (best : Int) : Int :=\n"
+               "  if i < a.size then g a i (max best a[i]!) else best")
+    assert errors(int_max) == ["termination"]
+    branches = ("def k (cs : List Char) (c : Char) (i : Nat) (acc : Nat) : Nat :=\n"
+                "  if h : i < cs.length then k cs c i (if cs[i] == c then acc + 1 else acc) else acc")
+    assert errors(branches) == ["termination"]
+
+
+def test_a_growing_argument_is_not_decided_when_a_guard_bounds_it() -> None:
+    """`if acc < 10 then f … (acc + 1)`: the hypothesis gives the measure `10 - acc`, which does
+    decrease (Lean accepts); the rule must not fire on a parameter a hypothesis mentions."""
+    src = "def f (xs : List Nat) (acc : Nat) : Nat :=\n  if acc < 10 then f xs (acc + 1) else acc"
+    assert "termination" not in errors(src)
+
+
+def test_a_contradictory_guard_is_not_called_non_terminating() -> None:
+    """Under `i < n ∧ n ≤ i` every goal is provable (omega closes it by contradiction), so a call
+    there with unchanged arguments does not make Lean reject the definition."""
+    src = ("def f (n : Nat) (i : Nat) (acc : Nat) : Nat :=\n"
+           "  if i < n then (if n ≤ i then f n i (acc + 1) else acc) else acc")
+    assert "termination" not in errors(src)
+
+
+def test_a_changed_argument_of_another_type_is_not_decided() -> None:
+    src = ("def f (xs : List Nat) (i : Nat) (acc : List Nat) : List Nat :=\n"
+           "  if i < xs.length then f xs i (acc ++ [xs[i]!]) else acc")
+    assert "termination" not in errors(src)
+    assert "termination" in gaps(src)
+
+
 def test_partial_definitions_need_no_termination_argument() -> None:
     assert clean("partial def f (n : Nat) : Nat := if n = 0 then 0 else f (n / 2)")
 
@@ -192,3 +230,41 @@ def test_every_ground_truth_file_elaborates_without_error() -> None:
     bad = {Path(f).parent.name: [d.format() for d in _report(Path(f).read_text(encoding="utf-8")).errors]
            for f in files}
     assert {k: v for k, v in bad.items() if v} == {}
+
+
+# -- dependent proof parameters (Lean.Elab.App `elabAppArgs`) -----------------------------------------
+
+
+def test_head_without_its_proof_is_a_function_of_that_proof() -> None:
+    """`List.head : (as : List α) → as ≠ [] → α`: `xs.head` is `xs ≠ [] → α`. Two such terms about
+    different local lists have types no unfolding equates (Lean.Meta.ExprDefEq: distinct free
+    variables), so `=` between them is a type mismatch; about the same list it is well typed."""
+    bad = "def p (xs : List Nat) (ys : List Nat) : Prop := xs.head = ys.head"
+    assert errors(bad) == ["type-mismatch"]
+    assert "type-mismatch" not in errors("def p (xs : List Nat) : Prop := xs.head = xs.head")
+
+
+# -- expected types through applications (Lean.Elab.App `propagateExpectedType`) ----------------------
+
+
+def test_the_expected_type_reaches_the_argument_of_a_lambda_head() -> None:
+    """Before the first explicit argument, the result type `?α` of `fun x => x` is unified with the
+    expected `Int`, so `n - 5` is elaborated at `Int` (`binop%`, Lean.Elab.Extra `analyze`)."""
+    from veriscale.backends.embedded import ast as A
+
+    program = Program("def h (n : Nat) : Int :=\n  (fun x => x) (n - 5)\n")
+    assert not program.elaboration.diagnostics
+    body = program.env.defs["h"].cmd.body
+    sub = body.args[0].term
+    assert isinstance(sub, A.BinOp) and str(program.elaboration.node_types.of(sub)) == "Int"
+
+
+def test_no_propagation_into_an_arithmetic_tree_of_unknown_leaves() -> None:
+    """`let f := fun k => k - 3` leaves `HSub ?α ?β ?γ` pending in Lean, which the elaborator's
+    homogeneous reading cannot follow: the expected type is not propagated into it."""
+    from veriscale.backends.embedded import ast as A
+
+    program = Program("def h (n : Nat) : Int :=\n  let f := fun k => k - 3\n  f n\n")
+    call = program.env.defs["h"].cmd.body.body
+    assert isinstance(call, A.App) and str(program.elaboration.node_types.of(call.args[0])) == "Nat"
+

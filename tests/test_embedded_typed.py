@@ -65,6 +65,14 @@ def test_a_subtraction_typed_nat_only_by_the_elaborator_is_static_but_guarded() 
         call_entry(program, "h", {"n": Nat(2)}, None)
 
 
+@pytest.mark.parametrize("head", ["(fun x => x)", "id"])
+def test_a_subtraction_at_an_expected_int_propagated_through_an_application(head: str) -> None:
+    # Lean.Elab.App `propagateExpectedType`: the result type of the head is unified with `Int`
+    # before the argument is elaborated, so `n - 5` is `↑n - 5` in Int
+    program = Program(f"def h (n : Nat) : Int :=\n  {head} (n - 5)\n")
+    assert call_entry(program, "h", {"n": Nat(2)}, None) == -3
+
+
 def test_a_subtraction_at_declared_nat_types_truncates() -> None:
     program = Program("def d (a : Nat) (b : Nat) : Nat :=\n  a - b\n")
     assert call_entry(program, "d", {"a": Nat(2), "b": Nat(5)}, None) == 0

@@ -176,10 +176,17 @@ def test_int_quantifier_needs_a_lower_bound() -> None:
     assert run(src2, "p", n=5) is True
 
 
-def test_truncating_subtraction_with_unknown_operand_type_is_refused() -> None:
-    # `f (n - 1)` where `f`'s parameter type is only known to Lean (a local function of inferred
-    # type): Lean may compute in Int; a truncating Nat subtraction is refused, not guessed.
+def test_subtraction_at_the_expected_type_propagated_through_an_application() -> None:
+    # `(fun x => x) (n - 5) : Int`: Lean.Elab.App `propagateExpectedType` unifies the lambda's
+    # result type with `Int` before the argument, so `binop%` computes `↑n - 5` in Int
     src = "def g (n : Nat) : Int := (fun x => x) (n - 5)"
+    assert run(src, "g", n=Nat(3)) == -2
+
+
+def test_truncating_subtraction_with_unknown_operand_type_is_refused() -> None:
+    # `f n` where `f := fun k => k - 5` has a type only the pending `HSub ?α ?β ?γ` decides in
+    # Lean: the engine does not model that, so a truncating Nat subtraction is refused, not guessed
+    src = "def g (n : Nat) : Int :=\n  let f := fun k => k - 5\n  f n"
     with pytest.raises(Unsupported):
         run(src, "g", n=Nat(3))
 

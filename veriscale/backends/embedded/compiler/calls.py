@@ -475,6 +475,13 @@ class CallsMixin:
         slots = [inner.vars[n.name][0] for n in names]
         return self._make_fn(node, slots, [], call, sc.ctx)
 
+    def _elaborated_int_or_unsure(self, arg: A.Node) -> LeanType:
+        """The type of an argument whose parameter type the compiler does not know: ``Int`` when the
+        elaborator typed it so (the expected type it propagated, ``propagateExpectedType``), else
+        ``UNSURE`` (a ``Nat`` subtraction there refuses to truncate: Lean may compute in ``Int``)."""
+        t = self.node_types.of(arg)
+        return t if t is not None and head(t) == "Int" else UNSURE
+
     def _apply_value(self, node: A.Node, fc: Closure, args: list[A.Node], sc: Scope,
                      ptypes: list[LeanType | None] | None = None) -> Closure:
         if any(isinstance(a, A.NamedArg) for a in args):
@@ -482,7 +489,7 @@ class CallsMixin:
         pts = ptypes or [None] * len(args)
         # unknown parameter types: Lean knows them, we do not, so arithmetic arguments must not
         # silently truncate in Nat
-        cs = [self._arg(a, sc, t if t is not None else UNSURE) for a, t in zip(args, pts)]
+        cs = [self._arg(a, sc, t if t is not None else self._elaborated_int_or_unsure(a)) for a, t in zip(args, pts)]
         if len(cs) == 1:
             c0 = cs[0]
             return lambda fr: fc(fr)(c0(fr))

@@ -298,6 +298,7 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
         self.decl_name = d.name
         self.postponed = []
         self.resumes = []
+        self.heterogeneous_until_defaulted = []
         cmd = d.cmd
         self.tparams = {}
         for b in cmd.binders:

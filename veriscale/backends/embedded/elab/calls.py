@@ -9,6 +9,7 @@ argument against its parameter; trailing optional parameters take their defaults
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Literal
 
@@ -25,6 +26,7 @@ from veriscale.backends.embedded.elab.types import (
     Gap,
     MVar,
     canonical_name,
+    has_gap,
     head_name,
     show,
     unify,
@@ -290,6 +292,12 @@ class CallsMixin(ElabCore):
         if "." in name and self.surely_absent(name) and ctx.lookup(name.split(".")[0]) is None:
             self.error(node, f"unknown identifier '{name}'", "unknown-constant")
             return GAP
+        if "." not in name:
+            # Lean would say "unknown identifier" unless its root namespace has the name; the
+            # engine's list of Lean's declarations is complete only for some namespaces, not the root
+            return self.gap(node, f"the engine does not know the constant `{name}` (an unknown identifier "
+                                  "unless Lean's root namespace has it, which the engine cannot tell)",
+                            "unknown-constant")
         return self.gap(node, f"the engine does not know the constant `{name}`", "unknown-constant")
 
     def fields(self, node: A.Node, base_node: A.Node, base: LeanType, names: list[str], arg_nodes: list[A.Node],
@@ -345,7 +353,8 @@ class CallsMixin(ElabCore):
             return self.gap(node, f"`{sig.name}` has no explicit parameter of type {h}", "field-notation")
         self.expect(base_node, base, sig.params[index].type)
         remaining = Sig(sig.params[:index] + sig.params[index + 1:], sig.result, sig.name)
-        return self.apply_sig(node, remaining, arg_nodes, ctx, expected)
+        return self.apply_sig(node, remaining, arg_nodes, ctx, expected,
+                              receiver=(sig.params[index].name, base_node))
 
     def _resume_method(self, node: A.Node, base_node: A.Node, base: LeanType, field: str,
                        arg_nodes: list[A.Node], ctx: Ctx, expected: LeanType | None, result: LeanType) -> bool:
@@ -387,7 +396,7 @@ class CallsMixin(ElabCore):
 
     # -- application ----------------------------------------------------------------------------
     def apply_sig(self, node: A.Node, sig: Sig, arg_nodes: list[A.Node], ctx: Ctx,
-                  expected: LeanType | None) -> LeanType:
+                  expected: LeanType | None, receiver: tuple[str, A.Node] | None = None) -> LeanType:
         params = list(sig.params)
         positional = [a for a in arg_nodes if not isinstance(a, A.NamedArg)]
         named = [a for a in arg_nodes if isinstance(a, A.NamedArg)]
@@ -398,16 +407,18 @@ class CallsMixin(ElabCore):
                 return self.gap(node, f"named argument `({na.name} := …)` of `{sig.name}` is not modelled")
             self.check(na.value, ctx, params[match].type)
             del params[match]
-        if expected is not None and len(positional) == len(params) and not isinstance(zonk(expected), (MVar, Gap)):
+        if len(positional) == len(params) and _propagates(expected):
             # Lean propagates the expected type to the result before elaborating the arguments
             # (`elabAppArgs`, `propagateExpectedType`): `Id.run do …` learns its monad from it
-            if unify(sig.result, expected) is False:
+            if unify(sig.result, expected) is False:  # type: ignore[arg-type]
                 pass  # reported by the final check, with coercions considered
         # Lean elaborates arguments left to right but postpones `fun` whose binder types are
         # still unknown; unify the other arguments first so lambdas see their domains.
         pairs = list(zip(params, positional))
         # a proof parameter's statement mentions earlier parameters: `(h : foo_precond xs)`
         bindings = {p.name: a for p, a in pairs}
+        if receiver is not None:
+            bindings[receiver[0]] = receiver[1]
         for p, a in pairs:
             if not _is_lambda(a):
                 self.check_arg(a, ctx, p.type, bindings)
@@ -426,9 +437,27 @@ class CallsMixin(ElabCore):
             pass  # autoParam obligations of builtins (`Array.swap`) are discharged at run time
         out = sig.result
         for p in reversed(rest_params):
-            out = FunType(p.type, out)
+            out = FunType(self._instantiate_proof(p.type, bindings, ctx), out)
         self.expect(node, out, expected)
         return out
+
+    def _instantiate_proof(self, ptype: LeanType, bindings: dict[str, A.Node], ctx: Ctx) -> LeanType:
+        """A proof parameter left for the caller states its proposition about the arguments given
+        (``xs.head : xs ≠ [] → α``, Lean's dependent arrow instantiated by ``elabAppArgs``)."""
+        z = zonk(ptype)
+        if not isinstance(z, ProofType) or not bindings:
+            return ptype
+        prop = substitute_names(z.prop, {k: _unparen(v) for k, v in bindings.items()})
+        fvars = frozenset(
+            a.name for a in map(_unparen, bindings.values())
+            if isinstance(a, A.Ident) and (local := ctx.lookup(a.name)) is not None and local.kind in ("var", "pattern")
+        )
+        text = z.text
+        for name, arg in bindings.items():
+            arg = _unparen(arg)
+            shown = arg.name if isinstance(arg, A.Ident) else f"({A.sexpr(arg)})"
+            text = re.sub(rf"(?<![\w.]){re.escape(name)}(?![\w.])", shown, text)
+        return ProofType(prop, text, fvars)
 
     def check_arg(self, a: A.Node, ctx: Ctx, ptype: LeanType, bindings: dict[str, A.Node] | None = None) -> None:
         z = zonk(ptype)
@@ -466,6 +495,7 @@ class CallsMixin(ElabCore):
 
     def apply_type(self, node: A.Node, ft: LeanType, arg_nodes: list[A.Node], ctx: Ctx,
                    expected: LeanType | None) -> LeanType:
+        self._propagate_expected(ft, arg_nodes, expected)
         t = ft
         for a in arg_nodes:
             z = zonk(t)
@@ -488,10 +518,62 @@ class CallsMixin(ElabCore):
         return t
 
 
+    def _propagate_expected(self, ft: LeanType, arg_nodes: list[A.Node], expected: LeanType | None) -> None:
+        """Lean's ``propagateExpectedType`` (``Lean.Elab.App``): before the first explicit argument
+        is elaborated, the function's result type after all the given arguments is unified with
+        the expected type -- unless that type is ``Prop``, the result depends on the arguments, or
+        there are named arguments -- so ``(fun x => x) (n - 5) : Int`` elaborates ``n - 5`` at
+        ``Int`` (``↑n - 5``). A failed unification is not an error: the final check coerces."""
+        if not arg_nodes or not _propagates(expected) or any(isinstance(a, A.NamedArg) for a in arg_nodes):
+            return
+        t = zonk(ft)
+        for _ in arg_nodes:
+            if not isinstance(t, FunType) or isinstance(zonk(t.domain), ProofType):
+                return
+            t = zonk(t.codomain)
+        if isinstance(t, (Gap, ProofType)) or has_gap(t):
+            return
+        tied = {id(zonk(m)) for m in self.heterogeneous_until_defaulted}
+        if any(id(m) in tied for m in _mvars(t)):
+            # a result typed by an arithmetic tree whose leaves were all unknown: Lean's
+            # `HSub ?α ?β ?γ` may take the expected type at `?γ` only, which the elaborator's
+            # homogeneous reading of the tree cannot say (`let f := fun k => k - 3; f n`)
+            return
+        unify(t, expected)  # type: ignore[arg-type]
+
+
+def _mvars(t: LeanType) -> list[MVar]:
+    z = zonk(t)
+    if isinstance(z, MVar):
+        return [z]
+    if isinstance(z, FunType):
+        return _mvars(z.domain) + _mvars(z.codomain)
+    if isinstance(z, ProdType):
+        return _mvars(z.fst) + _mvars(z.snd)
+    if isinstance(z, NamedType):
+        return [m for a in z.args for m in _mvars(a)]
+    return []
+
+
+def _propagates(expected: LeanType | None) -> bool:
+    """An expected type ``propagateExpectedType`` uses: known, and not ``Prop`` (Lean does not
+    propagate ``Prop``, which it often uses as a more general ``Bool``)."""
+    if expected is None:
+        return False
+    z = zonk(expected)
+    return not isinstance(z, (MVar, Gap, ProofType)) and head_name(z) != "Prop"
+
+
 def substitute_names(node: A.Node, mapping: dict[str, A.Node]) -> A.Node:
     from veriscale.backends.embedded.elab.getelem import _substitute
 
     return _substitute(node, mapping) if mapping else node
+
+
+def _unparen(a: A.Node) -> A.Node:
+    while isinstance(a, A.Paren):
+        a = a.term
+    return a
 
 
 def _is_lambda(a: A.Node) -> bool:

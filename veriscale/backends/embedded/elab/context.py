@@ -39,6 +39,9 @@ class ProofType(LeanType):
 
     prop: A.Node
     text: str
+    fvars: frozenset[str] = frozenset()
+    """Names in ``prop`` that are local variables (not ``let``-bound): definitional unfolding never
+    makes two distinct ones equal."""
     is_proof = True
 
     def _render(self, prec: int) -> str:

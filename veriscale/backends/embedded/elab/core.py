@@ -63,6 +63,8 @@ class ElabCore:
         self.postponed: list[Callable[[], None]] = []
         self.resumes: list[Callable[[], bool]] = []
         """Postponed elaboration problems: each returns ``False`` while it still cannot run."""
+        self.heterogeneous_until_defaulted: list[LeanType] = []
+        """Result types of arithmetic trees none of whose leaves had a known type."""
         self._dispatch: dict[type, Callable[[Any, Ctx, LeanType | None], LeanType]] = {}
         #: the type inferred for each term of the declaration being elaborated (for the compiler)
         self.node_types = NodeTypes()

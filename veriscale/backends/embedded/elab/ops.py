@@ -176,6 +176,10 @@ class OpsMixin(ElabCore):
             result: LeanType = self.fresh()
             for t in types:
                 unify(t, result)
+            # Lean leaves such a tree as `HSub ?α ?β ?γ` until default instances make it
+            # homogeneous; the elaborator unifies its types at once, so an expected type must not
+            # be propagated into it (see `CallsMixin._propagate_expected`)
+            self.heterogeneous_until_defaulted.append(result)
         else:
             result = max_t
             for leaf, t in zip(leaves, types):

@@ -9,6 +9,9 @@ proved by ``decreasing_tactic`` or the ``decreasing_by`` tactic. This module dec
 * structural recursion: accepted;
 * a recursive call whose arguments are exactly the parameters: no measure can decrease, so Lean
   reports "fail to show termination" -- an error;
+* without ``termination_by``/``decreasing_by``, a call (reached through ``if``s only, under a
+  satisfiable guard) at which every basic measure ``GuessLex`` tries is equal or larger -- the other
+  parameters passed unchanged or growing (``acc + x``, ``max best x``): an error too;
 * a measure (``termination_by e``, or without it a ``Nat`` parameter, as ``GuessLex`` tries) that
   provably decreases at every call by linear arithmetic over the facts on the call's path (the
   conditions of enclosing ``if``s -- Lean's well-founded preprocessing turns ``ite`` into ``dite``
@@ -18,6 +21,8 @@ proved by ``decreasing_tactic`` or the ``decreasing_by`` tactic. This module dec
 """
 
 from __future__ import annotations
+
+import itertools
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import Ctx
@@ -40,6 +45,8 @@ class TerminationMixin(ElabCore):
         self._tactic = cmd.decreasing_tactic
         self._facts = [f.prop for f in ctx.facts]
         self._param_types = self._binder_heads(cmd.binders, ctx)
+        self._ctx = ctx
+        self._other_binders = any(b.kind != "explicit" and not _is_type_binder(b) for b in cmd.binders)
         # report at the body: that is where a submitted section puts the definition
         where = body if body is not None else (cmd.alts[0] if cmd.alts else cmd)
         self._termination(where, names, params, body, cmd.alts, cmd.termination_hints)
@@ -50,6 +57,8 @@ class TerminationMixin(ElabCore):
         self._tactic = decl.decreasing_tactic
         self._facts = [f.prop for f in ctx.facts]
         self._param_types = self._binder_heads(decl.binders, ctx)
+        self._ctx = ctx
+        self._other_binders = any(b.kind != "explicit" and not _is_type_binder(b) for b in decl.binders)
         self._termination(decl, {decl.name or ""}, params, decl.value, decl.alts, decl.termination_hints)
 
     _measure: A.Node | None = None
@@ -99,6 +108,81 @@ class TerminationMixin(ElabCore):
         return all(decl_types.get(n) == "Nat" or n not in params for n in names)
 
     _param_types: dict[str, str] = {}
+    _ctx: Ctx = Ctx()
+    _other_binders: bool = False
+
+    def _call_no_measure_decreases(self, body: A.Node, names: set[str], params: list[str],
+                                   rebound: set[str]) -> str | None:
+        """A recursive call at which no measure Lean tries can decrease, so Lean certainly rejects
+        the definition (``line:column`` of that call), or ``None`` when that cannot be shown.
+
+        Without ``termination_by``/``decreasing_by``, Lean tries structural recursion (the caller
+        checked it fails) and then well-founded recursion with a measure ``GuessLex`` builds from
+        *basic measures* (``Lean.Elab.PreDefinition.WF.GuessLex``; the reference manual, "Inferring
+        Well-Founded Recursion"): ``sizeOf`` of each parameter, and ``e₂ - e₁`` for each assumption
+        ``e₁ < e₂``/``e₁ ≤ e₂`` in the local context of a recursive call. Every candidate is a tuple
+        of basic measures, and at each call one component must strictly decrease. At a call where
+        every basic measure provably does not decrease -- its parameters are passed unchanged, or
+        (a parameter absent from every assumption) grow: ``p + e``, ``max p e``, an ``if`` whose
+        branches do -- the goal ``measure(args) < measure(params)`` is false under some valuation
+        of the context, so no tactic proves it. That valuation is found by search: the call's
+        context (the conditions of the ``if``s around it and the hypotheses in scope) must be
+        satisfiable, or ``omega`` would close every goal by contradiction. Calls under other binders
+        (``let``, ``match``, ``fun``, …) may see hypotheses this does not track: not decided."""
+        base_facts = [self.unfold_fact(f) for f in self._facts]  # type: ignore[attr-defined]
+        for call, path, plain in _calls_on_plain_paths(body, names, []):
+            if not plain or len(call.args) != len(params) or any(isinstance(a, A.NamedArg) for a in call.args):
+                continue
+            facts = base_facts + [self.unfold_fact(f) for f in path]  # type: ignore[attr-defined]
+            in_facts = set().union(*(_identifier_roots(f) | _dotted_roots(f) for f in facts)) if facts else set()
+            grown: list[str] = []
+            decided = True
+            for p, arg in zip(params, call.args):
+                if _is_param(arg, p) and p not in rebound:
+                    continue
+                kind = self._param_types.get(p)
+                if p in rebound or p in in_facts or kind not in ("Nat", "Int") or not _grows(arg, p, kind):
+                    decided = False
+                    break
+                grown.append(p)
+            if decided and self._satisfiable(facts, params):
+                return f"{call.line}:{call.col}"
+        return None
+
+    def _satisfiable(self, facts: list[A.Node], params: list[str]) -> bool:
+        """Some valuation makes every fact true: a search over small values of the ``Nat`` atoms
+        (``Nat`` variables, and ``x.length``/``x.size`` of a list, array or string variable, each
+        free of the others)."""
+        atoms: set[str] = set()
+        for f in facts:
+            found = _atoms(f)
+            if found is None:
+                return False
+            atoms |= found
+        owners: dict[str, str] = {}
+        for atom in sorted(atoms):
+            owner, _, field = atom.partition(".")
+            kind = self._param_types.get(owner) if owner in params else self._local_head(owner)
+            if field:
+                if kind not in ("List", "Array", "String") or owner in owners:
+                    return False
+                owners[owner] = field
+            elif kind != "Nat":
+                return False
+        if not facts:
+            return True
+        order = sorted(atoms)
+        if len(order) > 5:
+            return False
+        for values in itertools.product(range(4), repeat=len(order)):
+            env = dict(zip(order, values))
+            if all(_truth(f, env) is True for f in facts):
+                return True
+        return False
+
+    def _local_head(self, name: str) -> str | None:
+        decl = self._ctx.lookup(name)
+        return head_name(decl.type) if decl is not None else None
 
     def _binder_heads(self, binders: list[A.Binder], ctx: Ctx) -> dict[str, str]:
         out: dict[str, str] = {}
@@ -144,6 +228,12 @@ class TerminationMixin(ElabCore):
                 return
         if self._decreases(names, params, roots):
             return
+        if not hints and not alts and body is not None and not self._other_binders:
+            stuck = self._call_no_measure_decreases(body, names, params, rebound)
+            if stuck is not None:
+                self.error(node, f"fail to show termination: structural recursion fails and no measure Lean "
+                                 f"tries decreases at the recursive call at {stuck}", "termination")
+                return
         what = "the `decreasing_by` proof" if "decreasing_by" in hints else (
             "the `termination_by` measure's decrease" if hints else "a termination measure (GuessLex)")
         self.gap(node, f"non-structural recursion: {what} is not modelled", "termination")
@@ -369,3 +459,147 @@ def _difference_of(cond: A.Node) -> A.Node | None:
     else:
         return None
     return A.BinOp(cond.line, cond.col, "-", A.Paren(0, 0, hi), A.Paren(0, 0, lo))
+
+
+def _is_type_binder(b: A.Binder) -> bool:
+    """An implicit type parameter (``{α : Type}``) or an instance: no ``sizeOf`` measure, and the
+    same at every call of a function of this fragment."""
+    return b.kind == "inst" or (b.kind in ("implicit", "strict") and (b.type is None or isinstance(b.type, A.Sort)))
+
+
+def _is_param(arg: A.Node, p: str) -> bool:
+    while isinstance(arg, A.Paren):
+        arg = arg.term
+    return isinstance(arg, A.Ident) and arg.name == p
+
+
+def _grows(arg: A.Node, p: str, kind: str) -> bool:
+    """``measure(arg) < measure(p)`` is false for some value of ``p`` that no fact constrains.
+
+    ``Nat`` (``sizeOf n = n``): ``arg ≥ p`` always -- ``p``, ``p + e``, ``max p e``, ``Nat.succ p``,
+    or an ``if`` whose branches are such. ``Int`` (whose ``sizeOf`` this does not model): ``arg = p``
+    once ``p`` is large enough -- ``p``, ``max p e`` with ``e`` free of ``p``, or an ``if`` of such."""
+    while isinstance(arg, A.Paren):
+        arg = arg.term
+    if _is_param(arg, p):
+        return True
+    if isinstance(arg, A.If):
+        return _grows(arg.then, p, kind) and _grows(arg.els, p, kind)
+    if kind == "Nat" and isinstance(arg, A.BinOp) and arg.op == "+":
+        return _is_param(arg.lhs, p) or _is_param(arg.rhs, p)
+    if isinstance(arg, A.App) and isinstance(arg.fn, A.Ident):
+        args = [a for a in arg.args if not isinstance(a, A.NamedArg)]
+        if arg.fn.name in ("max", "Max.max", f"{kind}.max") and len(args) == 2:
+            mine = [k for k, a in enumerate(args) if _is_param(a, p)]
+            return bool(mine) and (kind == "Nat" or p not in _identifier_roots(args[1 - mine[0]]))
+        if kind == "Nat" and arg.fn.name == "Nat.succ" and len(args) == 1:
+            return _is_param(args[0], p)
+    return kind == "Nat" and isinstance(arg, A.Ident) and arg.name == f"{p}.succ"
+
+
+_PLAIN = (A.If, A.Paren, A.App, A.BinOp, A.UnOp, A.Proj, A.Index, A.Tuple, A.ListLit, A.ArrayLit, A.AnonCtor,
+          A.Ascription, A.Explicit, A.Ident, A.NumLit, A.StrLit, A.CharLit)
+
+
+def _calls_on_plain_paths(node: object, names: set[str], path: list[A.Node],
+                          plain: bool = True) -> list[tuple[A.App, list[A.Node], bool]]:
+    """Every recursive call with the ``if`` conditions on its path, and whether that path passes
+    through nothing but applications, operators and ``if``s (no binder that could add a hypothesis
+    to the call's local context)."""
+    out: list[tuple[A.App, list[A.Node], bool]] = []
+    if not isinstance(node, A.Node):
+        return out
+    plain = plain and isinstance(node, _PLAIN)
+    if isinstance(node, A.App) and isinstance(node.fn, A.Ident) and node.fn.name in names:
+        out.append((node, list(path), plain))
+    if isinstance(node, A.If):
+        out.extend(_calls_on_plain_paths(node.cond, names, path, plain))
+        out.extend(_calls_on_plain_paths(node.then, names, path + [node.cond], plain))
+        out.extend(_calls_on_plain_paths(node.els, names, path + [A.UnOp(node.line, node.col, "¬", node.cond)], plain))
+        return out
+    for f in getattr(node, "__slots__", ()):
+        v = getattr(node, f, None)
+        for x in (v if isinstance(v, (list, tuple)) else [v]):
+            if isinstance(x, tuple):
+                for y in x:
+                    out.extend(_calls_on_plain_paths(y, names, path, plain))
+            else:
+                out.extend(_calls_on_plain_paths(x, names, path, plain))
+    return out
+
+
+def _dotted_roots(node: object) -> set[str]:
+    """The variable of each ``x.f`` identifier (``cs.length`` mentions ``cs``)."""
+    if isinstance(node, A.Ident):
+        return {node.name.split(".")[0]} if "." in node.name else set()
+    out: set[str] = set()
+    for child in A.children(node):
+        out |= _dotted_roots(child)
+    return out
+
+
+def _atom(node: A.Node) -> str | None:
+    while isinstance(node, A.Paren):
+        node = node.term
+    if isinstance(node, A.Ident):
+        parts = node.name.split(".")
+        if len(parts) == 1 or (len(parts) == 2 and parts[1] in ("length", "size")):
+            return node.name
+    if isinstance(node, A.Proj) and node.field in ("length", "size"):
+        inner = node.term
+        while isinstance(inner, A.Paren):
+            inner = inner.term
+        if isinstance(inner, A.Ident) and "." not in inner.name:
+            return f"{inner.name}.{node.field}"
+    return None
+
+
+_COMPARE = {"<": lambda a, b: a < b, "≤": lambda a, b: a <= b, ">": lambda a, b: a > b, "≥": lambda a, b: a >= b,
+            "=": lambda a, b: a == b, "≠": lambda a, b: a != b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b}
+_ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: max(a - b, 0), "*": lambda a, b: a * b}
+
+
+def _atoms(node: A.Node) -> set[str] | None:
+    """The ``Nat`` atoms of a linear fact, or ``None`` when it has another shape."""
+    while isinstance(node, A.Paren):
+        node = node.term
+    if isinstance(node, A.NumLit):
+        return set()
+    atom = _atom(node)
+    if atom is not None:
+        return {atom}
+    if isinstance(node, A.UnOp) and node.op in ("¬", "!"):
+        return _atoms(node.arg)
+    if isinstance(node, A.BinOp) and (node.op in _COMPARE or node.op in _ARITH or node.op in ("∧", "∨", "&&", "||")):
+        left, right = _atoms(node.lhs), _atoms(node.rhs)
+        return None if left is None or right is None else left | right
+    return None
+
+
+def _truth(node: A.Node, env: dict[str, int]) -> int | bool | None:
+    """The value of a fact :func:`_atoms` accepts, with ``Nat`` subtraction truncating."""
+    while isinstance(node, A.Paren):
+        node = node.term
+    if isinstance(node, A.NumLit):
+        return node.value
+    atom = _atom(node)
+    if atom is not None:
+        return env.get(atom)
+    if isinstance(node, A.UnOp) and node.op in ("¬", "!"):
+        v = _truth(node.arg, env)
+        return None if not isinstance(v, bool) else not v
+    if isinstance(node, A.BinOp):
+        a, b = _truth(node.lhs, env), _truth(node.rhs, env)
+        if a is None or b is None:
+            return None
+        if node.op in ("∧", "&&"):
+            return bool(a) and bool(b) if isinstance(a, bool) and isinstance(b, bool) else None
+        if node.op in ("∨", "||"):
+            return bool(a) or bool(b) if isinstance(a, bool) and isinstance(b, bool) else None
+        if isinstance(a, bool) or isinstance(b, bool):
+            return None
+        if node.op in _COMPARE:
+            return _COMPARE[node.op](a, b)
+        if node.op in _ARITH:
+            return _ARITH[node.op](a, b)
+    return None

@@ -171,7 +171,9 @@ def unify(a: LeanType, b: LeanType) -> bool | None:
     if isinstance(a, Gap) or isinstance(b, Gap):
         return None
     if getattr(a, "is_proof", False) and getattr(b, "is_proof", False):
-        return None  # two statements: definitional unfolding of propositions is not modelled
+        # two statements: definitional unfolding of propositions is not modelled, except that a
+        # relation about one local variable is never the same relation about another one
+        return False if _distinct_statements(a, b) else None
     if isinstance(a, MVar):
         return _assign(a, b)
     if isinstance(b, MVar):
@@ -208,6 +210,35 @@ def unify(a: LeanType, b: LeanType) -> bool | None:
     if (isinstance(a, NamedType) and _user_type(a.name)) or (isinstance(b, NamedType) and _user_type(b.name)):
         return None
     return False
+
+
+_RELATIONS = frozenset({"=", "≠", "<", "≤", ">", "≥"})
+
+
+def _distinct_statements(a: LeanType, b: LeanType) -> bool:
+    """``r x e`` against ``r y e`` with ``x`` and ``y`` distinct local variables (``result ≠ []``
+    against ``xs ≠ []``): ``isDefEq`` compares the arguments of the same head, and unfolding the
+    relation (``Ne``, ``LT.lt``, …) keeps them apart, so the two types are not defeq."""
+    from veriscale.backends.embedded import ast as A
+
+    pa, pb = getattr(a, "prop", None), getattr(b, "prop", None)
+    while isinstance(pa, A.Paren):
+        pa = pa.term
+    while isinstance(pb, A.Paren):
+        pb = pb.term
+    if not (isinstance(pa, A.BinOp) and isinstance(pb, A.BinOp) and pa.op == pb.op and pa.op in _RELATIONS):
+        return False
+    pairs = [(pa.lhs, pb.lhs), (pa.rhs, pb.rhs)]
+    differing = [(x, y) for x, y in pairs if A.sexpr(x) != A.sexpr(y)]
+    if len(differing) != 1:
+        return False
+    x, y = differing[0]
+    while isinstance(x, A.Paren):
+        x = x.term
+    while isinstance(y, A.Paren):
+        y = y.term
+    return (isinstance(x, A.Ident) and isinstance(y, A.Ident) and x.name != y.name
+            and x.name in getattr(a, "fvars", ()) and y.name in getattr(b, "fvars", ()))
 
 
 _CORE_TYPES = frozenset({
