@@ -5,20 +5,15 @@ OpenAI-compatible server through inspect's OpenAI provider."""
 from __future__ import annotations
 
 import json
-import shutil
-from pathlib import Path
 
 import pytest
 from fake_openai_server import FakeOpenAIServer, Reply
 from inspect_ai.model import ModelOutput, ModelUsage, get_model
 
-from veriscale.games.falsify.build import build_games
 from veriscale.games.falsify.game import FalsifySettings
 from veriscale.games.inspect_tasks import run_falsify_model, run_refute_model
 from veriscale.games.refute.build import load_items
 from veriscale.task import load_task
-
-ROOT = Path(__file__).resolve().parents[2]
 
 
 def _out(content: str) -> ModelOutput:
@@ -101,15 +96,6 @@ def test_refute_feedback_tool_attempts_and_resume(refute_build, games_plus, tmp_
         limit=1,
     )
     assert again == metrics
-
-
-@pytest.fixture(scope="module")
-def clamp_games(backend, tmp_path_factory) -> Path:
-    suite = tmp_path_factory.mktemp("clamp-suite")
-    shutil.copytree(ROOT / "examples" / "mini" / "mini_clamp", suite / "mini_clamp")
-    out = tmp_path_factory.mktemp("clamp-games")
-    build_games(suite, out, backend)
-    return out
 
 
 def test_falsify_with_mock_model(clamp_games, tmp_path) -> None:

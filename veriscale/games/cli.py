@@ -7,8 +7,9 @@ line naming what is wrong and exit code 2.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
@@ -241,6 +242,49 @@ def falsify_run(
     keys = ("games", "solved", "success_rate", "mean_turns_to_solution", "mean_guesses", "positive_bias")
     _print_metrics(metrics, (*keys, "conclusive_falsifications"))
     _note(quiet, f"wrote {out / 'metrics.json'}")
+
+
+RunsArgument = Annotated[
+    list[Path], typer.Argument(help="Run directories (written by 'run'); each is one bar or point, named by its directory.")
+]
+
+
+def _report(runs: list[Path], out: Path, required: tuple[str, ...], draw: Callable[[list[Any], Path], object]) -> None:
+    from veriscale.games.plots import RunReadError, read_run, run_labels
+
+    if out.suffix.lower() != ".png":
+        raise _fail(f"{out}: --out names a .png file")
+    try:
+        records = [read_run(run, required) for run in runs]
+    except RunReadError as exc:
+        raise _fail(str(exc)) from exc
+    draw(list(zip(run_labels(runs), records)), out)
+
+
+@refute_app.command("report")
+def refute_report(
+    runs: RunsArgument,
+    out: Annotated[Path, typer.Option("--out", help="The PNG to write.")],
+    quiet: QuietOption = False,
+) -> None:
+    """Plot success by difficulty bucket and by adversary kind, one bar per run."""
+    from veriscale.games.plots import REFUTE_FIELDS, refute_figure
+
+    _report(runs, out, REFUTE_FIELDS, refute_figure)
+    _note(quiet, f"wrote {out}")
+
+
+@falsify_app.command("report")
+def falsify_report(
+    runs: RunsArgument,
+    out: Annotated[Path, typer.Option("--out", help="The PNG to write.")],
+    quiet: QuietOption = False,
+) -> None:
+    """Plot the tests each game took and each run's positive-testing bias against its success."""
+    from veriscale.games.plots import FALSIFY_FIELDS, falsify_figure
+
+    _report(runs, out, FALSIFY_FIELDS, falsify_figure)
+    _note(quiet, f"wrote {out}")
 
 
 def print_json(path: Path) -> None:  # pragma: no cover - small helper for users

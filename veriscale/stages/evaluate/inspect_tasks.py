@@ -1,0 +1,185 @@
+"""CodeGen and SpecGen on any suite as inspect_ai tasks: ``inspect eval veriscale/codegen -T
+suite=DIR --model ...`` and ``inspect eval veriscale/specgen -T suite=DIR --model ...``.
+
+The dataset is the suite (one sample per task that loads, in id order); each sample's input is
+the very prompt ``veriscale eval`` sends (:func:`~veriscale.stages.evaluate.prompts.build_prompt`,
+the shipped templates); the solver is inspect's ``generate``. The scorer reads the reply as
+strictly as ``eval`` does (:func:`~veriscale.stages.evaluate.replies.parse_reply`) and scores the
+sections with VeriScale's score stage (:func:`~veriscale.stages.score.score_task`) on the engine
+``backend`` names. A reply that cannot be used (a refusal, an empty or cut-off reply, not the
+asked format) fails every metric of the kind with its reason. Each metric's value is its lower
+bound: an undecided check is never a pass; the upper bounds and reasons are in the score's
+metadata.
+"""
+
+from __future__ import annotations
+
+import logging
+from functools import lru_cache
+from pathlib import Path
+
+from inspect_ai import Task, task
+from inspect_ai.dataset import MemoryDataset, Sample
+from inspect_ai.model import ChatMessageSystem, ChatMessageUser, ModelOutput
+from inspect_ai.scorer import Score, Target, mean, scorer, stderr
+from inspect_ai.solver import TaskState, generate
+
+from veriscale.backends.base import Backend
+from veriscale.benchmark import load_benchmark
+from veriscale.llm import classify_choice
+from veriscale.stages.evaluate.pipeline import KIND_METRICS
+from veriscale.stages.evaluate.prompts import DEFAULT_EXAMPLES, TaskKind, build_prompt, headers_for
+from veriscale.stages.evaluate.replies import ReplyError, parse_reply
+from veriscale.stages.score import Submission, score_task
+from veriscale.stages.score.scoring import merge_groups
+from veriscale.task import Task as LeanTask
+
+__all__ = ["codegen", "generation_dataset", "generation_scorer", "reply_failure", "specgen"]
+
+logger = logging.getLogger(__name__)
+
+
+@lru_cache(maxsize=4)
+def _engine(name: str) -> Backend:
+    from veriscale.backends.select import make_backend
+
+    return make_backend(name)
+
+
+@lru_cache(maxsize=8)
+def _suite_tasks(suite: str) -> dict[str, LeanTask]:
+    """The suite's tasks that load, by id (cached: the scorer looks each one up again)."""
+    load = load_benchmark(Path(suite))
+    for failure in load.failures:
+        logger.warning("%s: task not loaded: %s", suite, failure)
+    return {t.id: t for t in load.tasks}
+
+
+def _task_ids(tasks: str | list[str] | None) -> set[str] | None:
+    if tasks is None:
+        return None
+    names = tasks.split(",") if isinstance(tasks, str) else tasks
+    return {name.strip() for name in names if name.strip()}
+
+
+def generation_dataset(
+    suite: str, kind: TaskKind, *, tasks: str | list[str] | None = None, examples: int = DEFAULT_EXAMPLES
+) -> MemoryDataset:
+    """One sample per task of ``suite`` (only ``tasks`` when given), its input ``eval``'s prompt."""
+    if not Path(suite).is_dir():
+        raise FileNotFoundError(f"{suite}: not a suite directory")
+    by_id = _suite_tasks(str(Path(suite).resolve()))
+    wanted = _task_ids(tasks)
+    if wanted is not None and not wanted & set(by_id):
+        raise ValueError(f"none of the task ids {', '.join(sorted(wanted))} is a task of {suite}")
+    samples = []
+    for task_id in sorted(by_id):
+        if wanted is not None and task_id not in wanted:
+            continue
+        messages = build_prompt(by_id[task_id], kind, examples=examples)
+        samples.append(
+            Sample(
+                id=task_id,
+                input=[
+                    ChatMessageSystem(content=m["content"]) if m["role"] == "system" else ChatMessageUser(
+                        content=m["content"]
+                    )
+                    for m in messages
+                ],
+                metadata={"suite": str(Path(suite).resolve()), "task": task_id, "kind": kind},
+            )
+        )
+    return MemoryDataset(samples, name=f"veriscale-{kind}-{Path(suite).resolve().name}")
+
+
+_FINISH_REASONS = {"max_tokens": "length", "model_length": "length", "content_filter": "content_filter"}
+"""inspect's stop reasons under the OpenAI names :func:`~veriscale.llm.classify_choice` reads."""
+
+
+def reply_failure(output: ModelOutput) -> str | None:
+    """Why the model's output is no answer at all (``refusal``, ``truncated``, ``empty``), as ``eval``
+    classifies a reply; ``None`` for a reply to read."""
+    if output.error:
+        return f"model-error: {output.error}"
+    if not output.choices:
+        return "empty"
+    choice = output.choices[0]
+    return classify_choice(output.completion, _FINISH_REASONS.get(choice.stop_reason), None)
+
+
+def _failed(metrics: tuple[str, ...], reason: str, reply: str) -> Score:
+    return Score(
+        value={metric: 0.0 for metric in metrics},
+        answer=reply,
+        explanation=f"no usable reply: {reason}",
+        metadata={"reply_error": reason},
+    )
+
+
+def _score_reply(lean_task: LeanTask, kind: TaskKind, reply: str, backend: str) -> Score:
+    metrics = KIND_METRICS[kind]
+    parsed = parse_reply(reply, headers_for(lean_task, kind))
+    if isinstance(parsed, ReplyError):
+        return _failed(metrics, parsed.reason, reply)
+    submission = Submission(task=lean_task.id, **parsed.sections)
+    try:
+        results = score_task(lean_task, submission, _engine(backend))
+    except Exception as exc:  # noqa: BLE001 - an engine crash on one reply is that reply's failure
+        return _failed(metrics, f"internal {type(exc).__name__}: {exc}"[:200], reply)
+    task_score = merge_groups(lean_task.id, results)
+    bounds = {m: task_score.bound(m) for m in metrics}
+    lower = {m: float(b.lower) if b is not None else 0.0 for m, b in bounds.items()}
+    unknown = [m for m, b in bounds.items() if b is not None and b.lower != b.upper]
+    explanation = "; ".join(task_score.reasons[:5]) or "every check passed"
+    if unknown:
+        explanation = f"undecided (counted as failed): {', '.join(unknown)}; {explanation}"
+    return Score(
+        value=lower,
+        answer=reply,
+        explanation=explanation,
+        metadata={"sections": parsed.sections, "score": task_score.model_dump(mode="json")},
+    )
+
+
+@scorer(metrics={"*": [mean(), stderr()]})
+def generation_scorer(kind: TaskKind, backend: str = "embedded"):  # noqa: ANN201 - inspect's Scorer
+    """Every metric of ``kind`` scored by VeriScale's score stage: its lower bound (1 or 0)."""
+
+    async def score(state: TaskState, target: Target) -> Score:
+        metrics = KIND_METRICS[kind]
+        failure = reply_failure(state.output)
+        if failure is not None:
+            return _failed(metrics, failure, state.output.completion)
+        lean_task = _suite_tasks(state.metadata["suite"]).get(state.metadata["task"])
+        if lean_task is None:
+            return _failed(metrics, f"task {state.metadata['task']} no longer loads", state.output.completion)
+        return _score_reply(lean_task, kind, state.output.completion, backend)
+
+    return score
+
+
+def _generation_task(
+    kind: TaskKind, suite: str, tasks: str | list[str] | None, examples: int, backend: str
+) -> Task:
+    return Task(
+        dataset=generation_dataset(suite, kind, tasks=tasks, examples=examples),
+        solver=generate(),
+        scorer=generation_scorer(kind, backend=backend),
+    )
+
+
+@task
+def codegen(
+    suite: str, tasks: str | list[str] | None = None, examples: int = DEFAULT_EXAMPLES, backend: str = "embedded"
+) -> Task:
+    """CodeGen on ``suite``: the model writes each task's function; scored on ``code``."""
+    return _generation_task("codegen", suite, tasks, examples, backend)
+
+
+@task
+def specgen(
+    suite: str, tasks: str | list[str] | None = None, examples: int = DEFAULT_EXAMPLES, backend: str = "embedded"
+) -> Task:
+    """SpecGen on ``suite``: the model writes each task's precondition and postcondition; scored on
+    the soundness and completeness metrics."""
+    return _generation_task("specgen", suite, tasks, examples, backend)
