@@ -21,6 +21,7 @@ from fake_openai_server import Behaviour, FakeOpenAIServer, HttpError, Reply
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.benchmark import load_benchmark
+from veriscale.games.refute.build import recover_adversaries
 from veriscale.generate.adversaries import Adversary, llm_free_adversaries
 from veriscale.generate.llm_adversaries import (
     GeneratedSpec,
@@ -181,7 +182,12 @@ def test_the_kill_matrix_is_complete_and_right(mini_run: tuple[ExpandSummary, Pa
     kept = {a["id"] for a in matrix["adversaries"]}
     assert [row["test"] for row in matrix["tests"]] == list(range(len(task.tests)))
     kills = 0
-    for adversary in llm_free_adversaries(load_task(MINI / "mini_clamp")):
+    source = load_task(MINI / "mini_clamp")
+    first_order = llm_free_adversaries(source)
+    # The subtle adversaries (chosen by running them on the original tests) are recovered by id.
+    subtle = recover_adversaries(source, sorted(kept - {a.id for a in first_order}))
+    assert set(subtle) == kept - {a.id for a in first_order} and subtle
+    for adversary in [*first_order, *subtle.values()]:
         outputs = backend.run(task.with_sections(**adversary.sections),
                               [Check(kind=CheckKind.CODE, args=t.args) for t in view.tests])
         differing = [(t, o.value) for t, o in zip(view.tests, outputs)

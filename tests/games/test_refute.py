@@ -6,7 +6,14 @@ import json
 from pathlib import Path
 
 from veriscale.backends.base import Backend
-from veriscale.games.refute.build import BuildSummary, RefuteItem, build_items, difficulty_bucket, load_items
+from veriscale.games.refute.build import (
+    ITEMS_FILE,
+    BuildSummary,
+    RefuteItem,
+    build_items,
+    difficulty_bucket,
+    load_items,
+)
 from veriscale.games.refute.game import Action, RefuteJudge, RefuteSettings, play_item, refute_metrics
 from veriscale.games.refute.runner import TRANSCRIPTS_FILE, baseline_player, run_items
 from veriscale.task import load_task
@@ -172,3 +179,15 @@ def test_batched_play_records_what_the_one_by_one_loop_records(refute_build, gam
         )
         assert [a.__dict__ for a in batched.attempts] == [a.__dict__ for a in single.attempts]
         assert batched.solved_at == single.solved_at
+
+
+def test_build_is_deterministic_and_has_subtle_items(refute_build, games_plus, backend, tmp_path) -> None:
+    """The same suite gives the same items; most come from the subtle adversaries (guards,
+    bounds, second-order), which the original tests miss by construction of the pre-filter."""
+    out, _ = refute_build
+    again = tmp_path / "again"
+    build_items(games_plus, again, backend)
+    assert (again / ITEMS_FILE).read_bytes() == (out / ITEMS_FILE).read_bytes()
+    kinds = {item.kind for item in _items(refute_build)}
+    assert kinds & {"mutant:guard-result", "mutant:guard-input", "mutant:bound", "mutant:drop-last",
+                    "mutant:second-order"}

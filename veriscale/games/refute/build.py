@@ -16,7 +16,8 @@ dropped and counted (so are adversaries whose code cannot be recovered, and adve
 runs on the original tests are undecided).
 
 Adversary code is not stored in the kill matrix; LLM-free adversaries are regenerated from the
-task (templates from the signature, every single-change mutant of the reference, matched by id).
+task (templates from the signature, every single-change mutant of the reference, every subtle
+mutant, and second-order mutants from their two changes' ids, matched by id).
 """
 
 from __future__ import annotations
@@ -32,6 +33,7 @@ from veriscale.backends.base import Answer, Backend, Check, CheckKind
 from veriscale.games.common import stored_input
 from veriscale.generate.adversaries import Adversary, template_adversaries
 from veriscale.generate.adversaries.mutants import Mutation
+from veriscale.generate.adversaries.subtle import ORDER_SEPARATOR, combine, split_order, subtle_mutations
 from veriscale.lean.printing import same_as_printed
 from veriscale.stages.expand.writer import KILL_MATRIX_FILE, SUMMARY_FILE
 from veriscale.task import Task, TaskLoadError, load_task
@@ -158,10 +160,22 @@ class BuildSummary:
         }
 
 
-def _every_mutation(task: Task) -> list[Mutation]:
+def _every_mutation(task: Task, wanted: set[str]) -> list[Mutation]:
+    """Every single-change and subtle mutant of the task, and the second-order ones in ``wanted``."""
     from veriscale.generate.adversaries import all_mutations
 
-    return list(all_mutations(task))
+    singles = [*all_mutations(task), *subtle_mutations(task)]
+    by_id = {m.id: m for m in singles}
+    pairs: list[Mutation] = []
+    for adversary_id in wanted:
+        if ORDER_SEPARATOR + "mutant:" not in adversary_id:
+            continue
+        parts = [by_id.get(part) for part in split_order(adversary_id)]
+        if len(parts) == 2 and parts[0] is not None and parts[1] is not None:
+            pair = combine(parts[0], parts[1])
+            if pair is not None and pair.id == adversary_id:
+                pairs.append(pair)
+    return singles + pairs
 
 
 def recover_adversaries(task: Task, ids: Sequence[str]) -> dict[str, Adversary]:
@@ -170,7 +184,7 @@ def recover_adversaries(task: Task, ids: Sequence[str]) -> dict[str, Adversary]:
     wanted = set(ids)
     found: dict[str, Adversary] = {a.id: a for a in template_adversaries(task) if a.id in wanted}
     if any(i.startswith("mutant:") for i in wanted):
-        for mutation in _every_mutation(task):
+        for mutation in _every_mutation(task, wanted):
             if mutation.id in wanted and mutation.id not in found:
                 found[mutation.id] = Adversary(
                     id=mutation.id,

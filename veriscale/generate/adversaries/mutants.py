@@ -64,7 +64,14 @@ from veriscale.lean.lexer import (
 )
 from veriscale.lean.types import LeanType, NamedType
 
-__all__ = ["MUTABLE_SECTIONS", "Edit", "Mutation", "section_mutations", "whole_result_mutations"]
+__all__ = [
+    "MUTABLE_SECTIONS",
+    "Edit",
+    "Mutation",
+    "body_span",
+    "section_mutations",
+    "whole_result_mutations",
+]
 
 MUTABLE_SECTIONS = ("code_aux", "code")
 """Sections that belong to the implementation alone (``solution_aux`` is shared with specs)."""
@@ -796,13 +803,43 @@ def whole_result_mutations(code: str, return_type: LeanType) -> list[Mutation]:
     name = return_type.name
     if name not in ("Bool", "Nat", "Int"):
         return []
+    span = body_span(code)
+    if span is None:
+        return []
+    body_start, body_end, first = span
+    indent = " " * first.col
+    # The closing parenthesis goes on its own line: the body may end with a `--` comment.
+    if name == "Bool":
+        variants = [("negate-result", "!(", f"\n{indent})", "negate the whole result")]
+    else:
+        variants = [
+            (f"result{sign}1", "(", f"\n{indent}) {sign} 1", f"the whole result {sign} 1")
+            for sign in ("+", "-")
+        ]
+    return [
+        Mutation(
+            "code",
+            first.line,
+            first.col,
+            "result",
+            change,
+            description,
+            (Edit(body_start, body_start, opening), Edit(body_end, body_end, closing)),
+        )
+        for change, opening, closing, description in variants
+    ]
+
+
+def body_span(code: str) -> tuple[int, int, Token] | None:
+    """``(start, end, first token)`` of the body of a ``code`` section: from its first token to the
+    end of its last token before a trailing ``where``/``termination_by``/``decreasing_by`` clause;
+    ``None`` when the text does not lex or is empty."""
     try:
         toks = tokenize(code)
     except LeanSyntaxError:
-        return []
+        return None
     if len(toks) < 2:
-        return []
-    # The body ends where a trailing `where`/`termination_by`/`decreasing_by` clause starts.
+        return None
     depth = 0
     split = len(code)
     for tok in toks:
@@ -820,26 +857,4 @@ def whole_result_mutations(code: str, return_type: LeanType) -> list[Mutation]:
             split = tok.offset
             break
     body_end = max((t.end for t in toks if t.kind != EOF and t.end <= split), default=0)
-    body_start = toks[0].offset
-    indent = " " * toks[0].col
-    # The closing parenthesis goes on its own line: the body may end with a `--` comment.
-    if name == "Bool":
-        variants = [("negate-result", "!(", f"\n{indent})", "negate the whole result")]
-    else:
-        variants = [
-            (f"result{sign}1", "(", f"\n{indent}) {sign} 1", f"the whole result {sign} 1")
-            for sign in ("+", "-")
-        ]
-    first = toks[0]
-    return [
-        Mutation(
-            "code",
-            first.line,
-            first.col,
-            "result",
-            change,
-            description,
-            (Edit(body_start, body_start, opening), Edit(body_end, body_end, closing)),
-        )
-        for change, opening, closing, description in variants
-    ]
+    return toks[0].offset, body_end, toks[0]

@@ -50,6 +50,9 @@ if TYPE_CHECKING:
 __all__ = [
     "ADVERSARY_SHARE",
     "ADVERSARY_SOURCES",
+    "ADVERSARY_TALLIES",
+    "EXTRA_ADVERSARY_SHARE",
+    "SUBTLE",
     "PROVE_CHUNK",
     "AcceptInput",
     "KillResult",
@@ -63,6 +66,12 @@ __all__ = [
 ADVERSARY_SHARE = 0.6
 """Fraction of the task's budget after which no further adversary is run."""
 ADVERSARY_SOURCES = ("template", "mutant", "llm")
+SUBTLE = "subtle"
+"""The tally of the ``extra`` adversaries of :func:`run_kill_matrix` (subtle mutants)."""
+ADVERSARY_TALLIES = (*ADVERSARY_SOURCES, SUBTLE)
+EXTRA_ADVERSARY_SHARE = 0.45
+"""Fraction of the task's budget after which no further ``extra`` adversary is run (they come
+after the others and must leave room for proving everybody's outputs)."""
 ABANDON_AFTER_TIMEOUTS = 3
 """An adversary with at least this many timeouts, more than half its answers, is not run further."""
 PROVE_CHUNK = 128
@@ -206,18 +215,26 @@ def run_kill_matrix(
     options: ExpandOptions,
     budget: TaskBudget,
     output_mutator: OutputMutator | None = None,
+    extra: Sequence[Adversary] = (),
 ) -> KillResult:
-    """Run every adversary on every accept input, mutate the outputs, prove the differing outputs."""
-    result = KillResult(counts={source: AdversaryCounts() for source in ADVERSARY_SOURCES})
+    """Run every adversary on every accept input, mutate the outputs, prove the differing outputs.
+
+    ``extra`` adversaries (the subtle mutants) come after the others and yield to them: they are
+    run only while less than :data:`EXTRA_ADVERSARY_SHARE` of the budget is spent, their outputs
+    are proved after the other adversaries' (before the output mutants), and one whose outputs
+    are not all proved is left out of the matrix (counted ``skipped_deadline``) instead of
+    costing a new input. They are tallied under ``subtle``."""
+    result = KillResult(counts={source: AdversaryCounts() for source in ADVERSARY_TALLIES})
     prover = _Prover(task, backend, inputs)
     # Small inputs first, for the same reason as in _Prover.
     by_size = sorted(range(len(inputs)), key=lambda i: (len(inputs[i].key), i))
     code_checks = [Check(kind=CheckKind.CODE, args=inputs[i].args) for i in by_size]
     # Adversaries that differ somewhere, with [(input, text, value read back, stored)].
-    differing_by_adversary: list[tuple[Adversary, list[tuple[int, str, Any, Any]]]] = []
+    differing_by_adversary: list[tuple[Adversary, bool, list[tuple[int, str, Any, Any]]]] = []
 
-    for adversary in adversaries:
-        tally = result.counts.setdefault(adversary.source, AdversaryCounts())
+    runs = [(adversary, False) for adversary in adversaries] + [(adversary, True) for adversary in extra]
+    for adversary, is_extra in runs:
+        tally = result.counts.setdefault(SUBTLE if is_extra else adversary.source, AdversaryCounts())
         tally.generated += 1
         screen = screen_sections(adversary.sections, origin=adversary.id)
         if not screen.ok:
@@ -229,7 +246,8 @@ def run_kill_matrix(
         code_sizer = ChunkSizer(start=16, high=ADVERSARY_CHUNK)
         cut = False
         while len(answers) < len(code_checks):
-            if budget.check(ADVERSARY_SHARE):
+            # (an extra adversary left out is optional work: not a budget hit of the task)
+            if budget.spent(EXTRA_ADVERSARY_SHARE) if is_extra else budget.check(ADVERSARY_SHARE):
                 cut = True
                 break
             batch = code_checks[len(answers) : len(answers) + code_sizer.size]
@@ -262,9 +280,9 @@ def run_kill_matrix(
         elif not differing:
             tally.equivalent += 1
         else:
-            differing_by_adversary.append((adversary, differing))
+            differing_by_adversary.append((adversary, is_extra, differing))
             for i, text, back, _ in differing:
-                prover.ask(i, text, back, priority=0)
+                prover.ask(i, text, back, priority=1 if is_extra else 0)
 
     # Output mutation: wrong outputs that no program had to produce.
     mutated: list[tuple[int, str, Any, Any]] = []
@@ -284,21 +302,26 @@ def run_kill_matrix(
                     continue
                 stored, back, text = form
                 mutated.append((i, text, back, stored))
-                prover.ask(i, text, back, priority=1)
+                prover.ask(i, text, back, priority=2)
 
     prover.prove(budget)
 
     # New inputs whose adversary outputs were not all proved are dropped (see the module doc).
-    adversary_pairs = {(i, text) for _, differing in differing_by_adversary for i, text, _, _ in differing}
+    adversary_pairs = {
+        (i, text) for _, is_extra, differing in differing_by_adversary if not is_extra for i, text, _, _ in differing
+    }
     dropped = {i for i, text in prover.skipped if (i, text) in adversary_pairs and not inputs[i].original}
     result.dropped_inputs = dropped
     wrong: dict[int, dict[str, WrongOutput]] = {i: {} for i in range(len(inputs)) if i not in dropped}
     killed_by: dict[int, list[str]] = {i: [] for i in wrong}
-    for adversary, differing in differing_by_adversary:
+    for adversary, is_extra, differing in differing_by_adversary:
         kept = [d for d in differing if d[0] not in dropped]
-        tally = result.counts[adversary.source]
+        tally = result.counts[SUBTLE if is_extra else adversary.source]
         if not kept:
             tally.equivalent += 1  # it differed only on inputs that were dropped
+            continue
+        if is_extra and any((i, text) in prover.skipped for i, text, _, _ in kept):
+            tally.skipped_deadline += 1  # its row would be incomplete, and it must not cost an input
             continue
         kept_index = len(result.kept)
         result.kept.append(adversary)

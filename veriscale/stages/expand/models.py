@@ -25,6 +25,7 @@ __all__ = [
     "ExpandOptions",
     "ExpandSummary",
     "LLMTaskCounts",
+    "SubtleCounts",
     "TaskSummary",
     "UnexpectedCounts",
 ]
@@ -50,6 +51,11 @@ class ExpandOptions(BaseModel):
     ingredient_prob: float = Field(default=0.3, ge=0.0, le=1.0)
     max_mutant_adversaries: int = Field(default=60, ge=0)
     """Passed to ``llm_free_adversaries`` as ``max_mutants``."""
+    max_subtle_adversaries: int = Field(default=24, ge=0)
+    """Subtle mutants (``generate.adversaries.subtle``: wrong only on long, empty, duplicated,
+    negative ... inputs, off-by-one counts and indices, second-order changes) that reproduce every
+    original test's expected output, added to the kill matrix after the other adversaries. They
+    are what ``veriscale refute build`` makes items of: wrong programs the original tests miss."""
     output_mutants_per_test: int = Field(default=6, ge=0)
     """Mutants of each accept input's expected output tried as wrong outputs: near misses
     (off by one, one element dropped or added, ...) alternating with random type-aware mutants."""
@@ -124,6 +130,28 @@ class AdversaryCounts(BaseModel):
     """Kept and killed by at least one test."""
 
     def add(self, other: AdversaryCounts) -> None:
+        for name in type(self).model_fields:
+            setattr(self, name, getattr(self, name) + getattr(other, name))
+
+
+class SubtleCounts(BaseModel):
+    """The subtle adversaries of one task (``generate.adversaries.subtle``): how many were tried
+    on the original tests before the kill matrix, and what became of them there."""
+
+    candidates: int = 0
+    """Generated (first-order subtle mutants; second-order ones are counted when tried)."""
+    tried: int = 0
+    """Run on the original tests."""
+    caught_by_original: int = 0
+    """Differ from an expected output of an original test: not worth the whole suite."""
+    undecided: int = 0
+    """Some run on an original test was undecided: not used."""
+    passed: int = 0
+    """Reproduce every original expected output: sent to the kill matrix (up to the cap)."""
+    not_tried_budget: int = 0
+    """Not tried because the task's budget was spent."""
+
+    def add(self, other: SubtleCounts) -> None:
         for name in type(self).model_fields:
             setattr(self, name, getattr(self, name) + getattr(other, name))
 
@@ -212,7 +240,9 @@ class TaskSummary(BaseModel):
     """Inputs (original or new) where the reference output falsifies the reference
     postcondition: the task is broken. New ones are not written; original ones are kept."""
     adversaries: dict[str, AdversaryCounts] = Field(default_factory=dict)
-    """By source: ``template``, ``mutant``, ``llm``."""
+    """By source: ``template``, ``mutant``, ``llm``, and ``subtle`` (the subtle mutants that passed
+    the original tests; their source is ``mutant`` in the kill matrix)."""
+    subtle: SubtleCounts = Field(default_factory=SubtleCounts)
     kills: int = 0
     """(adversary, test) pairs in the kill matrix."""
     unexpected: UnexpectedCounts = Field(default_factory=UnexpectedCounts)
@@ -255,6 +285,7 @@ class ExpandSummary(BaseModel):
     load_failures: list[str] = Field(default_factory=list)
     candidates: dict[str, CandidateCounts] = Field(default_factory=dict)
     adversaries: dict[str, AdversaryCounts] = Field(default_factory=dict)
+    subtle: SubtleCounts = Field(default_factory=SubtleCounts)
     unexpected: UnexpectedCounts = Field(default_factory=UnexpectedCounts)
     llm: LLMTaskCounts | None = None
     tests_before: int = 0

@@ -61,7 +61,7 @@ from veriscale.stages.expand.budget import TaskBudget
 from veriscale.stages.expand.candidates import Candidate, gather_candidates
 from veriscale.stages.expand.classify import classify_candidates, unknown_reason
 from veriscale.stages.expand.kills import (
-    ADVERSARY_SOURCES,
+    ADVERSARY_TALLIES,
     AcceptInput,
     OutputMutator,
     run_kill_matrix,
@@ -75,9 +75,11 @@ from veriscale.stages.expand.models import (
     ExpandOptions,
     ExpandSummary,
     LLMTaskCounts,
+    SubtleCounts,
     TaskSummary,
     UnexpectedCounts,
 )
+from veriscale.stages.expand.subtle import select_subtle_adversaries
 from veriscale.stages.expand.writer import (
     SUMMARY_FILE,
     build_suite_task,
@@ -285,18 +287,24 @@ def expand_task(
         llm_counts.requests = llm_client.stats.requests - requests_before
         llm_counts.cache_hits = llm_client.stats.cache_hits - hits_before
     adversaries = _distinct(adversaries)
+    inputs = [item for _, item in originals]
+    subtle: list[Adversary] = []
+    if adversary_provider is None and options.max_subtle_adversaries > 0:
+        note("subtle adversaries")
+        subtle, summary.subtle = select_subtle_adversaries(
+            task, backend, inputs, budget, seed=options.seed, cap=options.max_subtle_adversaries, exclude=adversaries
+        )
 
     # 6: the kill matrix over every accept input.
-    inputs = [item for _, item in originals]
     inputs += [
         AcceptInput(key=candidate.key, args=candidate.args, expected=expected, original=False)
         for candidate, expected in classified.accept
     ]
-    note(f"kill matrix {len(adversaries)}x{len(inputs)}")
+    note(f"kill matrix {len(adversaries) + len(subtle)}x{len(inputs)}")
     kills = run_kill_matrix(
         task, backend, inputs, adversaries,
         return_type=view.return_type, structs=view.structs, options=options, budget=budget,
-        output_mutator=mutator,
+        output_mutator=mutator, extra=subtle,
     )
 
     # 7: the expanded task; test positions: originals where they were, then the new kept inputs.
@@ -331,7 +339,7 @@ def expand_task(
     summary.counterexamples = counterexamples
     summary.tests_new = len(new_tests)
     summary.rejects_new = len(classified.reject)
-    summary.adversaries = {source: kills.counts.get(source, AdversaryCounts()) for source in ADVERSARY_SOURCES}
+    summary.adversaries = {source: kills.counts.get(source, AdversaryCounts()) for source in ADVERSARY_TALLIES}
     summary.kills = kills.kills
     summary.unexpected = unexpected_counts
     summary.llm = llm_counts
@@ -470,7 +478,8 @@ def _finished(store: RunStore, out_dir: Path, task: Task, redo_llm_errors: bool)
 def _aggregate(summary: ExpandSummary, tasks: list[TaskSummary]) -> None:
     summary.tasks = sorted(tasks, key=lambda s: s.task)
     summary.candidates = {source: CandidateCounts() for source in CANDIDATE_SOURCES}
-    summary.adversaries = {source: AdversaryCounts() for source in ADVERSARY_SOURCES}
+    summary.adversaries = {source: AdversaryCounts() for source in ADVERSARY_TALLIES}
+    summary.subtle = SubtleCounts()
     summary.unexpected = UnexpectedCounts()
     llm_total: LLMTaskCounts | None = None
     for task in summary.tasks:
@@ -478,6 +487,7 @@ def _aggregate(summary: ExpandSummary, tasks: list[TaskSummary]) -> None:
             summary.candidates.setdefault(source, CandidateCounts()).add(counts)
         for source, adversaries in task.adversaries.items():
             summary.adversaries.setdefault(source, AdversaryCounts()).add(adversaries)
+        summary.subtle.add(task.subtle)
         summary.unexpected.add(task.unexpected)
         if task.llm is not None:
             llm_total = llm_total or LLMTaskCounts()
