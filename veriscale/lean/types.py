@@ -92,6 +92,10 @@ class LeanType:
     def __str__(self) -> str:
         return self._render(_PREC_TOP)
 
+    def __repr__(self) -> str:
+        # The printed form says more than the fields; subclasses opt in with ``repr=False``.
+        return f"{type(self).__name__}({str(self)!r})"
+
 
 # Binding strength of the printed forms (Lean: `→` is 25, `×` is infixr 35, application is max).
 _PREC_TOP = 0
@@ -104,7 +108,14 @@ def _paren(text: str, needed: bool) -> str:
     return f"({text})" if needed else text
 
 
-@dataclass(frozen=True, slots=True)
+def _render_infix(left: LeanType, symbol: str, right: LeanType, op_prec: int, prec: int) -> str:
+    """A right-associative infix type (``×``, ``→``): a left operand of the same operator needs
+    parentheses, a right one not."""
+    text = f"{left._render(op_prec + 1)} {symbol} {right._render(op_prec)}"
+    return _paren(text, prec > op_prec)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
 class NamedType(LeanType):
     """A type name applied to zero or more arguments: ``Nat``, ``List Int``, ``Map Int Int``."""
 
@@ -117,11 +128,8 @@ class NamedType(LeanType):
         text = " ".join([self.name, *(a._render(_PREC_ARG) for a in self.args)])
         return _paren(text, prec >= _PREC_ARG)
 
-    def __repr__(self) -> str:
-        return f"NamedType({str(self)!r})"
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ProdType(LeanType):
     """``fst × snd`` (Lean's ``Prod fst snd``)."""
 
@@ -129,15 +137,10 @@ class ProdType(LeanType):
     snd: LeanType
 
     def _render(self, prec: int) -> str:
-        # `×` is right-associative: a product on the left needs parentheses, on the right not.
-        text = f"{self.fst._render(_PREC_PROD + 1)} × {self.snd._render(_PREC_PROD)}"
-        return _paren(text, prec > _PREC_PROD)
-
-    def __repr__(self) -> str:
-        return f"ProdType({str(self)!r})"
+        return _render_infix(self.fst, "×", self.snd, _PREC_PROD, prec)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class FunType(LeanType):
     """``domain → codomain``."""
 
@@ -145,11 +148,7 @@ class FunType(LeanType):
     codomain: LeanType
 
     def _render(self, prec: int) -> str:
-        text = f"{self.domain._render(_PREC_FUN + 1)} → {self.codomain._render(_PREC_FUN)}"
-        return _paren(text, prec > _PREC_FUN)
-
-    def __repr__(self) -> str:
-        return f"FunType({str(self)!r})"
+        return _render_infix(self.domain, "→", self.codomain, _PREC_FUN, prec)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +164,7 @@ class NatLitType(LeanType):
         return f"NatLitType({self.value})"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class SortType(LeanType):
     """A universe with its level: ``Type u``, ``Sort v``, ``Type (u+1)``. (Bare ``Type`` and ``Prop``
     are the names ``NamedType("Type")`` / ``NamedType("Prop")``, as task signatures always had them.)"""
@@ -177,9 +176,6 @@ class SortType(LeanType):
 
     def _render(self, prec: int) -> str:
         return _paren(f"{self.kind} {self.level}", prec >= _PREC_ARG)
-
-    def __repr__(self) -> str:
-        return f"SortType({str(self)!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +201,8 @@ STRING = NamedType("String")
 CHAR = NamedType("Char")
 FLOAT = NamedType("Float")
 UNIT = NamedType("Unit")
+PROP = NamedType("Prop")
+TYPE = NamedType("Type")
 
 
 def list_of(elem: LeanType) -> NamedType:

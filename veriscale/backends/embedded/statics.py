@@ -26,7 +26,24 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from veriscale.lean.types import FunType, LeanType, NamedType, NatLitType, ProdType, PropType
+# The type constants are re-exported: the compiler reads them from here.
+from veriscale.lean.types import BOOL as BOOL
+from veriscale.lean.types import CHAR as CHAR
+from veriscale.lean.types import FLOAT as FLOAT
+from veriscale.lean.types import INT as INT
+from veriscale.lean.types import NAT as NAT
+from veriscale.lean.types import PROP as PROP
+from veriscale.lean.types import STRING as STRING
+from veriscale.lean.types import (
+    TYPE,
+    UNIT,
+    FunType,
+    LeanType,
+    NamedType,
+    NatLitType,
+    ProdType,
+    PropType,
+)
 from veriscale.lean.values import Arr, Nat, Pair, Some, Unsupported, _FixedWidth
 
 
@@ -41,15 +58,9 @@ class TVar(LeanType):
 
 
 UNKNOWN = TVar("?")
-NAT = NamedType("Nat")
-INT = NamedType("Int")
-FLOAT = NamedType("Float")
-BOOL = NamedType("Bool")
-PROP = NamedType("Prop")
-STRING = NamedType("String")
-CHAR = NamedType("Char")
-UNIT_T = NamedType("Unit")
-TYPE_T = NamedType("Type")
+# The compiler's names for the shared constants (``UNIT``/``TYPE`` there are runtime values).
+UNIT_T = UNIT
+TYPE_T = TYPE
 
 NUMERIC = frozenset({"Nat", "Int", "Float", "UInt8", "UInt16", "UInt32", "UInt64", "USize"})
 INTEGRAL = frozenset({"Nat", "Int", "UInt8", "UInt16", "UInt32", "UInt64", "USize"})

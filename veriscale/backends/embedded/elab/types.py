@@ -17,7 +17,22 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from veriscale.lean.types import FunType, LeanType, NamedType, NatLitType, ProdType
+from veriscale.lean.types import (
+    BOOL,
+    CHAR,
+    FLOAT,
+    INT,
+    NAT,
+    PROP,
+    STRING,
+    TYPE,
+    UNIT,
+    FunType,
+    LeanType,
+    NamedType,
+    NatLitType,
+    ProdType,
+)
 
 # Binding strengths for printing, as in veriscale.lean.types.
 _PREC_ARG = 1024
@@ -62,15 +77,6 @@ class TParam(LeanType):
     def _render(self, prec: int) -> str:
         return self.name
 
-NAT = NamedType("Nat")
-INT = NamedType("Int")
-FLOAT = NamedType("Float")
-BOOL = NamedType("Bool")
-PROP = NamedType("Prop")
-STRING = NamedType("String")
-CHAR = NamedType("Char")
-UNIT = NamedType("Unit")
-TYPE = NamedType("Type")
 
 _ALIASES = {"ℕ": "Nat", "ℤ": "Int", "HashMap": "Std.HashMap", "HashSet": "Std.HashSet",
             "Std.Range": "Std.Range", "Range": "Std.Range", "Subarray": "Subarray"}
