@@ -90,6 +90,7 @@ from veriscale.lean.values import (
 __all__ = [
     "LeanSource",
     "ValueParseError",
+    "builtin_kind",
     "canonical_key",
     "canonical_value_key",
     "default_value",
@@ -189,8 +190,9 @@ _UNSUPPORTED = ("USize", "Fin", "Std.HashMap", "HashMap", "Std.HashSet", "HashSe
 
 
 @lru_cache(maxsize=4096)
-def _builtin_kind(ty: LeanType) -> str:
-    """The codec's view of a type that does not depend on user structures ('' when it does)."""
+def builtin_kind(ty: LeanType) -> str:
+    """The kind of a type that does not depend on user structures ('' when it may): ``nat int uint
+    bool float char string unit list array option prod fun``, or ``unsupported`` (``Fin``, hash maps)."""
     if isinstance(ty, ProdType):
         return "prod"
     if isinstance(ty, FunType):
@@ -222,7 +224,7 @@ def _as_prod(ty: LeanType) -> ProdType:
 
 
 def _kind(ty: LeanType, structs: Mapping[str, StructDef]) -> str:
-    kind = _builtin_kind(ty)
+    kind = builtin_kind(ty)
     if kind:
         return kind
     if isinstance(ty, NamedType) and ty.name in structs:
@@ -733,7 +735,7 @@ def _parse_text(
     kind = _kind(ty, structs)
     if kind in ("list", "array"):
         elem_ty = _arg0(ty)
-        elem_kind = _builtin_kind(elem_ty)
+        elem_kind = builtin_kind(elem_ty)
         if elem_kind in ("int", "nat", "uint"):
             fast = _read_int_seq(text, elem_kind, elem_ty, kind == "array", raw, wrap_uint)
             if fast is not None:
