@@ -39,7 +39,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from veriscale.generate.adversaries import Adversary
-from veriscale.llm import LLMCallError, LLMClient, LLMResponse, Message, TokenBudgetExceeded, render_prompt
+from veriscale.llm import LLMCallError, LLMClient, Message, TokenBudgetExceeded, render_prompt
 from veriscale.task import Task
 
 __all__ = [
@@ -273,8 +273,8 @@ def generate_llm_adversaries(
     bad: Counter[str] = Counter()
     failures: Counter[str] = Counter()
 
-    def ask(step: str, messages: list[Message], *, temperature: float, call_seed: int) -> LLMResponse | None:
-        """One call; ``None`` when the reply is unusable (counted)."""
+    def ask(step: str, messages: list[Message], reply_model: type[M], *, temperature: float, call_seed: int) -> M | None:
+        """One call, its reply read as ``reply_model``; ``None`` when the reply is unusable (counted)."""
         result.requests += 1
         try:
             response = client.complete(messages, temperature=temperature, max_tokens=max_tokens, seed=call_seed)
@@ -290,40 +290,32 @@ def generate_llm_adversaries(
             failures[response.failure] += 1
             if response.failure != "truncated":
                 return None
-        return response
+        reply = parse_strict_json(response.text, reply_model)
+        if isinstance(reply, str):
+            bad[f"{step}: {reply}"] += 1
+            return None
+        return reply
 
     try:
         if specs == 0:
             return result
-        response = ask("problem_model", build_problem_model_prompt(task),
-                       temperature=PROBLEM_MODEL_TEMPERATURE, call_seed=seed)
-        if response is None:
-            return result
-        model = parse_strict_json(response.text, ProblemModel)
-        if isinstance(model, str):
-            bad[f"problem_model: {model}"] += 1
+        model = ask("problem_model", build_problem_model_prompt(task), ProblemModel,
+                    temperature=PROBLEM_MODEL_TEMPERATURE, call_seed=seed)
+        if model is None:
             return result
         result.problem_model = model
         if not model.explicit:
             bad["problem_model: no-explicit-constraints"] += 1
             return result
         for spec_index in range(specs):
-            response = ask("spec", build_spec_prompt(task, model.explicit),
-                           temperature=SPEC_TEMPERATURE, call_seed=seed + spec_index)
-            if response is None:
-                continue
-            spec = parse_strict_json(response.text, GeneratedSpec)
-            if isinstance(spec, str):
-                bad[f"spec: {spec}"] += 1
+            spec = ask("spec", build_spec_prompt(task, model.explicit), GeneratedSpec,
+                       temperature=SPEC_TEMPERATURE, call_seed=seed + spec_index)
+            if spec is None:
                 continue
             result.specs.append(spec)
-            response = ask("lazy_impl", build_lazy_impl_prompt(task, spec, impls_per_spec),
-                           temperature=LAZY_TEMPERATURE, call_seed=seed + spec_index)
-            if response is None:
-                continue
-            reply = parse_strict_json(response.text, _LazyReply)
-            if isinstance(reply, str):
-                bad[f"lazy_impl: {reply}"] += 1
+            reply = ask("lazy_impl", build_lazy_impl_prompt(task, spec, impls_per_spec), _LazyReply,
+                        temperature=LAZY_TEMPERATURE, call_seed=seed + spec_index)
+            if reply is None:
                 continue
             if len(reply.implementations) > impls_per_spec:
                 bad["lazy_impl: extra-elements"] += len(reply.implementations) - impls_per_spec
