@@ -43,7 +43,9 @@ __all__ = [
     "FLOAT",
     "INT",
     "NAT",
+    "PROP",
     "STRING",
+    "TYPE",
     "UNIT",
     "FunType",
     "LeanType",
@@ -64,6 +66,7 @@ __all__ = [
     "parse_type",
     "prod_of",
     "substitute",
+    "type_head",
 ]
 
 
@@ -203,6 +206,18 @@ FLOAT = NamedType("Float")
 UNIT = NamedType("Unit")
 PROP = NamedType("Prop")
 TYPE = NamedType("Type")
+
+
+def type_head(ty: LeanType | None) -> str | None:
+    """The constant at the head of a type, as field notation sees it: ``List`` for ``List α``,
+    ``Prod`` for ``α × β``, ``Function`` for an arrow (``None`` for anything else)."""
+    if isinstance(ty, NamedType):
+        return ty.name
+    if isinstance(ty, ProdType):
+        return "Prod"
+    if isinstance(ty, FunType):
+        return "Function"
+    return None
 
 
 def list_of(elem: LeanType) -> NamedType:

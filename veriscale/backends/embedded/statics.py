@@ -43,6 +43,7 @@ from veriscale.lean.types import (
     NatLitType,
     ProdType,
     PropType,
+    type_head,
 )
 from veriscale.lean.values import Arr, Nat, Pair, Some, Unsupported, _FixedWidth
 
@@ -79,15 +80,7 @@ def normalise_type_name(name: str) -> str:
     return _TYPE_ALIASES.get(name, name)
 
 
-def head(ty: LeanType | None) -> str | None:
-    """The head constant of a type: ``List`` for ``List Int``, ``Prod`` for ``A × B``."""
-    if isinstance(ty, NamedType):
-        return ty.name
-    if isinstance(ty, ProdType):
-        return "Prod"
-    if isinstance(ty, FunType):
-        return "Function"
-    return None
+head = type_head  # the compiler's name for it
 
 
 def args_of(ty: LeanType | None) -> tuple[LeanType, ...]:
