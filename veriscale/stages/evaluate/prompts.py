@@ -221,6 +221,16 @@ def _imports(task: Task) -> str:
     return "\n".join(line for line in task.section("import").splitlines() if line.strip())
 
 
+def _task_context(task: Task) -> dict[str, str]:
+    """What the code and the specification prompts both show of the task."""
+    return {
+        "description": task.description,
+        "signature": _signature_line(task),
+        "imports": _imports(task),
+        "structures_lean": task.section("task_aux").strip(),
+    }
+
+
 def _messages(kind: TaskKind, **values: Any) -> list[Message]:
     return [
         {"role": "system", "content": render_prompt(f"{kind}.system.j2").strip()},
@@ -235,10 +245,7 @@ def build_codegen_prompt(task: Task, *, examples: int = DEFAULT_EXAMPLES) -> lis
     precond = definition_header(task, "precond")
     return _messages(
         "codegen",
-        description=task.description,
-        signature=_signature_line(task),
-        imports=_imports(task),
-        structures_lean=task.section("task_aux").strip(),
+        **_task_context(task),
         precond_aux=task.section("precond_aux").strip(),
         precond_header=precond.text,
         precond=task.section("precond").strip() or "True",
@@ -254,10 +261,7 @@ def build_specgen_prompt(task: Task, *, examples: int = DEFAULT_EXAMPLES) -> lis
     precond, postcond = headers_for(task, "specgen")
     return _messages(
         "specgen",
-        description=task.description,
-        signature=_signature_line(task),
-        imports=_imports(task),
-        structures_lean=task.section("task_aux").strip(),
+        **_task_context(task),
         precond_header=precond.text,
         postcond_header=postcond.text,
         precond_name=precond.name,
