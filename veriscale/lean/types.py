@@ -31,7 +31,7 @@ Structures declared in a task's ``task_aux`` section are read by :func:`parse_st
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -58,8 +58,10 @@ __all__ = [
     "StructDef",
     "StructField",
     "array_of",
+    "components",
     "fun_of",
     "list_of",
+    "map_components",
     "option_of",
     "parse_signature_type",
     "parse_structures",
@@ -363,11 +365,7 @@ class _TypeParser:
     def parse_fun(self) -> LeanType:
         if self.signature:
             return self.parse_signature_fun()
-        domain = self.parse_prod()
-        if self.peek().kind == "arrow":
-            self.advance()
-            return FunType(domain, self.parse_fun())
-        return domain
+        return self.arrow_tail(self.parse_prod())
 
     # -- signature types only ----------------------------------------------------------------
     def parse_signature_fun(self) -> LeanType:
@@ -382,11 +380,31 @@ class _TypeParser:
             for _ in names:
                 body = FunType(domain, body)
             return body
-        domain = self.parse_proposition() or self.parse_prod()
+        return self.arrow_tail(self.parse_proposition() or self.parse_prod())
+
+    def arrow_tail(self, domain: LeanType) -> LeanType:
+        """``domain`` alone, or ``domain → fun`` when an arrow follows."""
         if self.peek().kind == "arrow":
             self.advance()
             return FunType(domain, self.parse_fun())
         return domain
+
+    def expect_rparen(self) -> None:
+        close = self.advance()
+        if close.kind != "rparen":
+            raise self.error(close, f"expected ')' but found {close.text or 'end of text'!r}")
+
+    def binder_names(self, error: str) -> int:
+        """How many binder names stand before the next ``:`` (consumed too); raises ``error`` when
+        there is none or no colon."""
+        count = 0
+        while self.peek().kind == "name":
+            self.advance()
+            count += 1
+        colon = self.advance()
+        if count == 0 or colon.kind != "colon":
+            raise self.error(colon, error)
+        return count
 
     def dependent_binder(self) -> tuple[list[str], LeanType] | None:
         """``(x y : T) →``: the names and ``T`` (the position is restored when it is not one)."""
@@ -402,9 +420,7 @@ class _TypeParser:
             return None
         self.advance()
         domain = self.parse_fun()
-        close = self.advance()
-        if close.kind != "rparen":
-            raise self.error(close, f"expected ')' but found {close.text or 'end of text'!r}")
+        self.expect_rparen()
         arrow = self.advance()
         if arrow.kind != "arrow":
             raise self.error(arrow, "expected '→' after a binder")
@@ -416,34 +432,16 @@ class _TypeParser:
         domains: list[LeanType] = []
         while self.peek().kind == "lparen":
             self.advance()
-            count = 0
-            while self.peek().kind == "name":
-                self.advance()
-                count += 1
-            colon = self.advance()
-            if count == 0 or colon.kind != "colon":
-                raise self.error(colon, "expected a binder '(x : T)' after '∀'")
-            domain = self.parse_fun()
-            close = self.advance()
-            if close.kind != "rparen":
-                raise self.error(close, f"expected ')' but found {close.text or 'end of text'!r}")
-            domains.extend([domain] * count)
+            count = self.binder_names("expected a binder '(x : T)' after '∀'")
+            domains.extend([self.parse_fun()] * count)
+            self.expect_rparen()
         if not domains:
-            count = 0
-            while self.peek().kind == "name":
-                self.advance()
-                count += 1
-            colon = self.advance()
-            if count == 0 or colon.kind != "colon":
-                raise self.error(colon, "expected binders after '∀'")
+            count = self.binder_names("expected binders after '∀'")
             domains.extend([self.parse_prod()] * count)
         comma = self.advance()
         if comma.kind != "comma":
             raise self.error(comma, "expected ',' after the binders of '∀'")
-        body = self.parse_fun()
-        for domain in reversed(domains):
-            body = FunType(domain, body)
-        return body
+        return fun_of(*domains, self.parse_fun())
 
     def parse_proposition(self) -> PropType | None:
         """The tokens up to the next arrow at this depth, as a :class:`PropType`, when they contain
@@ -512,9 +510,7 @@ class _TypeParser:
             if self.peek().kind == "rparen":
                 raise self.error(self.peek(), "empty parentheses")
             inner = self.parse_fun()
-            close = self.advance()
-            if close.kind != "rparen":
-                raise self.error(close, f"expected ')' but found {close.text or 'end of text'!r}")
+            self.expect_rparen()
             return inner
         if tok.kind == "end":
             raise self.error(tok, "unexpected end of type")
@@ -554,19 +550,34 @@ def parse_type(text: str) -> LeanType:
     return _TypeParser(text).parse()
 
 
+def components(ty: LeanType) -> tuple[LeanType, ...]:
+    """The types ``ty`` is built from: a name's arguments, a product's two sides, an arrow's domain
+    and codomain (``()`` for anything else)."""
+    if isinstance(ty, NamedType):
+        return ty.args
+    if isinstance(ty, ProdType):
+        return (ty.fst, ty.snd)
+    if isinstance(ty, FunType):
+        return (ty.domain, ty.codomain)
+    return ()
+
+
+def map_components(ty: LeanType, f: Callable[[LeanType], LeanType]) -> LeanType:
+    """``ty`` with ``f`` applied to each of its :func:`components` (``ty`` itself when it has none)."""
+    if isinstance(ty, NamedType) and ty.args:
+        return NamedType(ty.name, tuple(f(a) for a in ty.args))
+    if isinstance(ty, ProdType):
+        return ProdType(f(ty.fst), f(ty.snd))
+    if isinstance(ty, FunType):
+        return FunType(f(ty.domain), f(ty.codomain))
+    return ty
+
+
 def substitute(ty: LeanType, mapping: Mapping[str, LeanType]) -> LeanType:
     """Replace bare type names (type parameters such as ``K``) by the types they stand for."""
-    if isinstance(ty, NamedType):
-        if not ty.args and ty.name in mapping:
-            return mapping[ty.name]
-        if not ty.args:
-            return ty
-        return NamedType(ty.name, tuple(substitute(a, mapping) for a in ty.args))
-    if isinstance(ty, ProdType):
-        return ProdType(substitute(ty.fst, mapping), substitute(ty.snd, mapping))
-    if isinstance(ty, FunType):
-        return FunType(substitute(ty.domain, mapping), substitute(ty.codomain, mapping))
-    return ty
+    if isinstance(ty, NamedType) and not ty.args:
+        return mapping.get(ty.name, ty)
+    return map_components(ty, lambda a: substitute(a, mapping))
 
 
 # ---------------------------------------------------------------------------------------------

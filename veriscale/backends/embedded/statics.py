@@ -43,6 +43,7 @@ from veriscale.lean.types import (
     NatLitType,
     ProdType,
     PropType,
+    components,
     type_head,
 )
 from veriscale.lean.values import Arr, Nat, Pair, Some, Unsupported, _FixedWidth
@@ -95,13 +96,7 @@ def is_known(ty: LeanType | None) -> bool:
     """A type with no variables or unknown components."""
     if ty is None or isinstance(ty, TVar):
         return False
-    if isinstance(ty, NamedType):
-        return all(is_known(a) for a in ty.args)
-    if isinstance(ty, ProdType):
-        return is_known(ty.fst) and is_known(ty.snd)
-    if isinstance(ty, FunType):
-        return is_known(ty.domain) and is_known(ty.codomain)
-    return True
+    return all(is_known(c) for c in components(ty))
 
 
 def known_or_none(ty: LeanType | None) -> LeanType | None:
