@@ -634,6 +634,15 @@ PROMPTS_DIR_ENV = resources.PROMPTS_DIR_ENV
 prompts_dir = resources.prompts_dir
 
 
+def prompt_messages(system_template: str, user_template: str, /, **values: Any) -> list[Message]:
+    """The chat messages of one request: the system template (stripped) and the user template
+    rendered with ``values``."""
+    return [
+        {"role": "system", "content": render_prompt(system_template).strip()},
+        {"role": "user", "content": render_prompt(user_template, **values)},
+    ]
+
+
 def render_prompt(template_name: str, /, **values: Any) -> str:
     """Render a prompt template (e.g. ``input_generation.j2``) of :func:`prompts_dir`."""
     directory = prompts_dir()

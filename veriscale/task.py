@@ -282,16 +282,7 @@ class LeanFile(BaseModel):
     def section_line(self, name: str) -> int | None:
         """1-based line number of the first body line of the first section ``name`` (to map
         diagnostics on a body back to ``task.lean``); ``None`` when absent."""
-        line = 1
-        for seg in self.segments:
-            if isinstance(seg, LeanText):
-                line += seg.text.count("\n")
-                continue
-            line += seg.start_marker.count("\n")
-            if seg.name == name:
-                return line
-            line += seg.body.count("\n") + seg.end_marker.count("\n")
-        return None
+        return next((first for section, first, _ in self.section_spans() if section == name), None)
 
     def section_spans(self) -> list[tuple[str, int, int]]:
         """``(name, first body line, last body line)`` of every section, 1-based and inclusive
@@ -356,6 +347,10 @@ class Signature(BaseModel):
         if duplicates:
             raise ValueError(f"duplicate parameter names {duplicates}")
         return parameters
+
+    def binders_lean(self) -> str:
+        """The parameters as Lean binders: ``(xs : List Int) (k : Nat)``."""
+        return " ".join(f"({p.name} : {p.type})" for p in self.parameters)
 
 
 class TestCase(BaseModel):

@@ -39,7 +39,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from veriscale.generate.adversaries import Adversary
-from veriscale.llm import LLMCallError, LLMClient, Message, TokenBudgetExceeded, render_prompt
+from veriscale.llm import LLMCallError, LLMClient, Message, TokenBudgetExceeded, prompt_messages
 from veriscale.task import Task
 
 __all__ = [
@@ -171,39 +171,36 @@ def parse_strict_json(text: str, model: type[M]) -> M | str:
 
 
 def _signature_line(task: Task) -> str:
-    params = " ".join(f"({p.name} : {p.type})" for p in task.signature.parameters)
-    return f"def {task.signature.name} {params} : {task.signature.return_type}".replace("  ", " ")
+    return f"def {task.signature.name} {_params_lean(task)} : {task.signature.return_type}".replace("  ", " ")
 
 
 def _params_lean(task: Task) -> str:
-    return " ".join(f"({p.name} : {p.type})" for p in task.signature.parameters)
+    return task.signature.binders_lean()
 
 
-def _messages(system_template: str, user_template: str, **values: Any) -> list[Message]:
-    return [
-        {"role": "system", "content": render_prompt(system_template).strip()},
-        {"role": "user", "content": render_prompt(user_template, **values)},
-    ]
+def _task_context(task: Task) -> dict[str, str]:
+    """What every adversary prompt shows of the task."""
+    return {
+        "description": task.description,
+        "signature": _signature_line(task),
+        "structures_lean": task.section("task_aux").strip(),
+    }
 
 
 def build_problem_model_prompt(task: Task) -> list[Message]:
-    return _messages(
+    return prompt_messages(
         "problem_model.system.j2",
         "problem_model.j2",
         task_name=task.id,
-        description=task.description,
-        signature=_signature_line(task),
-        structures_lean=task.section("task_aux").strip(),
+        **_task_context(task),
     )
 
 
 def build_spec_prompt(task: Task, constraints: list[Constraint]) -> list[Message]:
-    return _messages(
+    return prompt_messages(
         "spec_generation.system.j2",
         "spec_generation.j2",
-        description=task.description,
-        signature=_signature_line(task),
-        structures_lean=task.section("task_aux").strip(),
+        **_task_context(task),
         params_lean=_params_lean(task),
         return_type=task.signature.return_type,
         constraints=[{"about": c.about, "text": c.text} for c in constraints],
@@ -226,12 +223,10 @@ def build_lazy_impl_prompt(task: Task, spec: GeneratedSpec, n: int) -> list[Mess
     header = (
         f"def {name} {params} (h_precond : {name}_precond {args}) : {task.signature.return_type} :="
     ).replace("  ", " ")
-    return _messages(
+    return prompt_messages(
         "lazy_impl.system.j2",
         "lazy_impl.j2",
-        description=task.description,
-        signature=_signature_line(task),
-        structures_lean=task.section("task_aux").strip(),
+        **_task_context(task),
         header=header,
         spec_lean=spec_as_lean(task, spec),
         n=n,

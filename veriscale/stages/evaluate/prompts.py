@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from veriscale.lean.codec import ValueParseError, parse_value, render_value
 from veriscale.lean.types import LeanType, LeanTypeError, StructDef, parse_structures, parse_type
-from veriscale.llm import Message, render_prompt
+from veriscale.llm import Message, prompt_messages
 from veriscale.task import Task
 
 __all__ = [
@@ -65,7 +65,7 @@ class DefinitionHeader(BaseModel):
 
 
 def _params_lean(task: Task) -> str:
-    return " ".join(f"({p.name} : {p.type})" for p in task.signature.parameters)
+    return task.signature.binders_lean()
 
 
 def _args_lean(task: Task) -> str:
@@ -232,10 +232,7 @@ def _task_context(task: Task) -> dict[str, str]:
 
 
 def _messages(kind: TaskKind, **values: Any) -> list[Message]:
-    return [
-        {"role": "system", "content": render_prompt(f"{kind}.system.j2").strip()},
-        {"role": "user", "content": render_prompt(f"{kind}.j2", **values)},
-    ]
+    return prompt_messages(f"{kind}.system.j2", f"{kind}.j2", **values)
 
 
 def build_codegen_prompt(task: Task, *, examples: int = DEFAULT_EXAMPLES) -> list[Message]:
