@@ -24,13 +24,17 @@ from veriscale.cli_base import (
     Typer,
     WorkersOption,
     executor_or_exit,
+    fail,
     task_ids,
 )
 
 if TYPE_CHECKING:
+    from pydantic import BaseModel
+
     from veriscale.api.options import ProgressCallback, ProgressEvent
 
 T = TypeVar("T")
+OptionsT = TypeVar("OptionsT", bound="BaseModel")
 
 app = Typer(
     name="veriscale",
@@ -55,6 +59,33 @@ def _write_json(path: Path, payload: object) -> None:
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+def _write_json_out(json_out: Path | None, payload: Callable[[], object], quiet: bool) -> None:
+    """``--json``: write the payload there (when given) and say so."""
+    if json_out is not None:
+        _write_json(json_out, payload())
+        _note(quiet, f"wrote {json_out}")
+
+
+def _seconds_option(flag: str, help: str) -> Any:
+    """A wall-clock limit in seconds (``None`` when not given: the options model's default)."""
+    return typer.Option(flag, min=0.001, show_default=False, help=help)
+
+
+def _require_dir(path: Path) -> None:
+    if not path.is_dir():
+        raise fail(f"{path}: not a directory")
+
+
+def _require_exists(path: Path) -> None:
+    if not path.exists():
+        raise fail(f"{path}: no such file or directory")
+
+
+def _options_or_exit(model: type[OptionsT], given: dict[str, Any]) -> OptionsT:
+    """The options model from the flags given (``None``: not given, the model's default), or exit 2."""
+    return _or_exit(lambda: model.model_validate({k: v for k, v in given.items() if v is not None}))
+
+
 def _backend_name_or_exit(backend: str) -> str:
     """The engine ``--backend`` names (``auto`` resolved), or exit 2 saying why it is unusable."""
     from veriscale.backends.select import BackendUnavailable, resolve_backend_name
@@ -62,8 +93,7 @@ def _backend_name_or_exit(backend: str) -> str:
     try:
         return resolve_backend_name(backend)
     except BackendUnavailable as exc:
-        _echo_err(f"error: {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(str(exc)) from exc
 
 
 # Mistakes of the user that the library reports as exceptions: one line on stderr, exit code 2.
@@ -94,10 +124,8 @@ def _or_exit(call: Callable[[], T]) -> T:
     except _user_errors() as exc:
         if isinstance(exc, ValidationError):
             error = exc.errors()[0]
-            _echo_err(f"error: bad option: {'.'.join(map(str, error['loc']))}: {error['msg']}")
-        else:
-            _echo_err(f"error: {exc}")
-        raise typer.Exit(2) from exc
+            raise fail(f"bad option: {'.'.join(map(str, error['loc']))}: {error['msg']}") from exc
+        raise fail(str(exc)) from exc
 
 
 def _score_or_exit(score: Callable[..., T], *args: Any, **kwargs: Any) -> T:
@@ -174,18 +202,13 @@ def inspect(
     """Summarise one task or a whole benchmark, reporting tasks that fail to load."""
     from veriscale.overview import inspect_benchmark
 
-    if not path.exists():
-        _echo_err(f"error: {path}: no such file or directory")
-        raise typer.Exit(2)
+    _require_exists(path)
     selected = task_ids(tasks)
     summary = _or_exit(lambda: inspect_benchmark(path, selected))
     if selected and not summary.tasks and not summary.failed:
-        _echo_err(f"error: none of the task ids {', '.join(sorted(set(selected)))} is a task of {path}")
-        raise typer.Exit(2)
+        raise fail(f"none of the task ids {', '.join(sorted(set(selected)))} is a task of {path}")
     typer.echo(summary.format_table())
-    if json_out is not None:
-        _write_json(json_out, summary.to_json())
-        _note(quiet, f"wrote {json_out}")
+    _write_json_out(json_out, summary.to_json, quiet)
 
 
 @app.command()
@@ -281,17 +304,13 @@ def validate(
     import veriscale.api as api
     from veriscale.stages.validate import format_report
 
-    if not path.exists():
-        _echo_err(f"error: {path}: no such file or directory")
-        raise typer.Exit(2)
+    _require_exists(path)
     backend_name = _backend_name_or_exit(backend)
     runner = executor_or_exit(executor, workers, jobs, address)
     report = _or_exit(lambda: api.validate(path, backend=backend_name, tasks=task_ids(tasks, task), executor=runner,
                                            progress=_progress(quiet)))
     typer.echo(format_report(report, verbose=verbose))
-    if json_out is not None:
-        _write_json(json_out, report.model_dump(mode="json"))
-        _note(quiet, f"wrote {json_out}")
+    _write_json_out(json_out, lambda: report.model_dump(mode="json"), quiet)
 
 
 @app.command()
@@ -313,19 +332,15 @@ def audit(
     import veriscale.api as api
     from veriscale.stages.audit import format_audit
 
-    if not path.exists():
-        _echo_err(f"error: {path}: no such file or directory")
-        raise typer.Exit(2)
+    _require_exists(path)
     backend_name = _backend_name_or_exit(backend)
     given = {"seed": seed, "search": search, "task_steps": task_steps}
-    options = _or_exit(lambda: api.AuditOptions.model_validate({k: v for k, v in given.items() if v is not None}))
+    options = _options_or_exit(api.AuditOptions, given)
     runner = executor_or_exit(executor, workers, None, address)
     report = _or_exit(lambda: api.audit(path, options, backend=backend_name, tasks=task_ids(tasks, task),
                                         executor=runner, progress=_progress(quiet)))
     typer.echo(format_audit(report))
-    if json_out is not None:
-        _write_json(json_out, report.model_dump(mode="json"))
-        _note(quiet, f"wrote {json_out}")
+    _write_json_out(json_out, lambda: report.model_dump(mode="json"), quiet)
 
 
 @app.command()
@@ -355,16 +370,11 @@ def expand(
             show_default=False,
         ),
     ] = None,
-    task_seconds: Annotated[
-        float | None,
-        typer.Option("--task-seconds", min=0.001, show_default=False,
-                     help="Per-task wall-clock budget for engines that do not count steps (lean). Default: 120."),
+    task_seconds: Annotated[float | None, _seconds_option(
+        "--task-seconds", "Per-task wall-clock budget for engines that do not count steps (lean). Default: 120.")
     ] = None,
-    backstop: Annotated[
-        float | None,
-        typer.Option("--backstop", min=0.001, show_default=False,
-                     help="Per-task wall-clock safety backstop for every engine (reported when it fires). "
-                     "Default: 900."),
+    backstop: Annotated[float | None, _seconds_option(
+        "--backstop", "Per-task wall-clock safety backstop for every engine (reported when it fires). Default: 900.")
     ] = None,
     max_batch: Annotated[
         int | None,
@@ -382,21 +392,18 @@ def expand(
     from veriscale.llm import LLMConfig
     from veriscale.stages.expand import format_summary
 
-    if not path.is_dir():
-        _echo_err(f"error: {path}: not a directory")
-        raise typer.Exit(2)
+    _require_dir(path)
     backend_name = _backend_name_or_exit(backend)
     runner = executor_or_exit(executor, workers, jobs, address)
     llm_config = LLMConfig(model=llm, base_url=base_url) if llm else None
     given = {"seed": seed, "task_steps": task_steps, "task_deadline_s": task_seconds, "task_backstop_s": backstop,
              "check_chunk": max_batch}
-    options = _or_exit(lambda: api.ExpandOptions.model_validate({k: v for k, v in given.items() if v is not None}))
+    options = _options_or_exit(api.ExpandOptions, given)
     try:
         summary = _or_exit(lambda: api.expand(path, out, options, backend=backend_name, tasks=task_ids(tasks, task),
                                               llm=llm_config, executor=runner, progress=_progress(quiet)))
     except ValueError as exc:  # the output directory is the benchmark, or inside it
-        _echo_err(f"error: {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(str(exc)) from exc
     typer.echo(format_summary(summary))
     typer.echo(
         f"\n{summary.tasks_expanded} task(s) expanded, {summary.tasks_resumed} resumed, "
@@ -428,16 +435,13 @@ def reduce(
     """Keep a small set of tests that still kills every adversary, and boundary reject inputs."""
     import veriscale.api as api
 
-    if not suite.is_dir():
-        _echo_err(f"error: {suite}: not a directory")
-        raise typer.Exit(2)
+    _require_dir(suite)
     options = _or_exit(lambda: api.ReduceOptions(target=target, exact=exact, published_compat=published_compat,
                                                  original=original))
     try:
         report = _or_exit(lambda: api.reduce(suite, out, options, tasks=task_ids(tasks)))
     except ValueError as exc:  # the output directory is the suite, or inside it
-        _echo_err(f"error: {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(str(exc)) from exc
     typer.echo(report.summary())
     _note(quiet, f"wrote {out}")
 
@@ -457,14 +461,10 @@ def export(
     from veriscale.hf_dataset import export_dataset
 
     if fmt not in ("hf", "parquet"):
-        _echo_err(f"error: --format {fmt}: expected hf or parquet")
-        raise typer.Exit(2)
-    if not suite.exists():
-        _echo_err(f"error: {suite}: no such file or directory")
-        raise typer.Exit(2)
+        raise fail(f"--format {fmt}: expected hf or parquet")
+    _require_exists(suite)
     if out.exists() and (not out.is_dir() or any(out.iterdir())):
-        _echo_err(f"error: {out}: exists and is not an empty directory")
-        raise typer.Exit(2)
+        raise fail(f"{out}: exists and is not an empty directory")
     loaded = _or_exit(lambda: api.load_benchmark(suite))
     wanted = task_ids(tasks)
     chosen = [t for t in loaded.tasks if wanted is None or t.id in wanted]
@@ -472,11 +472,9 @@ def export(
         if wanted is None or failure.task in wanted:
             _echo_err(f"skipped: {failure}")
     if wanted is not None and not set(wanted) & ({t.id for t in loaded.tasks} | {f.task for f in loaded.failures}):
-        _echo_err(f"error: none of the task ids {', '.join(sorted(set(wanted)))} is a task of {suite}")
-        raise typer.Exit(2)
+        raise fail(f"none of the task ids {', '.join(sorted(set(wanted)))} is a task of {suite}")
     if not chosen:
-        _echo_err(f"error: {suite}: no task loaded, nothing to export")
-        raise typer.Exit(2)
+        raise fail(f"{suite}: no task loaded, nothing to export")
     written = export_dataset(chosen, out, "hf" if fmt == "hf" else "parquet")
     _note(quiet, f"wrote {len(chosen)} task(s) to {written}")
 
@@ -518,11 +516,8 @@ def eval_command(
     from veriscale.stages.score import NoTaskSelected
 
     if mode not in ("codegen", "specgen", "proofgen"):
-        _echo_err(f"error: --mode must be codegen, specgen or proofgen, not {mode!r}")
-        raise typer.Exit(2)
-    if not suite.is_dir():
-        _echo_err(f"error: {suite}: not a directory")
-        raise typer.Exit(2)
+        raise fail(f"--mode must be codegen, specgen or proofgen, not {mode!r}")
+    _require_dir(suite)
     selected = task_ids(tasks)
     options = EvalOptions(
         kind=mode,  # type: ignore[arg-type]
@@ -541,8 +536,7 @@ def eval_command(
     try:
         summary = run_eval(suite, config, options, out, progress=not quiet, executor=runner)
     except (LLMConfigError, NoTaskSelected) as exc:
-        _echo_err(f"error: {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(str(exc)) from exc
     except (LLMCallError, TokenBudgetExceeded) as exc:
         _echo_err(f"error: {exc} (answers received so far are kept; rerun to resume)")
         raise typer.Exit(1) from exc
@@ -602,16 +596,13 @@ def score(
     import veriscale.api as api
     from veriscale.stages.score import format_report
 
-    if not suite.is_dir():
-        _echo_err(f"error: {suite}: not a directory")
-        raise typer.Exit(2)
+    _require_dir(suite)
     backend_name = _backend_name_or_exit(backend)
     runner = executor_or_exit(executor, workers, None, address)
     try:
         submissions, errors = api.load_submissions(submission)
     except (OSError, UnicodeDecodeError) as exc:
-        _echo_err(f"error: {submission}: {exc}")
-        raise typer.Exit(2) from exc
+        raise fail(f"{submission}: {exc}") from exc
     for error in errors:
         _echo_err(f"submission: {error}")
     options = api.ScoreOptions(ks=k, model=model)
@@ -619,9 +610,7 @@ def score(
                                         executor=runner, progress=_progress(quiet)))
     report.errors[:0] = [str(e) for e in errors]
     typer.echo(format_report(report, verbose=verbose))
-    if json_out is not None:
-        _write_json(json_out, report.to_json())
-        _note(quiet, f"wrote {json_out}")
+    _write_json_out(json_out, report.to_json, quiet)
 
 
 @app.command()
@@ -646,12 +635,9 @@ def compare(
     from veriscale.stages.score.suites import compare_reports, format_comparison
 
     if len(suites) < 2:
-        _echo_err("error: --suite must be given at least twice (the reference suite first)")
-        raise typer.Exit(2)
+        raise fail("--suite must be given at least twice (the reference suite first)")
     for suite in suites:
-        if not suite.is_dir():
-            _echo_err(f"error: {suite}: not a directory")
-            raise typer.Exit(2)
+        _require_dir(suite)
     backend_name = _backend_name_or_exit(backend)
     runner = executor_or_exit(executor, workers, None, address)
     labels = [suite.name for suite in suites]
@@ -664,8 +650,7 @@ def compare(
         try:
             loaded, errors = api.load_submissions(path)
         except (OSError, UnicodeDecodeError) as exc:
-            _echo_err(f"error: {path}: {exc}")
-            raise typer.Exit(2) from exc
+            raise fail(f"{path}: {exc}") from exc
         for error in errors:
             _echo_err(f"submission: {error}")
         options = api.ScoreOptions(model=name or path.stem)
@@ -677,9 +662,7 @@ def compare(
         results.append(comparison)
         typer.echo(format_comparison(comparison))
         typer.echo("")
-    if json_out is not None:
-        _write_json(json_out, {"comparisons": [c.model_dump() for c in results]})
-        _note(quiet, f"wrote {json_out}")
+    _write_json_out(json_out, lambda: {"comparisons": [c.model_dump() for c in results]}, quiet)
 
 
 @app.command()
@@ -720,11 +703,8 @@ def power(
         typer.Option("--task-steps", min=1, show_default=False,
                      help="Engine steps per task (deterministic); items left are undetermined. Default: 30,000,000."),
     ] = None,
-    task_seconds: Annotated[
-        float | None,
-        typer.Option("--task-seconds", min=0.001, show_default=False,
-                     help="Wall-clock limit per task (the budget of an engine without steps; a backstop). "
-                     "Default: 900."),
+    task_seconds: Annotated[float | None, _seconds_option(
+        "--task-seconds", "Wall-clock limit per task (the budget of an engine without steps; a backstop). Default: 900.")
     ] = None,
     quiet: QuietOption = False,
 ) -> None:
@@ -733,25 +713,20 @@ def power(
     from veriscale.stages.power import format_power
 
     for suite in suites:
-        if not suite.is_dir():
-            _echo_err(f"error: {suite}: not a directory")
-            raise typer.Exit(2)
+        _require_dir(suite)
     orders = sorted({part.strip() for part in mutant_orders.split(",") if part.strip()})
     if not orders or any(o not in ("1", "2") for o in orders):
-        _echo_err(f"error: --mutant-orders: expected 1, 2 or 1,2, got {mutant_orders!r}")
-        raise typer.Exit(2)
+        raise fail(f"--mutant-orders: expected 1, 2 or 1,2, got {mutant_orders!r}")
     backend_name = _backend_name_or_exit(backend)
     runner = executor_or_exit(executor, workers, jobs, address)
     given = {"seed": seed, "max_flawed": max_flawed, "max_mutants": max_mutants,
              "mutant_orders": [int(o) for o in orders], "pool_size": pool_size,
              "every": every, "task_steps": task_steps, "task_seconds": task_seconds}
-    options = _or_exit(lambda: api.PowerOptions.model_validate({k: v for k, v in given.items() if v is not None}))
+    options = _options_or_exit(api.PowerOptions, given)
     report = _or_exit(lambda: api.power(suites, options, backend=backend_name, tasks=task_ids(tasks, task),
                                         executor=runner, progress=_progress(quiet)))
     typer.echo(format_power(report))
-    if json_out is not None:
-        _write_json(json_out, report.to_json())
-        _note(quiet, f"wrote {json_out}")
+    _write_json_out(json_out, report.to_json, quiet)
 
 
 @bench_app.command("load")
@@ -763,9 +738,7 @@ def bench_load(
     """Time loading every task and parsing every stored value at its declared type."""
     from veriscale.bench import bench_load as run
 
-    if not path.exists():
-        _echo_err(f"error: {path}: no such file or directory")
-        raise typer.Exit(2)
+    _require_exists(path)
     _or_exit(lambda: run(path, echo=lambda line: None if quiet and line.startswith("benchmark: ") else typer.echo(line),
                          tasks=task_ids(tasks)))
 

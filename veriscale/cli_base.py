@@ -103,6 +103,12 @@ AddressOption = Annotated[
 ]
 
 
+def fail(message: str) -> typer.Exit:
+    """Say ``error: message`` on stderr; returns the exit (code 2) for the caller to raise."""
+    typer.echo(f"error: {message}", err=True)
+    return typer.Exit(2)
+
+
 def task_ids(*given: list[str] | None) -> list[str] | None:
     """``--tasks a --tasks b,c`` (and the old ``--task``) -> ``[a, b, c]``; ``None`` when not given."""
     ids = [part.strip() for option in given for item in option or [] for part in item.split(",") if part.strip()]
@@ -125,5 +131,4 @@ def executor_or_exit(kind: str, workers: int | None, jobs: int | None, address: 
 
 
 def _exit_with(message: str) -> NoReturn:
-    typer.echo(f"error: {message}", err=True)
-    raise typer.Exit(2)
+    raise fail(message)

@@ -41,7 +41,6 @@ import threading
 import time
 from collections import Counter
 from collections.abc import Callable, Mapping, Sequence
-from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlparse
@@ -635,22 +634,20 @@ PROMPTS_DIR_ENV = resources.PROMPTS_DIR_ENV
 prompts_dir = resources.prompts_dir
 
 
-@lru_cache(maxsize=8)
-def _prompt_environment(directory: Path) -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(directory)),
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,
-        keep_trailing_newline=False,
-        trim_blocks=True,
-    )
+def prompt_messages(system_template: str, user_template: str, /, **values: Any) -> list[Message]:
+    """The chat messages of one request: the system template (stripped) and the user template
+    rendered with ``values``."""
+    return [
+        {"role": "system", "content": render_prompt(system_template).strip()},
+        {"role": "user", "content": render_prompt(user_template, **values)},
+    ]
 
 
 def render_prompt(template_name: str, /, **values: Any) -> str:
     """Render a prompt template (e.g. ``input_generation.j2``) of :func:`prompts_dir`."""
     directory = prompts_dir()
     try:
-        template = _prompt_environment(directory).get_template(template_name)
+        template = resources.template_environment(directory, trim_blocks=True).get_template(template_name)
     except jinja2.TemplateNotFound as exc:
         raise LLMConfigError(
             f"prompt template {template_name} not found in {directory} (set ${PROMPTS_DIR_ENV} to the "

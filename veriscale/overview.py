@@ -23,7 +23,7 @@ class TaskSummary(BaseModel):
 
     @classmethod
     def of(cls, task: Task) -> TaskSummary:
-        params = " ".join(f"({p.name} : {p.type})" for p in task.signature.parameters)
+        params = task.signature.binders_lean()
         imports = " ".join(
             line.split(None, 1)[1] for line in task.section("import").splitlines() if line.startswith("import ")
         )

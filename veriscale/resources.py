@@ -15,7 +15,12 @@ from __future__ import annotations
 
 import os
 import sysconfig
+from functools import lru_cache
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import jinja2
 
 PROMPTS_DIR_ENV = "VERISCALE_PROMPTS_DIR"
 LEAN_TEMPLATES_DIR_ENV = "VERISCALE_LEAN_TEMPLATES_DIR"
@@ -85,6 +90,21 @@ def prompts_dir() -> Path:
 
 def lean_templates_dir() -> Path:
     return find_dir("templates/lean", LEAN_TEMPLATES_DIR_ENV)
+
+
+@lru_cache(maxsize=16)
+def template_environment(directory: Path, *, trim_blocks: bool = False) -> jinja2.Environment:
+    """The Jinja environment of one template directory (prompts, Lean snippets): an undefined name
+    is an error, nothing is HTML-escaped and the trailing newline is dropped."""
+    import jinja2  # here: the CLI's light commands import this module
+
+    return jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(directory)),
+        undefined=jinja2.StrictUndefined,
+        autoescape=False,
+        keep_trailing_newline=False,
+        trim_blocks=trim_blocks,
+    )
 
 
 def suite_dirs() -> list[Path]:

@@ -137,6 +137,14 @@ def canonical_json(value: Any) -> str:
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
+def _git_output(checkout: Path, *args: str) -> str:
+    """The stripped output of one quick git command in ``checkout`` (raises when git fails)."""
+    completed = subprocess.run(
+        ["git", "-C", str(checkout), *args], capture_output=True, text=True, timeout=5, check=True
+    )
+    return completed.stdout.strip()
+
+
 def code_version() -> str:
     """The package version, plus the git commit (``+dirty`` when modified) in a git checkout."""
     version = __version__
@@ -144,20 +152,8 @@ def code_version() -> str:
     if not resources.is_checkout(checkout):
         return version
     try:
-        commit = subprocess.run(
-            ["git", "-C", str(checkout), "rev-parse", "--short=12", "HEAD"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=True,
-        ).stdout.strip()
-        dirty = subprocess.run(
-            ["git", "-C", str(checkout), "status", "--porcelain", "--untracked-files=no"],
-            capture_output=True,
-            text=True,
-            timeout=5,
-            check=True,
-        ).stdout.strip()
+        commit = _git_output(checkout, "rev-parse", "--short=12", "HEAD")
+        dirty = _git_output(checkout, "status", "--porcelain", "--untracked-files=no")
     except (OSError, subprocess.SubprocessError):
         return version
     return f"{version}+g{commit}{'.dirty' if dirty else ''}" if commit else version

@@ -23,7 +23,7 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, TypeAdapter, ValidationError, field_validator
 
@@ -282,16 +282,7 @@ class LeanFile(BaseModel):
     def section_line(self, name: str) -> int | None:
         """1-based line number of the first body line of the first section ``name`` (to map
         diagnostics on a body back to ``task.lean``); ``None`` when absent."""
-        line = 1
-        for seg in self.segments:
-            if isinstance(seg, LeanText):
-                line += seg.text.count("\n")
-                continue
-            line += seg.start_marker.count("\n")
-            if seg.name == name:
-                return line
-            line += seg.body.count("\n") + seg.end_marker.count("\n")
-        return None
+        return next((first for section, first, _ in self.section_spans() if section == name), None)
 
     def section_spans(self) -> list[tuple[str, int, int]]:
         """``(name, first body line, last body line)`` of every section, 1-based and inclusive
@@ -357,6 +348,10 @@ class Signature(BaseModel):
             raise ValueError(f"duplicate parameter names {duplicates}")
         return parameters
 
+    def binders_lean(self) -> str:
+        """The parameters as Lean binders: ``(xs : List Int) (k : Nat)``."""
+        return " ".join(f"({p.name} : {p.type})" for p in self.parameters)
+
 
 class TestCase(BaseModel):
     """One test: raw JSON values exactly as stored."""
@@ -377,6 +372,7 @@ class RejectInput(BaseModel):
 
 _TESTS_ADAPTER = TypeAdapter(list[TestCase])
 _REJECTS_ADAPTER = TypeAdapter(list[RejectInput])
+_RowT = TypeVar("_RowT", TestCase, RejectInput)
 
 
 class Task(BaseModel):
@@ -525,6 +521,18 @@ def parse_signature(raw: Any, task: str, file: str = TASK_JSON) -> Signature:
         raise fail(_validation_reason(exc)) from exc
 
 
+def _read_rows(
+    adapter: TypeAdapter[list[_RowT]], shape: str, root: Path, task: str, name: str, names: list[str]
+) -> list[_RowT]:
+    """A task's JSON list of rows (tests or rejected inputs), each with exactly the parameters as keys."""
+    try:
+        rows = adapter.validate_python(_read_json(root, task, name))
+    except ValidationError as exc:
+        raise TaskLoadError(task, name, f"expected a list of {shape}: {_validation_reason(exc)}") from exc
+    _check_input_keys(rows, names, task, name)
+    return rows
+
+
 def _check_input_keys(rows: Iterable[Any], names: list[str], task: str, file: str) -> None:
     expected = set(names)
     for index, row in enumerate(rows):
@@ -576,23 +584,8 @@ def load_task(path: str | Path) -> Task:
         raise TaskLoadError(task, lean_name, exc.reason, exc.line) from exc
 
     names = [p.name for p in signature.parameters]
-    test_name = files["test_file"]
-    try:
-        tests = _TESTS_ADAPTER.validate_python(_read_json(root, task, test_name))
-    except ValidationError as exc:
-        raise TaskLoadError(
-            task, test_name, f"expected a list of {{input, expected, unexpected}}: {_validation_reason(exc)}"
-        ) from exc
-    _check_input_keys(tests, names, task, test_name)
-
-    reject_name = files["reject_inputs_file"]
-    try:
-        rejects = _REJECTS_ADAPTER.validate_python(_read_json(root, task, reject_name))
-    except ValidationError as exc:
-        raise TaskLoadError(
-            task, reject_name, f"expected a list of {{input}}: {_validation_reason(exc)}"
-        ) from exc
-    _check_input_keys(rejects, names, task, reject_name)
+    tests = _read_rows(_TESTS_ADAPTER, "{input, expected, unexpected}", root, task, files["test_file"], names)
+    rejects = _read_rows(_REJECTS_ADAPTER, "{input}", root, task, files["reject_inputs_file"], names)
 
     known = {TASK_JSON, *files.values()}
     extra_files: dict[str, str] = {}

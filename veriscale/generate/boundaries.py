@@ -26,6 +26,7 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from veriscale.generate.synthesis import DistinctRows
 from veriscale.generate.value_space import (
     INTEGER_KINDS,
     MAX_SEQUENCE_LENGTH,
@@ -40,7 +41,6 @@ from veriscale.generate.value_space import (
 )
 from veriscale.lean.types import LeanType, StructDef
 from veriscale.lean.values import Arr, Char
-from veriscale.typed_task import typed_input_key
 
 __all__ = ["DEFAULT_BOUNDARY_LIMIT", "boundary_rows", "spec_numbers"]
 
@@ -154,14 +154,8 @@ def boundary_rows(
     names = list(param_types)
     columns = {name: values.values(param_types[name]) for name in names}
     simple = {name: values.pools.pool(param_types[name]) for name in names}
-    rows: list[dict[str, Any]] = []
-    seen: set[str] = set()
-
-    def add(row: dict[str, Any]) -> None:
-        key = typed_input_key(row, param_types, structs)
-        if key not in seen and len(rows) < limit:
-            seen.add(key)
-            rows.append(row)
+    distinct = DistinctRows(param_types, structs, limit)
+    rows, add = distinct.rows, distinct.add
 
     def base(turn: int) -> dict[str, Any]:
         return {name: simple[name][turn % min(len(simple[name]), 4)] for name in names}

@@ -39,7 +39,7 @@ from typing import Any, Literal, TypeVar
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from veriscale.generate.adversaries import Adversary
-from veriscale.llm import LLMCallError, LLMClient, LLMResponse, Message, TokenBudgetExceeded, render_prompt
+from veriscale.llm import LLMCallError, LLMClient, Message, TokenBudgetExceeded, prompt_messages
 from veriscale.task import Task
 
 __all__ = [
@@ -171,39 +171,36 @@ def parse_strict_json(text: str, model: type[M]) -> M | str:
 
 
 def _signature_line(task: Task) -> str:
-    params = " ".join(f"({p.name} : {p.type})" for p in task.signature.parameters)
-    return f"def {task.signature.name} {params} : {task.signature.return_type}".replace("  ", " ")
+    return f"def {task.signature.name} {_params_lean(task)} : {task.signature.return_type}".replace("  ", " ")
 
 
 def _params_lean(task: Task) -> str:
-    return " ".join(f"({p.name} : {p.type})" for p in task.signature.parameters)
+    return task.signature.binders_lean()
 
 
-def _messages(system_template: str, user_template: str, **values: Any) -> list[Message]:
-    return [
-        {"role": "system", "content": render_prompt(system_template).strip()},
-        {"role": "user", "content": render_prompt(user_template, **values)},
-    ]
+def _task_context(task: Task) -> dict[str, str]:
+    """What every adversary prompt shows of the task."""
+    return {
+        "description": task.description,
+        "signature": _signature_line(task),
+        "structures_lean": task.section("task_aux").strip(),
+    }
 
 
 def build_problem_model_prompt(task: Task) -> list[Message]:
-    return _messages(
+    return prompt_messages(
         "problem_model.system.j2",
         "problem_model.j2",
         task_name=task.id,
-        description=task.description,
-        signature=_signature_line(task),
-        structures_lean=task.section("task_aux").strip(),
+        **_task_context(task),
     )
 
 
 def build_spec_prompt(task: Task, constraints: list[Constraint]) -> list[Message]:
-    return _messages(
+    return prompt_messages(
         "spec_generation.system.j2",
         "spec_generation.j2",
-        description=task.description,
-        signature=_signature_line(task),
-        structures_lean=task.section("task_aux").strip(),
+        **_task_context(task),
         params_lean=_params_lean(task),
         return_type=task.signature.return_type,
         constraints=[{"about": c.about, "text": c.text} for c in constraints],
@@ -226,12 +223,10 @@ def build_lazy_impl_prompt(task: Task, spec: GeneratedSpec, n: int) -> list[Mess
     header = (
         f"def {name} {params} (h_precond : {name}_precond {args}) : {task.signature.return_type} :="
     ).replace("  ", " ")
-    return _messages(
+    return prompt_messages(
         "lazy_impl.system.j2",
         "lazy_impl.j2",
-        description=task.description,
-        signature=_signature_line(task),
-        structures_lean=task.section("task_aux").strip(),
+        **_task_context(task),
         header=header,
         spec_lean=spec_as_lean(task, spec),
         n=n,
@@ -273,8 +268,8 @@ def generate_llm_adversaries(
     bad: Counter[str] = Counter()
     failures: Counter[str] = Counter()
 
-    def ask(step: str, messages: list[Message], *, temperature: float, call_seed: int) -> LLMResponse | None:
-        """One call; ``None`` when the reply is unusable (counted)."""
+    def ask(step: str, messages: list[Message], reply_model: type[M], *, temperature: float, call_seed: int) -> M | None:
+        """One call, its reply read as ``reply_model``; ``None`` when the reply is unusable (counted)."""
         result.requests += 1
         try:
             response = client.complete(messages, temperature=temperature, max_tokens=max_tokens, seed=call_seed)
@@ -290,40 +285,32 @@ def generate_llm_adversaries(
             failures[response.failure] += 1
             if response.failure != "truncated":
                 return None
-        return response
+        reply = parse_strict_json(response.text, reply_model)
+        if isinstance(reply, str):
+            bad[f"{step}: {reply}"] += 1
+            return None
+        return reply
 
     try:
         if specs == 0:
             return result
-        response = ask("problem_model", build_problem_model_prompt(task),
-                       temperature=PROBLEM_MODEL_TEMPERATURE, call_seed=seed)
-        if response is None:
-            return result
-        model = parse_strict_json(response.text, ProblemModel)
-        if isinstance(model, str):
-            bad[f"problem_model: {model}"] += 1
+        model = ask("problem_model", build_problem_model_prompt(task), ProblemModel,
+                    temperature=PROBLEM_MODEL_TEMPERATURE, call_seed=seed)
+        if model is None:
             return result
         result.problem_model = model
         if not model.explicit:
             bad["problem_model: no-explicit-constraints"] += 1
             return result
         for spec_index in range(specs):
-            response = ask("spec", build_spec_prompt(task, model.explicit),
-                           temperature=SPEC_TEMPERATURE, call_seed=seed + spec_index)
-            if response is None:
-                continue
-            spec = parse_strict_json(response.text, GeneratedSpec)
-            if isinstance(spec, str):
-                bad[f"spec: {spec}"] += 1
+            spec = ask("spec", build_spec_prompt(task, model.explicit), GeneratedSpec,
+                       temperature=SPEC_TEMPERATURE, call_seed=seed + spec_index)
+            if spec is None:
                 continue
             result.specs.append(spec)
-            response = ask("lazy_impl", build_lazy_impl_prompt(task, spec, impls_per_spec),
-                           temperature=LAZY_TEMPERATURE, call_seed=seed + spec_index)
-            if response is None:
-                continue
-            reply = parse_strict_json(response.text, _LazyReply)
-            if isinstance(reply, str):
-                bad[f"lazy_impl: {reply}"] += 1
+            reply = ask("lazy_impl", build_lazy_impl_prompt(task, spec, impls_per_spec), _LazyReply,
+                        temperature=LAZY_TEMPERATURE, call_seed=seed + spec_index)
+            if reply is None:
                 continue
             if len(reply.implementations) > impls_per_spec:
                 bad["lazy_impl: extra-elements"] += len(reply.implementations) - impls_per_spec

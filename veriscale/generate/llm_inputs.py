@@ -276,7 +276,7 @@ def build_input_prompt(
     trivial = precond in ("", "True")
     n_invalid = _invalid_count(n, invalid_share, trivial)
     signature = task.signature
-    params_text = " ".join(f"({p.name} : {p.type})" for p in signature.parameters)
+    params_text = signature.binders_lean()
     valid = _example_rows([t.input for t in task.tests], types, structs)
     invalid = _example_rows([r.input for r in task.reject_inputs], types, structs)
     user = render_prompt(

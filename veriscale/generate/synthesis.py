@@ -21,6 +21,23 @@ def unsupported_parameters(
     return [name for name, ty in param_types.items() if not supports_type(ty, structs)]
 
 
+class DistinctRows:
+    """Rows collected in order, the first of each typed input key, up to ``limit``."""
+
+    def __init__(self, param_types: Mapping[str, LeanType], structs: Mapping[str, StructDef], limit: int) -> None:
+        self.param_types = param_types
+        self.structs = structs
+        self.limit = limit
+        self.rows: list[dict[str, Any]] = []
+        self._seen: set[str] = set()
+
+    def add(self, row: dict[str, Any]) -> None:
+        key = typed_input_key(row, self.param_types, self.structs)
+        if key not in self._seen and len(self.rows) < self.limit:
+            self._seen.add(key)
+            self.rows.append(row)
+
+
 def synthesize(
     param_types: Mapping[str, LeanType],
     structs: Mapping[str, StructDef],
@@ -47,14 +64,8 @@ def synthesize(
     columns = [pools.pool(param_types[name]) for name in names]
     signature = ", ".join(f"{name} : {param_types[name]}" for name in names)
     rng = stable_rng("synthesize", seed, salt, signature)
-    rows: list[dict[str, Any]] = []
-    seen: set[str] = set()
-
-    def add(row: dict[str, Any]) -> None:
-        key = typed_input_key(row, param_types, structs)
-        if key not in seen and len(rows) < limit:
-            seen.add(key)
-            rows.append(row)
+    distinct = DistinctRows(param_types, structs, limit)
+    rows, add = distinct.rows, distinct.add
 
     for index_row in covering_rows(columns, rng, limit, random_fill=False):
         add({name: columns[c][i] for c, (name, i) in enumerate(zip(names, index_row))})

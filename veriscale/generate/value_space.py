@@ -21,7 +21,14 @@ import random
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
-from veriscale.lean.codec import LeanSource, ValueParseError, parse_lean, render_value, values_equal
+from veriscale.lean.codec import (
+    LeanSource,
+    ValueParseError,
+    builtin_kind,
+    parse_lean,
+    render_value,
+    values_equal,
+)
 from veriscale.lean.types import FunType, LeanType, NamedType, ProdType, StructDef
 from veriscale.lean.values import FIXED_WIDTH_TYPES, NONE, UNIT, Arr, Char, Nat, Pair, Some, Struct
 
@@ -69,32 +76,16 @@ def stable_rng(*parts: object) -> random.Random:
 # Type classification
 
 
-_SCALARS = {
-    "Nat": "nat",
-    "Int": "int",
-    "Bool": "bool",
-    "Float": "float",
-    "Char": "char",
-    "String": "string",
-    "Unit": "unit",
-    **{name: "uint" for name in FIXED_WIDTH_TYPES},
-}
-_CONTAINERS = {"List": "list", "Array": "array", "Option": "option"}
 INTEGER_KINDS = ("nat", "int", "uint")
 
 
 def kind_of(ty: LeanType, structs: Mapping[str, StructDef]) -> str:
     """``nat int uint bool float char string unit list array option prod struct fun`` or
     ``unsupported`` (``Fin``, hash maps, unknown names, structures applied to the wrong arity)."""
-    if isinstance(ty, ProdType):
-        return "prod"
-    if isinstance(ty, FunType):
-        return "fun"
+    kind = builtin_kind(ty)
+    if kind and kind != "unsupported":
+        return kind
     if isinstance(ty, NamedType):
-        if not ty.args and ty.name in _SCALARS:
-            return _SCALARS[ty.name]
-        if len(ty.args) == 1 and ty.name in _CONTAINERS:
-            return _CONTAINERS[ty.name]
         sdef = structs.get(ty.name)
         if sdef is not None and len(sdef.params) == len(ty.args):
             return "struct"
@@ -222,18 +213,8 @@ def sorted_values(values: Sequence[Any], ty: LeanType, structs: Mapping[str, Str
 # Function values
 
 
-_PREDICATES_SIGNED = (
-    "fun x => x > 0",
-    "fun x => x < 0",
-    "fun x => x == 0",
-    "fun x => x % 2 == 0",
-    "fun x => x % 2 == 1",
-    "fun x => x > 5",
-    "fun x => x < 3",
-    "fun x => x >= 10",
-    "fun _ => true",
-    "fun _ => false",
-)
+# The functions meaningful on both Nat and Int; each signed list adds what needs a sign, at a
+# fixed place (the order is the catalog's, which seeded generation depends on).
 _PREDICATES_UNSIGNED = (
     "fun x => x > 0",
     "fun x => x == 0",
@@ -245,22 +226,15 @@ _PREDICATES_UNSIGNED = (
     "fun _ => true",
     "fun _ => false",
 )
-_ENDO_SIGNED = (
+_PREDICATES_SIGNED = (_PREDICATES_UNSIGNED[0], "fun x => x < 0", *_PREDICATES_UNSIGNED[1:])
+_ENDO_COMMON = (
     "fun x => x",
     "fun x => x + 1",
     "fun x => x - 1",
     "fun x => 2 * x",
-    "fun x => -x",
-    "fun _ => 0",
 )
-_ENDO_UNSIGNED = (
-    "fun x => x",
-    "fun x => x + 1",
-    "fun x => x - 1",
-    "fun x => 2 * x",
-    "fun x => x / 2",
-    "fun _ => 0",
-)
+_ENDO_SIGNED = (*_ENDO_COMMON, "fun x => -x", "fun _ => 0")
+_ENDO_UNSIGNED = (*_ENDO_COMMON, "fun x => x / 2", "fun _ => 0")
 
 
 def function_catalog(ty: LeanType) -> tuple[str, ...]:

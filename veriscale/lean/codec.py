@@ -57,7 +57,7 @@ from __future__ import annotations
 import json
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal
 from functools import lru_cache
@@ -90,6 +90,7 @@ from veriscale.lean.values import (
 __all__ = [
     "LeanSource",
     "ValueParseError",
+    "builtin_kind",
     "canonical_key",
     "canonical_value_key",
     "default_value",
@@ -189,8 +190,9 @@ _UNSUPPORTED = ("USize", "Fin", "Std.HashMap", "HashMap", "Std.HashSet", "HashSe
 
 
 @lru_cache(maxsize=4096)
-def _builtin_kind(ty: LeanType) -> str:
-    """The codec's view of a type that does not depend on user structures ('' when it does)."""
+def builtin_kind(ty: LeanType) -> str:
+    """The kind of a type that does not depend on user structures ('' when it may): ``nat int uint
+    bool float char string unit list array option prod fun``, or ``unsupported`` (``Fin``, hash maps)."""
     if isinstance(ty, ProdType):
         return "prod"
     if isinstance(ty, FunType):
@@ -222,7 +224,7 @@ def _as_prod(ty: LeanType) -> ProdType:
 
 
 def _kind(ty: LeanType, structs: Mapping[str, StructDef]) -> str:
-    kind = _builtin_kind(ty)
+    kind = builtin_kind(ty)
     if kind:
         return kind
     if isinstance(ty, NamedType) and ty.name in structs:
@@ -733,7 +735,7 @@ def _parse_text(
     kind = _kind(ty, structs)
     if kind in ("list", "array"):
         elem_ty = _arg0(ty)
-        elem_kind = _builtin_kind(elem_ty)
+        elem_kind = builtin_kind(elem_ty)
         if elem_kind in ("int", "nat", "uint"):
             fast = _read_int_seq(text, elem_kind, elem_ty, kind == "array", raw, wrap_uint)
             if fast is not None:
@@ -949,30 +951,43 @@ def _mismatch(v: Any, ty: LeanType) -> ValueParseError:
     return ValueParseError(f"cannot render a {type(v).__name__} as a {ty}", raw=v, type=ty)
 
 
+def _is_integer(v: Any) -> bool:
+    return isinstance(v, int) and not isinstance(v, bool)
+
+
+_SCALAR_FITS: dict[str, Callable[[Any], bool]] = {
+    "int": _is_integer,
+    "nat": _is_integer,
+    "uint": _is_integer,
+    "bool": lambda v: isinstance(v, bool),
+    "float": lambda v: isinstance(v, float),
+    "string": lambda v: isinstance(v, str),
+    "char": lambda v: isinstance(v, str) and len(v) == 1,
+}
+"""What a runtime value of each scalar kind is (rendering and storing check it first)."""
+
+
+def _check_scalar(v: Any, kind: str, ty: LeanType) -> bool:
+    """Whether ``kind`` is a scalar kind; raises when ``v`` is not a value of it."""
+    fits = _SCALAR_FITS.get(kind)
+    if fits is None:
+        return False
+    if not fits(v):
+        raise _mismatch(v, ty)
+    return True
+
+
 def _render(v: Any, ty: LeanType, structs: Mapping[str, StructDef], arg: bool) -> str:
     kind = _kind(ty, structs)
-    if kind in ("int", "nat", "uint"):
-        if not isinstance(v, int) or isinstance(v, bool):
-            raise _mismatch(v, ty)
-        text = str(int(v))
-        return f"({text})" if arg and v < 0 else text
-    if kind == "bool":
-        if not isinstance(v, bool):
-            raise _mismatch(v, ty)
-        return "true" if v else "false"
-    if kind == "float":
-        if not isinstance(v, float):
-            raise _mismatch(v, ty)
-        text = render_float(v)
+    if _check_scalar(v, kind, ty):
+        if kind == "bool":
+            return "true" if v else "false"
+        if kind == "string":
+            return quote_string(v)
+        if kind == "char":
+            return quote_char(v)
+        text = render_float(v) if kind == "float" else str(int(v))
         return f"({text})" if arg and text.startswith("-") else text
-    if kind == "string":
-        if not isinstance(v, str):
-            raise _mismatch(v, ty)
-        return quote_string(v)
-    if kind == "char":
-        if not isinstance(v, str) or len(v) != 1:
-            raise _mismatch(v, ty)
-        return quote_char(v)
     if kind == "list" or kind == "array":
         if not isinstance(v, tuple) or isinstance(v, Arr) != (kind == "array"):
             raise _mismatch(v, ty)
@@ -1033,26 +1048,12 @@ def to_json(v: Any, ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_S
     """
     ty = _as_type(ty)
     kind = _kind(ty, structs)
-    if kind in ("int", "nat", "uint"):
-        if not isinstance(v, int) or isinstance(v, bool):
-            raise _mismatch(v, ty)
-        return int(v)
-    if kind == "bool":
-        if not isinstance(v, bool):
-            raise _mismatch(v, ty)
-        return v
-    if kind == "float":
-        if not isinstance(v, float):
-            raise _mismatch(v, ty)
-        return float(v) if math.isfinite(v) else render_float(v)
-    if kind == "string":
-        if not isinstance(v, str):
-            raise _mismatch(v, ty)
-        return str(v)
-    if kind == "char":
-        if not isinstance(v, str) or len(v) != 1:
-            raise _mismatch(v, ty)
-        return str(v)
+    if _check_scalar(v, kind, ty):
+        if kind == "bool":
+            return v
+        if kind == "float":
+            return float(v) if math.isfinite(v) else render_float(v)
+        return str(v) if kind in ("string", "char") else int(v)
     if kind == "fun" and isinstance(v, LeanSource):
         return v.text
     return render_value(v, ty, structs)

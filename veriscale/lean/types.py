@@ -31,7 +31,7 @@ Structures declared in a task's ``task_aux`` section are read by :func:`parse_st
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from functools import lru_cache
 
@@ -43,7 +43,9 @@ __all__ = [
     "FLOAT",
     "INT",
     "NAT",
+    "PROP",
     "STRING",
+    "TYPE",
     "UNIT",
     "FunType",
     "LeanType",
@@ -56,14 +58,17 @@ __all__ = [
     "StructDef",
     "StructField",
     "array_of",
+    "components",
     "fun_of",
     "list_of",
+    "map_components",
     "option_of",
     "parse_signature_type",
     "parse_structures",
     "parse_type",
     "prod_of",
     "substitute",
+    "type_head",
 ]
 
 
@@ -92,6 +97,10 @@ class LeanType:
     def __str__(self) -> str:
         return self._render(_PREC_TOP)
 
+    def __repr__(self) -> str:
+        # The printed form says more than the fields; subclasses opt in with ``repr=False``.
+        return f"{type(self).__name__}({str(self)!r})"
+
 
 # Binding strength of the printed forms (Lean: `→` is 25, `×` is infixr 35, application is max).
 _PREC_TOP = 0
@@ -104,7 +113,14 @@ def _paren(text: str, needed: bool) -> str:
     return f"({text})" if needed else text
 
 
-@dataclass(frozen=True, slots=True)
+def _render_infix(left: LeanType, symbol: str, right: LeanType, op_prec: int, prec: int) -> str:
+    """A right-associative infix type (``×``, ``→``): a left operand of the same operator needs
+    parentheses, a right one not."""
+    text = f"{left._render(op_prec + 1)} {symbol} {right._render(op_prec)}"
+    return _paren(text, prec > op_prec)
+
+
+@dataclass(frozen=True, slots=True, repr=False)
 class NamedType(LeanType):
     """A type name applied to zero or more arguments: ``Nat``, ``List Int``, ``Map Int Int``."""
 
@@ -117,11 +133,8 @@ class NamedType(LeanType):
         text = " ".join([self.name, *(a._render(_PREC_ARG) for a in self.args)])
         return _paren(text, prec >= _PREC_ARG)
 
-    def __repr__(self) -> str:
-        return f"NamedType({str(self)!r})"
 
-
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class ProdType(LeanType):
     """``fst × snd`` (Lean's ``Prod fst snd``)."""
 
@@ -129,15 +142,10 @@ class ProdType(LeanType):
     snd: LeanType
 
     def _render(self, prec: int) -> str:
-        # `×` is right-associative: a product on the left needs parentheses, on the right not.
-        text = f"{self.fst._render(_PREC_PROD + 1)} × {self.snd._render(_PREC_PROD)}"
-        return _paren(text, prec > _PREC_PROD)
-
-    def __repr__(self) -> str:
-        return f"ProdType({str(self)!r})"
+        return _render_infix(self.fst, "×", self.snd, _PREC_PROD, prec)
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class FunType(LeanType):
     """``domain → codomain``."""
 
@@ -145,11 +153,7 @@ class FunType(LeanType):
     codomain: LeanType
 
     def _render(self, prec: int) -> str:
-        text = f"{self.domain._render(_PREC_FUN + 1)} → {self.codomain._render(_PREC_FUN)}"
-        return _paren(text, prec > _PREC_FUN)
-
-    def __repr__(self) -> str:
-        return f"FunType({str(self)!r})"
+        return _render_infix(self.domain, "→", self.codomain, _PREC_FUN, prec)
 
 
 @dataclass(frozen=True, slots=True)
@@ -165,7 +169,7 @@ class NatLitType(LeanType):
         return f"NatLitType({self.value})"
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, repr=False)
 class SortType(LeanType):
     """A universe with its level: ``Type u``, ``Sort v``, ``Type (u+1)``. (Bare ``Type`` and ``Prop``
     are the names ``NamedType("Type")`` / ``NamedType("Prop")``, as task signatures always had them.)"""
@@ -177,9 +181,6 @@ class SortType(LeanType):
 
     def _render(self, prec: int) -> str:
         return _paren(f"{self.kind} {self.level}", prec >= _PREC_ARG)
-
-    def __repr__(self) -> str:
-        return f"SortType({str(self)!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -205,6 +206,20 @@ STRING = NamedType("String")
 CHAR = NamedType("Char")
 FLOAT = NamedType("Float")
 UNIT = NamedType("Unit")
+PROP = NamedType("Prop")
+TYPE = NamedType("Type")
+
+
+def type_head(ty: LeanType | None) -> str | None:
+    """The constant at the head of a type, as field notation sees it: ``List`` for ``List α``,
+    ``Prod`` for ``α × β``, ``Function`` for an arrow (``None`` for anything else)."""
+    if isinstance(ty, NamedType):
+        return ty.name
+    if isinstance(ty, ProdType):
+        return "Prod"
+    if isinstance(ty, FunType):
+        return "Function"
+    return None
 
 
 def list_of(elem: LeanType) -> NamedType:
@@ -350,11 +365,7 @@ class _TypeParser:
     def parse_fun(self) -> LeanType:
         if self.signature:
             return self.parse_signature_fun()
-        domain = self.parse_prod()
-        if self.peek().kind == "arrow":
-            self.advance()
-            return FunType(domain, self.parse_fun())
-        return domain
+        return self.arrow_tail(self.parse_prod())
 
     # -- signature types only ----------------------------------------------------------------
     def parse_signature_fun(self) -> LeanType:
@@ -369,11 +380,31 @@ class _TypeParser:
             for _ in names:
                 body = FunType(domain, body)
             return body
-        domain = self.parse_proposition() or self.parse_prod()
+        return self.arrow_tail(self.parse_proposition() or self.parse_prod())
+
+    def arrow_tail(self, domain: LeanType) -> LeanType:
+        """``domain`` alone, or ``domain → fun`` when an arrow follows."""
         if self.peek().kind == "arrow":
             self.advance()
             return FunType(domain, self.parse_fun())
         return domain
+
+    def expect_rparen(self) -> None:
+        close = self.advance()
+        if close.kind != "rparen":
+            raise self.error(close, f"expected ')' but found {close.text or 'end of text'!r}")
+
+    def binder_names(self, error: str) -> int:
+        """How many binder names stand before the next ``:`` (consumed too); raises ``error`` when
+        there is none or no colon."""
+        count = 0
+        while self.peek().kind == "name":
+            self.advance()
+            count += 1
+        colon = self.advance()
+        if count == 0 or colon.kind != "colon":
+            raise self.error(colon, error)
+        return count
 
     def dependent_binder(self) -> tuple[list[str], LeanType] | None:
         """``(x y : T) →``: the names and ``T`` (the position is restored when it is not one)."""
@@ -389,9 +420,7 @@ class _TypeParser:
             return None
         self.advance()
         domain = self.parse_fun()
-        close = self.advance()
-        if close.kind != "rparen":
-            raise self.error(close, f"expected ')' but found {close.text or 'end of text'!r}")
+        self.expect_rparen()
         arrow = self.advance()
         if arrow.kind != "arrow":
             raise self.error(arrow, "expected '→' after a binder")
@@ -403,34 +432,16 @@ class _TypeParser:
         domains: list[LeanType] = []
         while self.peek().kind == "lparen":
             self.advance()
-            count = 0
-            while self.peek().kind == "name":
-                self.advance()
-                count += 1
-            colon = self.advance()
-            if count == 0 or colon.kind != "colon":
-                raise self.error(colon, "expected a binder '(x : T)' after '∀'")
-            domain = self.parse_fun()
-            close = self.advance()
-            if close.kind != "rparen":
-                raise self.error(close, f"expected ')' but found {close.text or 'end of text'!r}")
-            domains.extend([domain] * count)
+            count = self.binder_names("expected a binder '(x : T)' after '∀'")
+            domains.extend([self.parse_fun()] * count)
+            self.expect_rparen()
         if not domains:
-            count = 0
-            while self.peek().kind == "name":
-                self.advance()
-                count += 1
-            colon = self.advance()
-            if count == 0 or colon.kind != "colon":
-                raise self.error(colon, "expected binders after '∀'")
+            count = self.binder_names("expected binders after '∀'")
             domains.extend([self.parse_prod()] * count)
         comma = self.advance()
         if comma.kind != "comma":
             raise self.error(comma, "expected ',' after the binders of '∀'")
-        body = self.parse_fun()
-        for domain in reversed(domains):
-            body = FunType(domain, body)
-        return body
+        return fun_of(*domains, self.parse_fun())
 
     def parse_proposition(self) -> PropType | None:
         """The tokens up to the next arrow at this depth, as a :class:`PropType`, when they contain
@@ -499,9 +510,7 @@ class _TypeParser:
             if self.peek().kind == "rparen":
                 raise self.error(self.peek(), "empty parentheses")
             inner = self.parse_fun()
-            close = self.advance()
-            if close.kind != "rparen":
-                raise self.error(close, f"expected ')' but found {close.text or 'end of text'!r}")
+            self.expect_rparen()
             return inner
         if tok.kind == "end":
             raise self.error(tok, "unexpected end of type")
@@ -541,19 +550,34 @@ def parse_type(text: str) -> LeanType:
     return _TypeParser(text).parse()
 
 
+def components(ty: LeanType) -> tuple[LeanType, ...]:
+    """The types ``ty`` is built from: a name's arguments, a product's two sides, an arrow's domain
+    and codomain (``()`` for anything else)."""
+    if isinstance(ty, NamedType):
+        return ty.args
+    if isinstance(ty, ProdType):
+        return (ty.fst, ty.snd)
+    if isinstance(ty, FunType):
+        return (ty.domain, ty.codomain)
+    return ()
+
+
+def map_components(ty: LeanType, f: Callable[[LeanType], LeanType]) -> LeanType:
+    """``ty`` with ``f`` applied to each of its :func:`components` (``ty`` itself when it has none)."""
+    if isinstance(ty, NamedType) and ty.args:
+        return NamedType(ty.name, tuple(f(a) for a in ty.args))
+    if isinstance(ty, ProdType):
+        return ProdType(f(ty.fst), f(ty.snd))
+    if isinstance(ty, FunType):
+        return FunType(f(ty.domain), f(ty.codomain))
+    return ty
+
+
 def substitute(ty: LeanType, mapping: Mapping[str, LeanType]) -> LeanType:
     """Replace bare type names (type parameters such as ``K``) by the types they stand for."""
-    if isinstance(ty, NamedType):
-        if not ty.args and ty.name in mapping:
-            return mapping[ty.name]
-        if not ty.args:
-            return ty
-        return NamedType(ty.name, tuple(substitute(a, mapping) for a in ty.args))
-    if isinstance(ty, ProdType):
-        return ProdType(substitute(ty.fst, mapping), substitute(ty.snd, mapping))
-    if isinstance(ty, FunType):
-        return FunType(substitute(ty.domain, mapping), substitute(ty.codomain, mapping))
-    return ty
+    if isinstance(ty, NamedType) and not ty.args:
+        return mapping.get(ty.name, ty)
+    return map_components(ty, lambda a: substitute(a, mapping))
 
 
 # ---------------------------------------------------------------------------------------------

@@ -35,10 +35,10 @@ from veriscale.lean.types import (
     LeanType,
     LeanTypeError,
     NamedType,
-    ProdType,
     PropType,
     SortType,
     parse_signature_type,
+    type_head,
 )
 
 __all__ = ["Binder", "BinderKind", "BuiltinSignature", "SignatureError", "parse_signature", "type_head"]
@@ -106,18 +106,6 @@ class Binder:
 
 def _is_universe(ty: LeanType) -> bool:
     return isinstance(ty, SortType) or (isinstance(ty, NamedType) and not ty.args and ty.name in ("Type", "Prop", "Sort"))
-
-
-def type_head(ty: LeanType) -> str | None:
-    """The constant at the head of a type, as field notation sees it: ``List`` for ``List α``,
-    ``Prod`` for ``α × β``, ``Function`` for an arrow."""
-    if isinstance(ty, NamedType):
-        return ty.name
-    if isinstance(ty, ProdType):
-        return "Prod"
-    if isinstance(ty, FunType):
-        return "Function"
-    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,7 +26,26 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from veriscale.lean.types import FunType, LeanType, NamedType, NatLitType, ProdType, PropType
+# The type constants are re-exported: the compiler reads them from here.
+from veriscale.lean.types import BOOL as BOOL
+from veriscale.lean.types import CHAR as CHAR
+from veriscale.lean.types import FLOAT as FLOAT
+from veriscale.lean.types import INT as INT
+from veriscale.lean.types import NAT as NAT
+from veriscale.lean.types import PROP as PROP
+from veriscale.lean.types import STRING as STRING
+from veriscale.lean.types import (
+    TYPE,
+    UNIT,
+    FunType,
+    LeanType,
+    NamedType,
+    NatLitType,
+    ProdType,
+    PropType,
+    components,
+    type_head,
+)
 from veriscale.lean.values import Arr, Nat, Pair, Some, Unsupported, _FixedWidth
 
 
@@ -41,15 +60,9 @@ class TVar(LeanType):
 
 
 UNKNOWN = TVar("?")
-NAT = NamedType("Nat")
-INT = NamedType("Int")
-FLOAT = NamedType("Float")
-BOOL = NamedType("Bool")
-PROP = NamedType("Prop")
-STRING = NamedType("String")
-CHAR = NamedType("Char")
-UNIT_T = NamedType("Unit")
-TYPE_T = NamedType("Type")
+# The compiler's names for the shared constants (``UNIT``/``TYPE`` there are runtime values).
+UNIT_T = UNIT
+TYPE_T = TYPE
 
 NUMERIC = frozenset({"Nat", "Int", "Float", "UInt8", "UInt16", "UInt32", "UInt64", "USize"})
 INTEGRAL = frozenset({"Nat", "Int", "UInt8", "UInt16", "UInt32", "UInt64", "USize"})
@@ -68,15 +81,7 @@ def normalise_type_name(name: str) -> str:
     return _TYPE_ALIASES.get(name, name)
 
 
-def head(ty: LeanType | None) -> str | None:
-    """The head constant of a type: ``List`` for ``List Int``, ``Prod`` for ``A × B``."""
-    if isinstance(ty, NamedType):
-        return ty.name
-    if isinstance(ty, ProdType):
-        return "Prod"
-    if isinstance(ty, FunType):
-        return "Function"
-    return None
+head = type_head  # the compiler's name for it
 
 
 def args_of(ty: LeanType | None) -> tuple[LeanType, ...]:
@@ -91,13 +96,7 @@ def is_known(ty: LeanType | None) -> bool:
     """A type with no variables or unknown components."""
     if ty is None or isinstance(ty, TVar):
         return False
-    if isinstance(ty, NamedType):
-        return all(is_known(a) for a in ty.args)
-    if isinstance(ty, ProdType):
-        return is_known(ty.fst) and is_known(ty.snd)
-    if isinstance(ty, FunType):
-        return is_known(ty.domain) and is_known(ty.codomain)
-    return True
+    return all(is_known(c) for c in components(ty))
 
 
 def known_or_none(ty: LeanType | None) -> LeanType | None:

@@ -77,11 +77,9 @@ class _Request(_Wire):
 # Requests
 
 
-class CommandRequest(_Request):
-    """Run Lean commands: in a fresh environment (``env`` None, ``import`` allowed) or on top of
-    environment ``env``."""
+class _ElaborateRequest(_Request):
+    """The options of a request that elaborates Lean source (commands or a file)."""
 
-    cmd: str
     env: NonNegativeInt | None = None
     all_tactics: bool | None = Field(default=None, alias="allTactics")
     root_goals: bool | None = Field(default=None, alias="rootGoals")
@@ -89,14 +87,17 @@ class CommandRequest(_Request):
     """``full``, ``tactics``, ``original`` or ``substantive``; the REPL ignores other values."""
 
 
-class FileRequest(_Request):
+class CommandRequest(_ElaborateRequest):
+    """Run Lean commands: in a fresh environment (``env`` None, ``import`` allowed) or on top of
+    environment ``env``."""
+
+    cmd: str
+
+
+class FileRequest(_ElaborateRequest):
     """Process a Lean file (by path, read by the REPL)."""
 
     path: str
-    env: NonNegativeInt | None = None
-    all_tactics: bool | None = Field(default=None, alias="allTactics")
-    root_goals: bool | None = Field(default=None, alias="rootGoals")
-    infotree: str | None = None
 
 
 class ProofStepRequest(_Request):

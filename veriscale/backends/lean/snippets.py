@@ -10,15 +10,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol
 
-import jinja2
-
 from veriscale.backends.base import Check, CheckKind
 from veriscale.backends.lean.config import LeanBackendConfig
-from veriscale.resources import lean_templates_dir
+from veriscale.resources import lean_templates_dir, template_environment
 
 if TYPE_CHECKING:
     from veriscale.task import Task
@@ -65,16 +62,6 @@ class LeanValueCodec:
 CodecFactory = Callable[["Task"], ValueCodec]
 
 
-@lru_cache(maxsize=8)
-def _environment(templates_dir: Path) -> jinja2.Environment:
-    return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(templates_dir)),
-        undefined=jinja2.StrictUndefined,
-        autoescape=False,
-        keep_trailing_newline=False,
-    )
-
-
 class Templates:
     """The Lean templates of one directory."""
 
@@ -82,7 +69,7 @@ class Templates:
         self.directory = (templates_dir or DEFAULT_TEMPLATES_DIR).resolve()
         if not (self.directory / "check_eval.lean.j2").is_file():
             raise FileNotFoundError(f"Lean templates not found in {self.directory}")
-        self._env = _environment(self.directory)
+        self._env = template_environment(self.directory)
 
     def render(self, name: str, **values: Any) -> str:
         return self._env.get_template(name).render(**values).strip("\n")

@@ -21,6 +21,15 @@ _LOOSER = ("→", "->", "↔", "<->", "∨", "\\/", "||", "<|", "|>", "$")
 _BINDERS = re.compile(r"(∀|∃|∃!|λ|fun|let|if|match|have|show|Σ|∑|∏|do)(?![\w'!?.])")
 
 
+def _string_end(text: str, start: int) -> int:
+    """The index just after the string literal opening at ``start`` (escapes skipped; the end of
+    the text when it is not closed)."""
+    j, n = start + 1, len(text)
+    while j < n and text[j] != '"':
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
+
+
 def _strip_comments(text: str) -> str:
     """Remove ``--`` line comments and ``/- -/`` block comments (strings are kept intact)."""
     out: list[str] = []
@@ -28,11 +37,9 @@ def _strip_comments(text: str) -> str:
     while i < n:
         c = text[i]
         if c == '"':
-            j = i + 1
-            while j < n and text[j] != '"':
-                j += 2 if text[j] == "\\" else 1
-            out.append(text[i : j + 1])
-            i = j + 1
+            end = _string_end(text, i)
+            out.append(text[i:end])
+            i = end
         elif text.startswith("--", i):
             while i < n and text[i] != "\n":
                 i += 1
@@ -60,10 +67,7 @@ def split_conjuncts(text: str) -> list[str]:
     while i < n:
         c = source[i]
         if c == '"':
-            j = i + 1
-            while j < n and source[j] != '"':
-                j += 2 if source[j] == "\\" else 1
-            i = j + 1
+            i = _string_end(source, i)
             continue
         if c == "'" and i + 2 < n and (source[i + 2] == "'" or source[i + 1] == "\\"):
             close = source.find("'", i + 2)

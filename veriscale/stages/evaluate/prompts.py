@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict
 
 from veriscale.lean.codec import ValueParseError, parse_value, render_value
 from veriscale.lean.types import LeanType, LeanTypeError, StructDef, parse_structures, parse_type
-from veriscale.llm import Message, render_prompt
+from veriscale.llm import Message, prompt_messages
 from veriscale.task import Task
 
 __all__ = [
@@ -65,7 +65,7 @@ class DefinitionHeader(BaseModel):
 
 
 def _params_lean(task: Task) -> str:
-    return " ".join(f"({p.name} : {p.type})" for p in task.signature.parameters)
+    return task.signature.binders_lean()
 
 
 def _args_lean(task: Task) -> str:
@@ -221,11 +221,18 @@ def _imports(task: Task) -> str:
     return "\n".join(line for line in task.section("import").splitlines() if line.strip())
 
 
+def _task_context(task: Task) -> dict[str, str]:
+    """What the code and the specification prompts both show of the task."""
+    return {
+        "description": task.description,
+        "signature": _signature_line(task),
+        "imports": _imports(task),
+        "structures_lean": task.section("task_aux").strip(),
+    }
+
+
 def _messages(kind: TaskKind, **values: Any) -> list[Message]:
-    return [
-        {"role": "system", "content": render_prompt(f"{kind}.system.j2").strip()},
-        {"role": "user", "content": render_prompt(f"{kind}.j2", **values)},
-    ]
+    return prompt_messages(f"{kind}.system.j2", f"{kind}.j2", **values)
 
 
 def build_codegen_prompt(task: Task, *, examples: int = DEFAULT_EXAMPLES) -> list[Message]:
@@ -235,10 +242,7 @@ def build_codegen_prompt(task: Task, *, examples: int = DEFAULT_EXAMPLES) -> lis
     precond = definition_header(task, "precond")
     return _messages(
         "codegen",
-        description=task.description,
-        signature=_signature_line(task),
-        imports=_imports(task),
-        structures_lean=task.section("task_aux").strip(),
+        **_task_context(task),
         precond_aux=task.section("precond_aux").strip(),
         precond_header=precond.text,
         precond=task.section("precond").strip() or "True",
@@ -254,10 +258,7 @@ def build_specgen_prompt(task: Task, *, examples: int = DEFAULT_EXAMPLES) -> lis
     precond, postcond = headers_for(task, "specgen")
     return _messages(
         "specgen",
-        description=task.description,
-        signature=_signature_line(task),
-        imports=_imports(task),
-        structures_lean=task.section("task_aux").strip(),
+        **_task_context(task),
         precond_header=precond.text,
         postcond_header=postcond.text,
         precond_name=precond.name,

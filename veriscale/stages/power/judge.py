@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -44,8 +44,9 @@ from veriscale.stages.power.items import PowerItem
 from veriscale.stages.power.pool import (
     DEFAULT_POOL_SEED,
     DEFAULT_POOL_SIZE,
+    CheckRow,
     JudgingPool,
-    PoolRow,
+    RowsByKind,
     input_key,
     mutated_inputs,
     near_outputs,
@@ -109,19 +110,9 @@ class TaskPower(BaseModel):
 
 
 @dataclass
-class _Row:
-    key: str
-    args: dict[str, Any]
-    output: Any = None
-    label: Any = None
-    """``True``/``False`` for spec checks; the stored expected value for code checks."""
+class SuiteChecks(RowsByKind):
+    """The rows of one suite's stored tests; their labels are the suite's stored answers."""
 
-
-@dataclass
-class SuiteChecks:
-    precond: list[_Row] = field(default_factory=list)
-    postcond: list[_Row] = field(default_factory=list)
-    code: list[_Row] = field(default_factory=list)
     size: int = 0
     parts: tuple[int, int, int] = (0, 0, 0)
 
@@ -134,11 +125,11 @@ def suite_checks(task: Task) -> SuiteChecks:
     out = SuiteChecks(size=sum(parts), parts=parts)
     seen: set[tuple[str, str]] = set()
 
-    def add(kind: str, row: _Row) -> None:
+    def add(kind: str, row: CheckRow) -> None:
         if (kind, row.key) in seen:
             return
         seen.add((kind, row.key))
-        getattr(out, kind).append(row)
+        out.rows(kind).append(row)
 
     def output_key(value: Any) -> str:
         return render_value(value, view.return_type, view.structs)
@@ -146,23 +137,23 @@ def suite_checks(task: Task) -> SuiteChecks:
     for test in view.tests:
         if test.args is None or test.key is None:
             continue
-        add("precond", _Row(test.key, test.args, label=True))
+        add("precond", CheckRow(test.key, test.args, label=True))
         if test.expected_ok:
-            add("code", _Row(test.key, test.args, label=test.expected))
-            add("postcond", _Row(f"{test.key}\n=> {output_key(test.expected)}", test.args, test.expected, True))
+            add("code", CheckRow(test.key, test.args, label=test.expected))
+            add("postcond", CheckRow(f"{test.key}\n=> {output_key(test.expected)}", test.args, test.expected, True))
         for _, value in test.unexpected:
-            add("postcond", _Row(f"{test.key}\n=> {output_key(value)}", test.args, value, False))
+            add("postcond", CheckRow(f"{test.key}\n=> {output_key(value)}", test.args, value, False))
     for reject in view.rejects:
         if reject.args is None or reject.key is None:
             continue
-        add("precond", _Row(reject.key, reject.args, label=False))
+        add("precond", CheckRow(reject.key, reject.args, label=False))
     return out
 
 
 _KIND = {"precond": CheckKind.PRECOND, "postcond": CheckKind.POSTCOND, "code": CheckKind.CODE}
 
 
-def _check(kind: str, row: _Row) -> Check:
+def _check(kind: str, row: CheckRow) -> Check:
     return Check(kind=_KIND[kind], args=row.args, output=row.output if kind == "postcond" else None)
 
 
@@ -218,20 +209,20 @@ class _Judge:
         # rows that told earlier items apart are tried first (they often tell the next one too)
         self.hot: dict[str, list[str]] = {"precond": [], "postcond": [], "code": []}
 
-    def truth_of(self, kind: str, rows: Sequence[_Row]) -> None:
+    def truth_of(self, kind: str, rows: Sequence[CheckRow]) -> None:
         missing = [r for r in rows if (kind, r.key) not in self.truth_answers]
         if missing:
             answers = self.runner.run(self.truth, [_check(kind, r) for r in missing])
             for row, answer in zip(missing, answers, strict=True):
                 self.truth_answers[(kind, row.key)] = _answer_of(kind, answer)
 
-    def truth_passes(self, kind: str, row: _Row) -> bool:
+    def truth_passes(self, kind: str, row: CheckRow) -> bool:
         answer = self.truth_answers.get((kind, row.key))
         if kind == "code":
             return answer is not None and same_as_printed(answer[1], row.label)
         return answer == ("true" if row.label else "false")
 
-    def witness(self, item: PowerItem, rows: Sequence[_Row], *, check_truth: bool) -> tuple[str | None, int, bool]:
+    def witness(self, item: PowerItem, rows: Sequence[CheckRow], *, check_truth: bool) -> tuple[str | None, int, bool]:
         """(key of the first row telling the item apart, or None; evaluations; abandoned).
 
         ``check_truth``: keep only rows whose check the ground truth passes (a suite's stored
@@ -273,13 +264,13 @@ def build_pool(truth: Task, runner: _Runner, *, seed: int, size: int) -> Judging
     pool = JudgingPool()
 
     def precond_rows(inputs: list[dict[str, Any]]) -> list[dict[str, Any]]:
-        rows = [_Row(input_key(truth, r), r) for r in inputs]
+        rows = [CheckRow(input_key(truth, r), r) for r in inputs]
         judge.truth_of("precond", rows)
         accepted = []
         for row, args in zip(rows, inputs, strict=True):
             answer = judge.truth_answers[("precond", row.key)]
             if answer in ("true", "false"):
-                pool.precond.append(PoolRow(row.key, args, label=answer == "true"))
+                pool.precond.append(CheckRow(row.key, args, label=answer == "true"))
             if answer == "true":
                 accepted.append(args)
         return accepted
@@ -289,27 +280,23 @@ def build_pool(truth: Task, runner: _Runner, *, seed: int, size: int) -> Judging
     more = mutated_inputs(truth, accepted, synthesised, seed=seed, size=size - len(synthesised))
     accepted += precond_rows(more)
     pool.inputs = len(synthesised) + len(more)
-    code_rows = [_Row(input_key(truth, r), r) for r in accepted]
+    code_rows = [CheckRow(input_key(truth, r), r) for r in accepted]
     judge.truth_of("code", code_rows)
-    pairs: list[_Row] = []
+    pairs: list[CheckRow] = []
     for row in code_rows:
         answer = judge.truth_answers[("code", row.key)]
         if answer is None:
             continue
         value = answer[1]
-        pool.code.append(PoolRow(row.key, row.args, label=value))
+        pool.code.append(CheckRow(row.key, row.args, label=value))
         for output in [value, *near_outputs(truth, value, seed=seed)]:
-            pairs.append(_Row(f"{row.key}\n=> {output_key(truth, output)}", row.args, output))
+            pairs.append(CheckRow(f"{row.key}\n=> {output_key(truth, output)}", row.args, output))
     judge.truth_of("postcond", pairs)
     for row in pairs:
         answer = judge.truth_answers[("postcond", row.key)]
         if answer in ("true", "false"):
-            pool.postcond.append(PoolRow(row.key, row.args, row.output, label=answer == "true"))
+            pool.postcond.append(CheckRow(row.key, row.args, row.output, label=answer == "true"))
     return pool
-
-
-def _pool_as_rows(pool: JudgingPool, kind: str) -> list[_Row]:
-    return [_Row(r.key, r.args, r.output, r.label) for r in pool.rows(kind)]
 
 
 def _undetermined(item: PowerItem) -> ItemResult:
@@ -366,7 +353,7 @@ def evaluate_task(
             result.status = "unsafe"
         else:
             try:
-                witness, evaluations, abandoned = judge.witness(item, _pool_as_rows(pool, item.kind), check_truth=False)
+                witness, evaluations, abandoned = judge.witness(item, pool.rows(item.kind), check_truth=False)
             except _Deadline:
                 power.pool_out_of_time = True
                 results.append(_undetermined(item))
@@ -385,8 +372,7 @@ def evaluate_task(
         judge = _Judge(truth, runner)
         for n, (item, result) in enumerate(counted):
             try:
-                rows: list[_Row] = getattr(suite_rows, item.kind)
-                witness, evaluations, _ = judge.witness(item, rows, check_truth=True)
+                witness, evaluations, _ = judge.witness(item, suite_rows.rows(item.kind), check_truth=True)
             except _Deadline:
                 power.out_of_time = True
                 for _, rest in counted[n:]:

@@ -29,7 +29,7 @@ from veriscale.lean.types import LeanType, LeanTypeError, StructDef, parse_struc
 from veriscale.task import Task
 from veriscale.typed_task import TypedTaskError, typed_input_key
 
-__all__ = ["DEFAULT_POOL_SEED", "DEFAULT_POOL_SIZE", "JudgingPool", "PoolRow", "pool_inputs"]
+__all__ = ["DEFAULT_POOL_SEED", "DEFAULT_POOL_SIZE", "CheckRow", "JudgingPool", "RowsByKind", "pool_inputs"]
 
 DEFAULT_POOL_SEED = 90_001
 """Neither expand's 42 nor the items' seed: the pool is chosen independently of both."""
@@ -41,24 +41,34 @@ MUTATION_SEEDS = 24
 
 
 @dataclass(frozen=True)
-class PoolRow:
+class CheckRow:
+    """One check the judge runs: a pool row, or a row of a suite's stored tests."""
+
     key: str
     args: dict[str, Any]
     output: Any = None
     label: Any = None
-    """The ground truth's answer: ``True``/``False`` for specifications, the value for code."""
+    """The answer that passes: ``True``/``False`` for specifications, the value for code."""
 
 
 @dataclass
-class JudgingPool:
-    precond: list[PoolRow] = field(default_factory=list)
-    postcond: list[PoolRow] = field(default_factory=list)
-    code: list[PoolRow] = field(default_factory=list)
-    inputs: int = 0
+class RowsByKind:
+    """Rows per check kind (``precond``, ``postcond``, ``code``)."""
 
-    def rows(self, kind: str) -> list[PoolRow]:
-        rows: list[PoolRow] = getattr(self, kind)
+    precond: list[CheckRow] = field(default_factory=list)
+    postcond: list[CheckRow] = field(default_factory=list)
+    code: list[CheckRow] = field(default_factory=list)
+
+    def rows(self, kind: str) -> list[CheckRow]:
+        rows: list[CheckRow] = getattr(self, kind)
         return rows
+
+
+@dataclass
+class JudgingPool(RowsByKind):
+    """The judging pool's rows, labelled with the ground truth's own answers."""
+
+    inputs: int = 0
 
 
 def _signature(truth: Task) -> tuple[dict[str, LeanType], LeanType, dict[str, StructDef]]:

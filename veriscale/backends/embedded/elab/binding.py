@@ -26,7 +26,7 @@ from veriscale.backends.embedded.elab.types import (
     unify,
     zonk,
 )
-from veriscale.lean.types import FunType, LeanType, NamedType, ProdType, list_of
+from veriscale.lean.types import FunType, LeanType, NamedType, ProdType, fun_of, list_of
 
 
 class BindingMixin(ElabCore):
@@ -157,22 +157,11 @@ class BindingMixin(ElabCore):
         if exp is not None:
             self.expect(node.body, body_t, exp)
             body_t = exp  # a coercion (Prop to Bool, Nat to Int) was inserted: the function has type `exp`
-        out = body_t
-        for d in reversed(doms):
-            out = FunType(d, out)
-        return out
+        return _curried(doms, body_t)
 
     def e_LambdaMatch(self, node: A.LambdaMatch, ctx: Ctx, expected: LeanType | None) -> LeanType:
         n = len(node.alts[0].patterns) if node.alts else 1
-        exp = zonk(expected) if expected is not None else None
-        doms: list[LeanType] = []
-        for _ in range(n):
-            if isinstance(exp, FunType):
-                doms.append(exp.domain)
-                exp = zonk(exp.codomain)
-            else:
-                doms.append(self.fresh())
-                exp = None
+        doms, exp = self.expected_domains(expected, n)
         result = exp if exp is not None else self.fresh()
         for alt in node.alts:
             inner = ctx
@@ -180,13 +169,11 @@ class BindingMixin(ElabCore):
                 inner = self.bind_pattern(p, d, inner)
             self.check(alt.rhs, inner, result)
         self.exhaustive(node, doms, [alt.patterns for alt in node.alts])
-        out: LeanType = result
-        for d in reversed(doms):
-            out = FunType(d, out)
-        return out
+        return _curried(doms, result)
 
-    def cdot_function(self, term: A.Node, ctx: Ctx, expected: LeanType | None) -> LeanType:
-        count = _count_cdots(term)
+    def expected_domains(self, expected: LeanType | None, count: int) -> tuple[list[LeanType], LeanType | None]:
+        """The first ``count`` domains of the expected function type (fresh where it says none) and
+        what remains of it (``None`` once it is not a function type)."""
         exp = zonk(expected) if expected is not None else None
         doms: list[LeanType] = []
         for _ in range(count):
@@ -196,6 +183,11 @@ class BindingMixin(ElabCore):
             else:
                 doms.append(self.fresh())
                 exp = None
+        return doms, exp
+
+    def cdot_function(self, term: A.Node, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        count = _count_cdots(term)
+        doms, exp = self.expected_domains(expected, count)
         names = [f"·{i}" for i in range(count)]
         renamed = _replace_cdots(term, names)
         inner = ctx
@@ -205,10 +197,7 @@ class BindingMixin(ElabCore):
         if exp is not None:
             self.expect(term, body, exp)
             body = exp
-        out = body
-        for d in reversed(doms):
-            out = FunType(d, out)
-        return out
+        return _curried(doms, body)
 
     # -- let ------------------------------------------------------------------------------------
     def let_decl(self, decl: A.LetDecl, ctx: Ctx, kind: str = "let") -> Ctx:
@@ -245,9 +234,7 @@ class BindingMixin(ElabCore):
                 if isinstance(zonk(bt), ProofType):
                     inner = inner.assume(zonk(bt).prop, "binder")  # type: ignore[attr-defined]
         result = self.read_type(decl.type, ctx) if decl.type is not None else self.fresh()
-        ft: LeanType = result
-        for d in reversed(doms):
-            ft = FunType(d, ft)
+        ft = _curried(doms, result)
         if rec_name is not None:
             inner = inner.bind(rec_name, ft, "aux")
         if decl.alts is not None:
@@ -303,10 +290,7 @@ class BindingMixin(ElabCore):
             bt = self.read_type(b.type, ctx) if b.type is not None else self.fresh()
             doms.extend([bt] * len(b.names or ["_"]))
         result = self.read_type(decl.type, ctx) if decl.type is not None else self.fresh()
-        out: LeanType = result
-        for d in reversed(doms):
-            out = FunType(d, out)
-        return out
+        return _curried(doms, result)
 
     def note_recursion(self, decl: A.LetDecl, ctx: Ctx) -> None:
         """Hook for the termination check of ``let rec``."""
@@ -457,6 +441,11 @@ class BindingMixin(ElabCore):
                 continue
             self.check(value, ctx, ft)
         return ty
+
+
+def _curried(domains: list[LeanType], result: LeanType) -> LeanType:
+    """``d₁ → … → dₙ → result``."""
+    return fun_of(*domains, result) if domains else result
 
 
 def _pattern_vars(p: object) -> list[str]:

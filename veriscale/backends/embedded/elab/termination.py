@@ -36,30 +36,29 @@ class TerminationMixin(ElabCore):
         cmd = d.cmd
         if cmd.modifiers.partial or cmd.modifiers.unsafe:
             return
-        params = [n for b in cmd.binders if b.kind == "explicit" for n in (b.names or ["_"])]
+        params = self._enter(cmd, ctx)
         names = {d.name, cmd.name}
         if "." in d.name:
             names.add(d.name.rpartition(".")[2])
         body = cmd.body
-        self._measure = cmd.termination_measure
-        self._tactic = cmd.decreasing_tactic
-        self._facts = [f.prop for f in ctx.facts]
-        self._param_types = self._binder_heads(cmd.binders, ctx)
-        self._ctx = ctx
-        self._other_binders = any(b.kind != "explicit" and not _is_type_binder(b) for b in cmd.binders)
         # report at the body: that is where a submitted section puts the definition
         where = body if body is not None else (cmd.alts[0] if cmd.alts else cmd)
         self._termination(where, names, params, body, cmd.alts, cmd.termination_hints)
 
     def note_recursion(self, decl: A.LetDecl, ctx: Ctx) -> None:  # type: ignore[override]
-        params = [n for b in decl.binders if b.kind == "explicit" for n in (b.names or ["_"])]
+        params = self._enter(decl, ctx)
+        self._termination(decl, {decl.name or ""}, params, decl.value, decl.alts, decl.termination_hints)
+
+    def _enter(self, decl: A.DefCmd | A.LetDecl, ctx: Ctx) -> list[str]:
+        """Take in a recursive declaration's termination clauses, binders and the facts in scope;
+        returns its explicit parameter names."""
         self._measure = decl.termination_measure
         self._tactic = decl.decreasing_tactic
         self._facts = [f.prop for f in ctx.facts]
         self._param_types = self._binder_heads(decl.binders, ctx)
         self._ctx = ctx
         self._other_binders = any(b.kind != "explicit" and not _is_type_binder(b) for b in decl.binders)
-        self._termination(decl, {decl.name or ""}, params, decl.value, decl.alts, decl.termination_hints)
+        return [n for b in decl.binders if b.kind == "explicit" for n in (b.names or ["_"])]
 
     _measure: A.Node | None = None
     _tactic: str = ""

@@ -17,7 +17,24 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from veriscale.lean.types import FunType, LeanType, NamedType, NatLitType, ProdType
+from veriscale.lean.types import (
+    BOOL,
+    CHAR,
+    FLOAT,
+    INT,
+    NAT,
+    PROP,
+    STRING,
+    TYPE,
+    UNIT,
+    FunType,
+    LeanType,
+    NamedType,
+    NatLitType,
+    ProdType,
+    components,
+    map_components,
+)
 
 # Binding strengths for printing, as in veriscale.lean.types.
 _PREC_ARG = 1024
@@ -62,15 +79,6 @@ class TParam(LeanType):
     def _render(self, prec: int) -> str:
         return self.name
 
-NAT = NamedType("Nat")
-INT = NamedType("Int")
-FLOAT = NamedType("Float")
-BOOL = NamedType("Bool")
-PROP = NamedType("Prop")
-STRING = NamedType("String")
-CHAR = NamedType("Char")
-UNIT = NamedType("Unit")
-TYPE = NamedType("Type")
 
 _ALIASES = {"ℕ": "Nat", "ℤ": "Int", "HashMap": "Std.HashMap", "HashSet": "Std.HashSet",
             "Std.Range": "Std.Range", "Range": "Std.Range", "Subarray": "Subarray"}
@@ -103,27 +111,12 @@ def zonk(t: LeanType) -> LeanType:
 
 def deep(t: LeanType) -> LeanType:
     """Replace every assigned metavariable by its value, recursively."""
-    t = zonk(t)
-    if isinstance(t, NamedType) and t.args:
-        return NamedType(t.name, tuple(deep(a) for a in t.args))
-    if isinstance(t, ProdType):
-        return ProdType(deep(t.fst), deep(t.snd))
-    if isinstance(t, FunType):
-        return FunType(deep(t.domain), deep(t.codomain))
-    return t
+    return map_components(zonk(t), deep)
 
 
 def has_gap(t: LeanType) -> bool:
     t = zonk(t)
-    if isinstance(t, Gap):
-        return True
-    if isinstance(t, NamedType):
-        return any(has_gap(a) for a in t.args)
-    if isinstance(t, ProdType):
-        return has_gap(t.fst) or has_gap(t.snd)
-    if isinstance(t, FunType):
-        return has_gap(t.domain) or has_gap(t.codomain)
-    return False
+    return isinstance(t, Gap) or any(has_gap(c) for c in components(t))
 
 
 def is_open(t: LeanType) -> bool:
@@ -153,10 +146,7 @@ def args(t: LeanType) -> tuple[LeanType, ...]:
 
 def _occurs(m: MVar, t: LeanType) -> bool:
     t = zonk(t)
-    if t is m:
-        return True
-    return any(_occurs(m, a) for a in args(t)) or (
-        isinstance(t, FunType) and (_occurs(m, t.domain) or _occurs(m, t.codomain)))
+    return t is m or any(_occurs(m, c) for c in components(t))
 
 
 NUMERAL_TYPES = frozenset({"Nat", "Int", "Float", "UInt8", "UInt16", "UInt32", "UInt64", "USize", "Fin"})

@@ -175,17 +175,10 @@ class CommandsMixin(ParserCore):
     def def_body(
         self, t: Token, kind: str, name: str, binders: list[A.Binder], ty: A.Node | None, text: str, mods: A.Modifiers
     ) -> A.DefCmd:
-        body = None
-        alts = None
-        if self.at_sym(":="):
-            self.advance()
-            body = self.term()
-        elif self.at_sym("|"):
-            alts = self.match_alts()
-        elif self.at_kw("where") and kind == "instance":
-            body = None
-        else:
+        value = self.decl_value()
+        if value is None and not (self.at_kw("where") and kind == "instance"):
             raise self.error(f"expected ':=' or '|' in definition of {name}, found {self.tok.describe()}")
+        body, alts = value or (None, None)
         hints = self.skip_termination_hints()
         measure, decreasing = self.last_measure, self.last_decreasing
         where: list[A.DefCmd] = []
@@ -198,6 +191,16 @@ class CommandsMixin(ParserCore):
                 self.advance()
         return A.DefCmd(t.line, t.col, kind, name, binders, ty, text, body, alts, where, mods, self.tok.line,
                         termination_hints=hints, termination_measure=measure, decreasing_tactic=decreasing)
+
+    def decl_value(self) -> tuple[A.Node | None, list[A.MatchAlt] | None] | None:
+        """A declaration's ``:= term`` (as ``(term, None)``) or ``| alternatives`` (as ``(None, alts)``);
+        ``None`` when neither follows."""
+        if self.at_sym(":="):
+            self.advance()
+            return self.term(), None
+        if self.at_sym("|"):
+            return None, self.match_alts()
+        return None
 
     def where_decls(self) -> list[A.DefCmd]:
         decls: list[A.DefCmd] = []
@@ -212,15 +215,10 @@ class CommandsMixin(ParserCore):
                 nt = self.expect_ident()
                 binders = self.decl_binders()
                 ty, text = self.type_ascription()
-                body = None
-                alts = None
-                if self.at_sym(":="):
-                    self.advance()
-                    body = self.term()
-                elif self.at_sym("|"):
-                    alts = self.match_alts()
-                else:
+                value = self.decl_value()
+                if value is None:
                     raise self.error(f"expected ':=' or '|' in where-declaration {nt.value}")
+                body, alts = value
                 hints = self.skip_termination_hints()
                 decls.append(A.DefCmd(nt.line, nt.col, "def", nt.value, binders, ty, text, body, alts, [], mods,
                                       termination_hints=hints, termination_measure=self.last_measure,

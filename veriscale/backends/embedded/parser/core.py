@@ -9,6 +9,7 @@ layout. The constructs themselves are mixins over it (:mod:`.terms`, :mod:`.bind
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -19,6 +20,11 @@ MAX_PREC = 1024
 ARG_PREC = 1023
 LEAD_PREC = 1022
 MIN_PREC = 10
+
+_OPENERS = ("(", "[", "{", "⟨", "#[")
+_CLOSERS = (")", "]", "}", "⟩")
+_DECL_TAIL_KEYWORDS = ("decreasing_by", "termination_by", "where", "deriving")
+"""Keywords that end a declaration's body (a skipped layout or tactic block stops there)."""
 
 
 @dataclass
@@ -176,23 +182,15 @@ class ParserCore:
 
     def skip_layout_block(self, col: int, line: int) -> None:
         """Skip tokens up to a line starting at or left of ``col``, a closer or a hint keyword."""
-        depth = 0
-        while True:
-            t = self.tok
-            if t.kind == EOF:
-                return
-            if depth == 0:
-                if t.newline_before and t.col <= col and t.line != line:
-                    return
-                if t.kind == SYM and t.value in (")", "]", "}", "⟩"):
-                    return
-                if t.kind == KEYWORD and t.value in ("decreasing_by", "termination_by", "where", "deriving"):
-                    return
-            if t.kind == SYM and t.value in ("(", "[", "{", "⟨", "#["):
-                depth += 1
-            elif t.kind == SYM and t.value in (")", "]", "}", "⟩"):
-                depth -= 1
-            self.advance()
+
+        def ends_block(t: Token) -> bool:
+            return (
+                (t.newline_before and t.col <= col and t.line != line)
+                or (t.kind == SYM and t.value in _CLOSERS)
+                or (t.kind == KEYWORD and t.value in _DECL_TAIL_KEYWORDS)
+            )
+
+        self.skip_balanced(ends_block)
 
     def skip_tactic_block(self, by_tok: Token) -> None:
         """Skip a tactic sequence after ``by``: tactics stay right of or at the first one's column
@@ -200,30 +198,33 @@ class ParserCore:
         first = self.tok
         if first.kind == EOF:
             return
-        block_col = first.col
-        if first.line == by_tok.line:
-            # `by simp` on one line: later lines belong to it only when indented past `by`'s line start
-            block_col = first.col
+
+        def ends_block(t: Token) -> bool:
+            if t.newline_before and t.line != by_tok.line:
+                if t.col < first.col:
+                    return True
+                # `by simp` on one line: later lines belong to it only when indented past the line's start
+                if first.line == by_tok.line and t.col <= self.pos_col:
+                    return True
+            if t.kind == SYM:
+                return t.value in _CLOSERS or t.value == ","
+            return t.kind == KEYWORD and (
+                t.value in _DECL_TAIL_KEYWORDS or (t.value in ("then", "else", "with") and t.line == by_tok.line)
+            )
+
+        self.skip_balanced(ends_block)
+
+    def skip_balanced(self, ends_at: Callable[[Token], bool]) -> None:
+        """Skip tokens, keeping brackets balanced, up to the end of input or a token outside all
+        brackets opened here on which ``ends_at`` holds."""
         depth = 0
-        while True:
+        while self.tok.kind != EOF:
             t = self.tok
-            if t.kind == EOF:
+            if depth == 0 and ends_at(t):
                 return
-            if depth == 0:
-                if t.newline_before and t.line != by_tok.line and t.col < block_col:
-                    return
-                if t.newline_before and t.line != by_tok.line and first.line == by_tok.line and t.col <= self.pos_col:
-                    return
-                if t.kind == SYM and t.value in (")", "]", "}", "⟩", ","):
-                    return
-                if t.kind == KEYWORD and t.value in ("decreasing_by", "termination_by", "where", "deriving", "then", "else", "with"):
-                    if t.value in ("then", "else", "with") and t.line == by_tok.line:
-                        return
-                    if t.value in ("decreasing_by", "termination_by", "where", "deriving"):
-                        return
-            if t.kind == SYM and t.value in ("(", "[", "{", "⟨", "#["):
+            if t.kind == SYM and t.value in _OPENERS:
                 depth += 1
-            elif t.kind == SYM and t.value in (")", "]", "}", "⟩"):
+            elif t.kind == SYM and t.value in _CLOSERS:
                 depth -= 1
             self.advance()
 
