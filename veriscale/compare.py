@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from veriscale.backends.embedded.builtins.tostring import to_string
-from veriscale.lean.values import Pair, Some, Struct, values_equal
+from veriscale.lean.values import Arr, Pair, Some, Struct, values_equal
 
 
 def same_as_printed(computed: Any, stored: Any) -> bool:
@@ -21,7 +21,7 @@ def same_as_printed(computed: Any, stored: Any) -> bool:
         return isinstance(computed, float) and isinstance(stored, float) and to_string(computed) == to_string(stored)
     if type(computed) is not type(stored):
         return False
-    if isinstance(computed, tuple):
+    if isinstance(computed, (tuple, Arr)):
         return len(computed) == len(stored) and all(same_as_printed(a, b) for a, b in zip(computed, stored))
     if isinstance(computed, Pair):
         return same_as_printed(computed.fst, stored.fst) and same_as_printed(computed.snd, stored.snd)

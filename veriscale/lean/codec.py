@@ -1006,7 +1006,7 @@ def _render(v: Any, ty: LeanType, structs: Mapping[str, StructDef], arg: bool) -
             raise _mismatch(v, ty)
         return quote_char(v)
     if kind == "list" or kind == "array":
-        if not isinstance(v, tuple) or isinstance(v, Arr) != (kind == "array"):
+        if not isinstance(v, (tuple, Arr)) or isinstance(v, Arr) != (kind == "array"):
             raise _mismatch(v, ty)
         elem = _arg0(ty)
         body = ", ".join(_render(x, elem, structs, False) for x in v)
