@@ -358,7 +358,7 @@ def to_python(value: Any, ty: LeanType, product: type = tuple) -> Any:
         return value
     if name in ("String", "Char") and isinstance(value, str):
         return str(value)
-    if name in ("List", "Array") and len(args) == 1 and isinstance(value, tuple):
+    if name in ("List", "Array") and len(args) == 1 and isinstance(value, (tuple, Arr)):
         return [to_python(item, args[0], product) for item in value]
     if name == "Option" and len(args) == 1:
         if _is_option(args[0]):

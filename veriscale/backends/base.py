@@ -81,9 +81,31 @@ class Answer(BaseModel):
     def unknown(cls, reason: UnknownReason, detail: str, engine: str) -> Answer:
         return cls(status="unknown", reason=reason, detail=detail, engine=engine)
 
+    @classmethod
+    def trusted(cls, status: AnswerStatus, engine: str, value: Any, reason: UnknownReason | None,
+                detail: str, steps: int | None) -> Answer:
+        """An answer built without validation, for an engine's per-check hot path whose fields
+        are right by construction. Equal to the validated ``Answer(...)`` of the same fields (a
+        test holds it to that); it fills pydantic's per-instance state directly, as
+        ``model_construct`` does, at a third of the cost of either constructor."""
+        answer = _new_object(cls)
+        answer.__dict__.update(status=status, engine=engine, value=value, reason=reason, detail=detail, steps=steps)
+        _set_fields_set(answer, set(_ANSWER_FIELDS))
+        _set_extra(answer, None)
+        _set_private(answer, None)
+        return answer
+
     @property
     def is_unknown(self) -> bool:
         return self.status == "unknown"
+
+
+# The slots of a pydantic model instance besides its field dict, set by Answer.trusted.
+_new_object = object.__new__
+_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
+_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
+_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_ANSWER_FIELDS = frozenset(Answer.model_fields)
 
 
 def stopped_by_a_clock(answer: Answer) -> bool:

@@ -989,7 +989,7 @@ def _render(v: Any, ty: LeanType, structs: Mapping[str, StructDef], arg: bool) -
         text = render_float(v) if kind == "float" else str(int(v))
         return f"({text})" if arg and text.startswith("-") else text
     if kind == "list" or kind == "array":
-        if not isinstance(v, tuple) or isinstance(v, Arr) != (kind == "array"):
+        if not isinstance(v, (tuple, Arr)) or isinstance(v, Arr) != (kind == "array"):
             raise _mismatch(v, ty)
         elem = _arg0(ty)
         body = ", ".join(_render(x, elem, structs, False) for x in v)

@@ -15,7 +15,7 @@ Representation (Lean type -> Python):
 ``Char``           :class:`Char` (a ``str`` subclass of length 1, one Unicode scalar)
 ``String``         plain ``str``
 ``List α``         ``tuple`` (plain tuple, immutable, hashable)
-``Array α``        :class:`Arr` (a ``tuple`` subclass)
+``Array α``        :class:`Arr` (a persistent array: updates of the newest version are O(1))
 ``α × β``          :class:`Pair` (``(a, b, c)`` is ``Pair(a, Pair(b, c))`` as in Lean)
 ``Option α``       :data:`NONE` or :class:`Some`
 ``Unit``           :data:`UNIT`
@@ -31,7 +31,7 @@ of sets, and compared structurally with ``==``.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -115,22 +115,217 @@ class Char(str):
         return f"Char({str.__repr__(self)})"
 
 
-class Arr(tuple):
-    """A Lean ``Array``; distinct from ``List`` (a plain tuple) so the two never compare equal."""
+# How a superseded array version (see Arr) differs from the newer one it points to; an index
+# >= 0 means "the same except this index holds the recorded value".
+_TRUNCATED = -1  # the first `len` elements of the newer version
+_EXTENDED = -2  # the newer version followed by the recorded value
+_FROZEN = -3  # (of a root) updates copy its list instead of taking it over
 
-    __slots__ = ()
+
+class Arr:
+    """A Lean ``Array``: an immutable sequence, distinct from ``List`` (a plain tuple) so the two
+    never compare equal, with ``push``, ``pop``, ``set`` and ``extend`` in O(1) (amortised, per
+    element added) on the newest version of an array.
+
+    Lean updates an array in place when nothing else refers to it, so a loop that pushes onto or
+    sets an accumulator is linear; a tuple would copy the whole array at each step. This is a
+    persistent array (Baker's version trees): each ``Arr`` is a *version*, either the **root**,
+    which owns a Python list of exactly its elements, or a **diff** pointing to a newer version
+    and recording the one change that gives it back (an index's old value, a shorter length, one
+    more element). An update of the root mutates the list in place, hands it to a new root and
+    turns the old root into a diff, so both versions keep their values; any value semantics
+    (equality, hashing, iteration, indexing) are those of the tuple of its elements. Reading a
+    diff version first gives it its own list again (a copy of the root's list with the diffs
+    applied, once), so an old version that is read costs one copy, as the tuple did at each update.
+    A version made by the constructor (stored data, a check's inputs, a builtin's fresh result)
+    is *frozen*: its first update copies its list, as Lean copies a shared array, so values that
+    outlive one evaluation never become diffs; only versions made by updates are updated in place.
+
+    Every update first builds the new version, then turns the old one into a diff, then mutates
+    the list, each step one attribute or item store. An exception delivered between two
+    bytecodes (the engine's watchdog interrupts a check that way) therefore leaves every version
+    reachable from outside with its value: at worst the new version is dropped unfinished.
+
+    Iterating yields a snapshot of the elements, so evaluating Lean code inside the loop (which
+    may update this very version) never changes what the loop sees. Hot paths read the elements
+    with :meth:`view` (the root's own list: read it, never keep it across an evaluation of Lean
+    code, never mutate it). Not safe for concurrent updates from several threads (the engine
+    evaluates in one thread)."""
+
+    __slots__ = ("_items", "_len", "_next", "_at", "_old")
+
+    def __init__(self, items: Iterable[Any] = ()) -> None:
+        self._items: list[Any] | None = list(items.view() if type(items) is Arr else items)
+        self._len = len(self._items)
+        self._next: Arr | None = None
+        self._at = _FROZEN
+        self._old: Any = None
+
+    @classmethod
+    def of_list(cls, items: list[Any]) -> Arr:
+        """A (frozen) array owning ``items`` without a copy: the caller hands the list over and
+        never touches it again."""
+        arr = _root(items, len(items))
+        arr._at = _FROZEN
+        return arr
+
+    # -- reading ------------------------------------------------------------------------------
+    def view(self) -> list[Any]:
+        """The elements, as the root's own list: read-only, and only until Lean code runs."""
+        items = self._items
+        return items if items is not None else self._detach()
+
+    def _detach(self) -> list[Any]:
+        """Give this diff version a list of its own: the root's elements with every diff between
+        them undone, newest first."""
+        path: list[Arr] = []
+        node = self
+        while node._items is None:
+            path.append(node)
+            node = node._next  # type: ignore[assignment]
+        items = node._items.copy()
+        for diff in reversed(path):
+            at = diff._at
+            if at >= 0:
+                items[at] = diff._old
+            elif at == _TRUNCATED:
+                del items[diff._len :]
+            else:
+                items.append(diff._old)
+        self._items = items  # one store: from here on this version is a root of its own
+        self._at = 0
+        self._next = self._old = None
+        return items
+
+    def __len__(self) -> int:
+        return self._len
+
+    def __getitem__(self, index: Any) -> Any:
+        items = self._items
+        if items is None:
+            items = self._detach()
+        if type(index) is slice:
+            return tuple(items[index])
+        return items[index]
+
+    def __iter__(self) -> Iterator[Any]:
+        return iter(tuple(self.view()))
+
+    def __reversed__(self) -> Iterator[Any]:
+        return reversed(tuple(self.view()))
+
+    def __contains__(self, value: object) -> bool:
+        return value in self.view()
+
+    def count(self, value: Any) -> int:
+        return self.view().count(value)
+
+    def index(self, value: Any) -> int:
+        return self.view().index(value)
 
     def __repr__(self) -> str:
-        return f"Arr({tuple.__repr__(self)})"
+        return f"Arr({tuple(self.view())!r})"
 
     def __eq__(self, other: object) -> bool:
-        return isinstance(other, Arr) and tuple.__eq__(self, other)
+        return self is other or (type(other) is Arr and self._len == other._len and self.view() == other.view())
 
     def __ne__(self, other: object) -> bool:
         return not self.__eq__(other)
 
     def __hash__(self) -> int:
-        return hash(("Arr", tuple(self)))
+        return hash(("Arr", tuple(self.view())))
+
+    def __lt__(self, other: Arr) -> bool:
+        if type(other) is not Arr:
+            return NotImplemented
+        return self.view() < other.view()
+
+    def __le__(self, other: Arr) -> bool:
+        if type(other) is not Arr:
+            return NotImplemented
+        return self.view() <= other.view()
+
+    def __gt__(self, other: Arr) -> bool:
+        if type(other) is not Arr:
+            return NotImplemented
+        return self.view() > other.view()
+
+    def __ge__(self, other: Arr) -> bool:
+        if type(other) is not Arr:
+            return NotImplemented
+        return self.view() >= other.view()
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (Arr, (tuple(self.view()),))
+
+    def __copy__(self) -> Arr:
+        return self  # a value: a copy sharing the root's list would break the ownership above
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Arr:
+        return self
+
+    # -- updates: a new version, this one keeps its value --------------------------------------
+    def _writable(self, length: int, at: int, old: Any) -> tuple[Arr, list[Any]]:
+        """A new version of ``length`` elements and the list it owns, which the caller then
+        changes into those elements: this version's list, this version becoming the diff
+        ``(at, old)`` from the new one; or, if this version is frozen, a copy of its list."""
+        items = self._items
+        if items is None:
+            items = self._detach()
+        elif self._at == _FROZEN:
+            items = items.copy()
+            return _root(items, length), items
+        new = _root(items, length)
+        self._next = new
+        self._old = old
+        self._at = at
+        self._items = None  # one store: from here on this version is the diff
+        return new, items
+
+    def push(self, value: Any) -> Arr:
+        """``Array.push``: this array with ``value`` at the end."""
+        new, items = self._writable(self._len + 1, _TRUNCATED, None)
+        items.append(value)
+        return new
+
+    def extend(self, values: Iterable[Any]) -> Arr:
+        """``Array.append``/``appendList``: this array followed by ``values``."""
+        tail = list(values.view() if type(values) is Arr else values)  # before any change: `a ++ a`
+        if not tail:
+            return self
+        new, items = self._writable(self._len + len(tail), _TRUNCATED, None)
+        items.extend(tail)
+        return new
+
+    def pop(self) -> Arr:
+        """``Array.pop``: without its last element (``#[].pop = #[]``)."""
+        if self._len == 0:
+            return self
+        new, items = self._writable(self._len - 1, _EXTENDED, self.view()[-1])
+        items.pop()
+        return new
+
+    def set(self, index: int, value: Any) -> Arr:
+        """``Array.set``: ``value`` at ``index``, which must be in range."""
+        if not 0 <= index < self._len:
+            raise IndexError(index)
+        new, items = self._writable(self._len, index, self.view()[index])
+        items[index] = value
+        return new
+
+
+def _root(items: list[Any], length: int) -> Arr:
+    """A root version owning ``items``, updated in place (not frozen)."""
+    arr = _new_arr(Arr)
+    arr._items = items
+    arr._len = length
+    arr._next = None
+    arr._at = 0
+    arr._old = None
+    return arr
+
+
+_new_arr = object.__new__
 
 
 @dataclass(frozen=True, slots=True)

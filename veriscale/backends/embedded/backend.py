@@ -14,14 +14,22 @@ import time
 from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
-from veriscale.backends.base import Answer, Backend, Check, CheckKind, SourceDiagnostic, UnknownReason
+from veriscale.backends.base import (
+    Answer,
+    AnswerStatus,
+    Backend,
+    Check,
+    CheckKind,
+    SourceDiagnostic,
+    UnknownReason,
+)
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded import reading
 from veriscale.backends.embedded.binders import explicit_params, is_proof_binder
 from veriscale.backends.embedded.compiler import Compiler, DefCtx, Scope, _needs_int
 from veriscale.backends.embedded.env import UserDef
 from veriscale.backends.embedded.program import Program
-from veriscale.backends.embedded.runtime_support import LeanSubarray
+from veriscale.backends.embedded.runtime_support import Budget, LeanSubarray
 from veriscale.backends.embedded.statics import coerce_value
 from veriscale.lean.codec import LeanSource
 from veriscale.lean.values import (
@@ -100,6 +108,8 @@ class EmbeddedBackend(Backend):
         self.over_budget_max_steps = over_budget_max_steps
         # steps spent so far per task text (a submission's copy of a task is another text)
         self._task_steps: dict[tuple[str, int], int] = {}
+        # the answers without a value, by (status, steps): see _truth_answer
+        self._truth_answers: dict[tuple[str, int], Answer] = {}
 
     def diagnose(self, task: Task) -> list[SourceDiagnostic] | None:
         """Elaborate the task file (:mod:`.elab`): Lean's errors and the engine's gaps."""
@@ -180,13 +190,17 @@ class EmbeddedBackend(Backend):
             # this happens does not depend on the run
             self._task_steps.clear()
         task_spent = self._task_steps.get(task_key, 0)
+        entries = _Entries(program, name)
+        budget = program.compiler.budget
+        thread_time = time.thread_time
         out: list[Answer] = []
         streak: dict[CheckKind, int] = {}
         timed_out_kinds: set[CheckKind] = set()
         steps_on_timeouts = 0
         seconds_on_backstops = 0.0
         for i, check in enumerate(checks):
-            if check.kind in timed_out_kinds and (
+            kind = check.kind
+            if timed_out_kinds and kind in timed_out_kinds and (
                 steps_on_timeouts >= self.batch_step_budget or seconds_on_backstops >= self.batch_backstop_seconds
             ):
                 out.append(Answer(
@@ -195,24 +209,29 @@ class EmbeddedBackend(Backend):
                             "on checks that ran out of steps"),
                 ))
                 continue
-            short = streak.get(check.kind, 0) >= self.timeout_streak
-            limit = self.short_max_steps if short else self.max_steps
+            limit = self.short_max_steps if streak and streak.get(kind, 0) >= self.timeout_streak else self.max_steps
             over = self.task_step_budget is not None and task_spent >= self.task_step_budget
             if over:
                 limit = min(limit, self.over_budget_max_steps)
-            started = time.thread_time()  # this thread's CPU clock, as the watchdog reads it
+            started = thread_time()  # this thread's CPU clock, as the watchdog reads it
             try:
                 self._current = (i, started)
-                answer = self._one(program, name, check, limit, started)
-                self._current = (-1, 0.0)
+                budget.start(limit, self.timeout, started)
+                answer = self._answer(entries, check, budget)
+                self._current = _IDLE
             except BudgetExceeded:  # the watchdog's interrupt landed outside the check
-                self._current = (-1, 0.0)
+                self._current = _IDLE
                 answer = Answer(
                     status="unknown", reason=UnknownReason.TIMEOUT, engine=ENGINE,
-                    steps=program.compiler.budget.used(),
+                    steps=budget.used(),
                     detail=f"backstop of {self.timeout:g} CPU seconds exceeded",
                 )
             task_spent += answer.steps or 0
+            if answer.reason is None:
+                if streak:
+                    streak[kind] = 0
+                out.append(answer)
+                continue
             if over and answer.reason == UnknownReason.TIMEOUT and "step budget" in answer.detail:
                 answer = Answer(
                     status="unknown", reason=UnknownReason.TIMEOUT, engine=ENGINE, steps=answer.steps,
@@ -220,50 +239,77 @@ class EmbeddedBackend(Backend):
                             f"{self.task_step_budget} steps)"),
                 )
             if answer.reason == UnknownReason.TIMEOUT:
-                streak[check.kind] = streak.get(check.kind, 0) + 1
-                timed_out_kinds.add(check.kind)
+                streak[kind] = streak.get(kind, 0) + 1
+                timed_out_kinds.add(kind)
                 steps_on_timeouts += answer.steps or 0
                 if "backstop" in answer.detail:
-                    seconds_on_backstops += time.thread_time() - started
+                    seconds_on_backstops += thread_time() - started
             else:
-                streak[check.kind] = 0
+                streak[kind] = 0
             out.append(answer)
         self._task_steps[task_key] = task_spent
         return out
 
     def _one(self, program: Program, name: str, check: Check, max_steps: int | None = None,
              now: float | None = None) -> Answer:
+        """The answer to one check on its own (the batch loop does the same, with its bookkeeping)."""
         budget = program.compiler.budget
-        budget.reset(self.max_steps if max_steps is None else max_steps, self.timeout, now)
-        status, value, reason, detail = self._evaluate(program, name, check)
-        # one construction per answer (model_copy or model_construct would cost twice as much)
-        return Answer(status=status, engine=ENGINE, value=value, reason=reason, detail=detail, steps=budget.used())
+        budget.start(self.max_steps if max_steps is None else max_steps, self.timeout,
+                     time.thread_time() if now is None else now)
+        return self._answer(_Entries(program, name), check, budget)
 
-    def _evaluate(self, program: Program, name: str, check: Check) -> tuple[str, Any, UnknownReason | None, str]:
-        """``(status, value, reason, detail)`` of one check."""
+    def _answer(self, entries: _Entries, check: Check, budget: Budget) -> Answer:
+        """Evaluate one check under the budget the caller started. Answers that carry no value are
+        shared (an ``Answer`` is frozen): one per outcome and step count."""
         try:
-            if check.kind == CheckKind.PRECOND:
-                return _truth(call_entry(program, f"{name}_precond", check.args, None))
-            if check.kind == CheckKind.POSTCOND:
-                return _truth(call_entry(program, f"{name}_postcond", check.args, check.output, with_output=True))
-            return "value", call_entry(program, name, check.args, None), None, ""
-        except Undecidable as exc:
-            return "unknown", None, UnknownReason.UNDECIDABLE, str(exc)
-        except Unsupported as exc:
-            return "unknown", None, UnknownReason.UNSUPPORTED, f"{exc.construct}" + (f" ({exc.detail})" if exc.detail else "")
-        except BudgetExceeded as exc:
+            kind = check.kind
+            if kind == CheckKind.CODE:
+                value = entries.call(entries.code, check.args, None, False)
+                return Answer.trusted("value", ENGINE, value, None, "", budget.used())
+            if kind == CheckKind.PRECOND:
+                truth = entries.call(entries.precond, check.args, None, False)
+            else:
+                truth = entries.call(entries.postcond, check.args, check.output, True)
+            if truth is True:
+                return self._truth_answer("true", budget.used())
+            if truth is False:
+                return self._truth_answer("false", budget.used())
+            raise Unsupported("proposition", f"evaluated to {truth!r}, not a decided truth value")
+        except Exception as exc:  # noqa: BLE001 - sorted by _unknown; an engine bug is an error, never an answer
+            reason, detail = self._unknown(exc)
+        return Answer(status="unknown", engine=ENGINE, value=None, reason=reason, detail=detail, steps=budget.used())
+
+    def _truth_answer(self, status: AnswerStatus, steps: int) -> Answer:
+        cache = self._truth_answers
+        answer = cache.get((status, steps))
+        if answer is None:
+            if len(cache) > 4096:
+                cache.clear()
+            answer = cache[(status, steps)] = Answer.trusted(status, ENGINE, None, None, "", steps)
+        return answer
+
+    def _unknown(self, exc: BaseException) -> tuple[UnknownReason, str]:
+        """The reason and detail of a check whose evaluation raised ``exc``."""
+        if isinstance(exc, Undecidable):
+            return UnknownReason.UNDECIDABLE, str(exc)
+        if isinstance(exc, Unsupported):
+            return UnknownReason.UNSUPPORTED, f"{exc.construct}" + (f" ({exc.detail})" if exc.detail else "")
+        if isinstance(exc, BudgetExceeded):
             # the watchdog's asynchronous interrupt carries no message
-            return "unknown", None, UnknownReason.TIMEOUT, str(exc) or f"backstop of {self.timeout:g} CPU seconds exceeded"
-        except RecursionError:
-            return "unknown", None, UnknownReason.TIMEOUT, "recursion too deep"
-        except MemoryError:
-            return "unknown", None, UnknownReason.TIMEOUT, "out of memory"
-        except LeanPanic as exc:
-            return "unknown", None, UnknownReason.ERROR, f"panic: {exc}"
-        except LeanRuntimeError as exc:
-            return "unknown", None, UnknownReason.ERROR, str(exc)
-        except Exception as exc:  # noqa: BLE001 - an engine bug must not become an answer
-            return "unknown", None, UnknownReason.ERROR, f"internal {type(exc).__name__}: {exc}"
+            return UnknownReason.TIMEOUT, str(exc) or f"backstop of {self.timeout:g} CPU seconds exceeded"
+        if isinstance(exc, RecursionError):
+            return UnknownReason.TIMEOUT, "recursion too deep"
+        if isinstance(exc, MemoryError):
+            return UnknownReason.TIMEOUT, "out of memory"
+        if isinstance(exc, LeanPanic):
+            return UnknownReason.ERROR, f"panic: {exc}"
+        if isinstance(exc, LeanRuntimeError):
+            return UnknownReason.ERROR, str(exc)
+        return UnknownReason.ERROR, f"internal {type(exc).__name__}: {exc}"
+
+
+#: ``EmbeddedBackend._current`` between checks
+_IDLE = (-1, 0.0)
 
 
 def _cpu_seconds(cpu_clock: list[int]) -> float:
@@ -286,12 +332,6 @@ def _interrupt(thread: threading.Thread) -> None:
     ctypes.pythonapi.PyThreadState_SetAsyncExc(ctypes.c_ulong(ident), ctypes.py_object(BudgetExceeded))
 
 
-def _truth(value: Any) -> tuple[str, Any, UnknownReason | None, str]:
-    if value is True or value is False:
-        return ("true" if value else "false"), None, None, ""
-    raise Unsupported("proposition", f"evaluated to {value!r}, not a decided truth value")
-
-
 def _find_entry(program: Program, def_name: str) -> UserDef:
     d = program.env.defs.get(def_name)
     if d is None:
@@ -306,19 +346,49 @@ class _EntryPlan:
     """What calling a top-level definition with named arguments takes, worked out once per
     program and definition (the definition's types do not change between checks)."""
 
-    __slots__ = ("fn", "params", "ret", "int_coercer", "array_ret", "int_ret")
+    __slots__ = ("fn", "names", "types", "ret", "int_coercer", "array_ret", "int_ret", "compiler")
 
     def __init__(self, program: Program, def_name: str) -> None:
         comp = program.compiler
         d = _find_entry(program, def_name)
         ptypes, ret = comp.def_types(d)
-        self.params = [(n, t) for (n, b), t in zip(explicit_params(d), ptypes)
-                       if not is_proof_binder(b, program.env, d.namespace)]
+        params = [(n, t) for (n, b), t in zip(explicit_params(d), ptypes)
+                  if not is_proof_binder(b, program.env, d.namespace)]
+        self.names = tuple(n for n, _ in params)
+        self.types = tuple(t for _, t in params)
         self.fn = comp.def_function(d)
+        self.compiler = comp
         self.ret = ret
         self.array_ret = ret is not None and getattr(ret, "name", None) == "Array"
         self.int_coercer = ret is not None and _needs_int(ret)
         self.int_ret = ret is not None and str(ret) == "Int"
+
+    def call(self, def_name: str, args: dict[str, Any], output: Any, with_output: bool) -> Any:
+        """Call the definition: each parameter from ``args`` by name, the last one from
+        ``output`` when ``with_output`` and ``args`` does not name it."""
+        names = self.names
+        try:
+            if with_output and names and names[-1] not in args:
+                values = [args[p] for p in names[:-1]]
+                values.append(output)
+            else:
+                values = [args[p] for p in names]
+        except KeyError:
+            missing = next(p for p in names if p not in args)
+            raise Unsupported(f"argument {missing} of {def_name}", "not supplied") from None
+        for i, v in enumerate(values):
+            if type(v) is LeanSource:
+                values[i] = compile_source(self.compiler, v.text, self.types[i])
+        result = self.fn(*values)
+        if self.array_ret and isinstance(result, LeanSubarray):
+            # a `Subarray` returned where `Array` is declared went through Lean's
+            # `Coe (Subarray α) (Array α)` coercion, `Array.ofSubarray`
+            result = Arr(result.items())
+        if self.int_coercer:
+            result = coerce_value(result, self.ret)
+        if self.int_ret and isinstance(result, Nat):
+            result = int(result)
+        return result
 
 
 def _entry_plan(program: Program, def_name: str) -> _EntryPlan:
@@ -331,30 +401,27 @@ def _entry_plan(program: Program, def_name: str) -> _EntryPlan:
 
 def call_entry(program: Program, def_name: str, args: dict[str, Any], output: Any, with_output: bool = False) -> Any:
     """Call a top-level definition with named arguments (proof parameters are skipped)."""
-    plan = _entry_plan(program, def_name)
-    values: list[Any] = []
-    last = len(plan.params) - 1
-    for i, (pname, pty) in enumerate(plan.params):
-        if pname in args:
-            v = args[pname]
-        elif with_output and i == last:
-            v = output
-        else:
-            raise Unsupported(f"argument {pname} of {def_name}", "not supplied")
-        if isinstance(v, LeanSource):
-            v = compile_source(program.compiler, v.text, pty)
-        values.append(v)
-    result = plan.fn(*values)
-    ret = plan.ret
-    if plan.array_ret and isinstance(result, LeanSubarray):
-        # a `Subarray` returned where `Array` is declared went through Lean's
-        # `Coe (Subarray α) (Array α)` coercion, `Array.ofSubarray`
-        result = Arr(result.items())
-    if plan.int_coercer:
-        result = coerce_value(result, ret)
-    if plan.int_ret and isinstance(result, Nat):
-        result = int(result)
-    return result
+    return _entry_plan(program, def_name).call(def_name, args, output, with_output)
+
+
+class _Entries:
+    """The three entry points of one task (code, precondition, postcondition) for one batch: each
+    one's plan is looked up on first use (a missing one raises then, for that check alone)."""
+
+    __slots__ = ("program", "code", "precond", "postcond", "plans")
+
+    def __init__(self, program: Program, name: str) -> None:
+        self.program = program
+        self.code = name
+        self.precond = f"{name}_precond"
+        self.postcond = f"{name}_postcond"
+        self.plans: dict[str, _EntryPlan] = {}
+
+    def call(self, def_name: str, args: dict[str, Any], output: Any, with_output: bool) -> Any:
+        plan = self.plans.get(def_name)
+        if plan is None:
+            plan = self.plans[def_name] = _entry_plan(self.program, def_name)
+        return plan.call(def_name, args, output, with_output)
 
 
 def compile_source(comp: Compiler, text: str, ty: Any) -> Any:

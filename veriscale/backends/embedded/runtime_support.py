@@ -58,6 +58,18 @@ class Budget:
         self.tick = self.grant
         self.deadline = (time.thread_time() if now is None else now) + self.timeout
 
+    def start(self, max_steps: int, timeout: float, now: float) -> None:
+        """:meth:`reset` for the per-check loop, every argument given: ``max_steps`` steps, the
+        backstop ``timeout`` CPU seconds after ``now`` (this thread's CPU clock), nothing spent or
+        memoised."""
+        self.max_steps = max_steps
+        self.timeout = timeout
+        self.spent = 0
+        if self.memo:
+            self.memo.clear()
+        self.grant = self.tick = max_steps if max_steps < self.period else self.period
+        self.deadline = now + timeout
+
     def charge(self, steps: int) -> None:
         """Charge ``steps`` at once: work done at C speed that stands for that many steps."""
         self.tick -= steps

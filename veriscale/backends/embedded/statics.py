@@ -275,8 +275,12 @@ def coerce_value(value: Any, ty: LeanType | None) -> Any:
             return value
         if name == "Array" and ty.args and isinstance(value, Arr):
             inner = ty.args[0]
-            if _needs_deep(inner) and not _all_plain_ints(value, inner):
-                return Arr(coerce_value(v, inner) for v in value)
+            items = value.view()  # valid throughout: coercing runs no Lean code
+            if _needs_deep(inner) and not _all_plain_ints(items, inner):
+                coerced = [coerce_value(v, inner) for v in items]
+                if all(c is v for c, v in zip(coerced, items)):
+                    return value  # nothing converted (the common case of nested arrays)
+                return Arr.of_list(coerced)
             return value
         if name == "Option" and ty.args:
             if isinstance(value, Some):

@@ -54,7 +54,7 @@ from typing import Any, Literal
 
 from veriscale.lean.codec import ValueParseError, canonical_key, parse_value
 from veriscale.lean.types import LeanType, StructDef
-from veriscale.lean.values import Pair, Some, Struct
+from veriscale.lean.values import Arr, Pair, Some, Struct
 
 __all__ = [
     "BUCKETS",
@@ -194,7 +194,7 @@ def _runtime_int(value: Any) -> bool:
 def _nested_runtime_ints(value: Any) -> list[int]:
     if _runtime_int(value):
         return [int(value)]
-    if isinstance(value, tuple):  # List, Array
+    if isinstance(value, (tuple, Arr)):  # List, Array
         return [n for item in value for n in _nested_runtime_ints(item)]
     if isinstance(value, Pair):
         return _nested_runtime_ints(value.fst) + _nested_runtime_ints(value.snd)
@@ -219,7 +219,7 @@ def typed_value_view(value: Any) -> ValueView:
         return ValueView(ValueKind.INT, items=(int(value),), numbers=(int(value),))
     if isinstance(value, str):
         return ValueView(ValueKind.STRING, len(value))
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, Arr)):
         if all(_runtime_int(item) for item in value):
             items = tuple(int(item) for item in value)
             return ValueView(ValueKind.INT_SEQ, len(items), items, items)

@@ -36,6 +36,7 @@ from veriscale.lean.codec import ValueParseError, parse_lean, render_value
 from veriscale.lean.printing import repr_value, same_as_printed
 from veriscale.lean.safety import Finding, screen_lean
 from veriscale.lean.types import LeanType, StructDef
+from veriscale.lean.values import Arr
 from veriscale.stages.score.models import Bound, FailingTests, TaskScore
 from veriscale.stages.score.submission import SUBMITTABLE_SECTIONS, Submission
 from veriscale.task import Task, TestCase
@@ -91,7 +92,7 @@ def _brief(value: Any, ty: LeanType | None, structs: Mapping[str, StructDef]) ->
     The value is rendered as a term of its type (with the task's structures); a value the codec
     cannot render at that type is shown by Lean's ``repr`` -- never by Python's, which a reader
     of a Lean benchmark cannot paste back."""
-    if isinstance(value, (tuple, list, str)) and len(value) > 200:
+    if isinstance(value, (tuple, list, str, Arr)) and len(value) > 200:
         return f"<a value of length {len(value)}>"
     try:
         text = render_value(value, ty, structs) if ty is not None else repr_value(value)

@@ -172,7 +172,7 @@ def contains_float(value: Any) -> bool:
     """Whether a value has a Float inside (such values have no lawful ``BEq``/``Hashable``)."""
     if isinstance(value, float):
         return True
-    if isinstance(value, tuple):
+    if isinstance(value, (tuple, Arr)):
         return any(contains_float(v) for v in value)
     if isinstance(value, Pair):
         return contains_float(value.fst) or contains_float(value.snd)

@@ -42,6 +42,12 @@ from veriscale.lean.values import NONE, Arr, BudgetExceeded, Nat, Pair, Some, Un
 Fn = Callable[..., Any]
 
 
+def _snapshot(a: Arr) -> tuple[Any, ...]:
+    """The elements of ``a``, for a loop that evaluates Lean code between reads: that code may
+    update ``a`` itself, which hands its list over to the new version (see :class:`Arr`)."""
+    return tuple(a.view())
+
+
 def _window(a: Arr, start: Any, stop: Any) -> range:
     stop_i = len(a) if stop is None else min(int(stop), len(a))
     return range(int(start), stop_i)
@@ -95,7 +101,7 @@ def array_singleton(v: Any) -> Arr:
 
 @builtin("Array.size", "{α : Type u} (a : Array α) : Nat")
 def array_size(a: Arr) -> Nat:
-    return nat(len(a))
+    return Nat(len(a))
 
 
 @builtin("Array.isEmpty", "{α : Type u} (xs : Array α) : Bool")
@@ -112,14 +118,14 @@ def array_to_list(a: Arr) -> tuple:
 def array_get_elem_bang(a: Arr, i: Any, *, result_type: Any = None) -> Any:
     i = int(i)
     if 0 <= i < len(a):
-        return a[i]
+        return a.view()[i]
     return default_of_type(result_type, construct="a[i]!")
 
 
 @builtin("Array.getElem?", "{α : Type _} : Array α → Nat → Option α", verified=False)
 def array_get_elem_opt(a: Arr, i: Any) -> Any:
     i = int(i)
-    return Some(a[i]) if 0 <= i < len(a) else NONE
+    return Some(a.view()[i]) if 0 <= i < len(a) else NONE
 
 
 alias("Array.get!", "Array.getElem!", "{α : Type _} : Array α → Nat → α", verified=False)
@@ -129,7 +135,7 @@ alias("Array.get?", "Array.getElem?", "{α : Type _} : Array α → Nat → Opti
 @builtin("Array.getD", "{α : Type u_1} (a : Array α) (i : Nat) (v₀ : α) : α")
 def array_get_d(a: Arr, i: Any, fallback: Any) -> Any:
     i = int(i)
-    return a[i] if 0 <= i < len(a) else fallback
+    return a.view()[i] if 0 <= i < len(a) else fallback
 
 
 @builtin("Array.back?", "{α : Type _} : Array α → Option α", verified=False)
@@ -154,19 +160,19 @@ alias("Array.back", "Array.back!", "{α : Type _} : Array α → α", verified=F
 @builtin("Array.push", "{α : Type u} (a : Array α) (v : α) : Array α")
 def array_push(a: Arr, v: Any) -> Arr:
     check_size(len(a) + 1)
-    return Arr((*a, v))
+    return a.push(v)
 
 
 @builtin("Array.pop", "{α : Type _} : Array α → Array α", verified=False)
 def array_pop(a: Arr) -> Arr:
-    return Arr(a[:-1])
+    return a.pop()
 
 
 @builtin("Array.set!", "{α : Type u_1} (xs : Array α) (i : Nat) (v : α) : Array α")
 def array_set_bang(a: Arr, i: Any, v: Any) -> Arr:
     i = int(i)
     if 0 <= i < len(a):
-        return Arr((*a[:i], v, *a[i + 1 :]))
+        return a.set(i, v)
     return a
 
 
@@ -177,7 +183,8 @@ alias("Array.setIfInBounds", "Array.set!", "{α : Type _} : Array α → Nat →
 def array_modify(a: Arr, i: Any, f: Fn) -> Arr:
     i = int(i)
     if 0 <= i < len(a):
-        return Arr((*a[:i], f(a[i]), *a[i + 1 :]))
+        v = f(a[i])  # Lean code: it may update `a` itself, which keeps its value
+        return a.set(i, v)
     return a
 
 
@@ -185,9 +192,9 @@ def array_modify(a: Arr, i: Any, f: Fn) -> Arr:
 def array_swap_if_in_bounds(a: Arr, i: Any, j: Any) -> Arr:
     i, j = int(i), int(j)
     if 0 <= i < len(a) and 0 <= j < len(a):
-        items = list(a)
-        items[i], items[j] = items[j], items[i]
-        return Arr(items)
+        items = a.view()
+        x, y = items[i], items[j]
+        return a.set(i, y).set(j, x)
     return a
 
 
@@ -202,13 +209,13 @@ def array_erase_idx_if_in_bounds(a: Arr, i: Any) -> Arr:
 @builtin("Array.append", "{α : Type u} (as bs : Array α) : Array α")
 def array_append(a: Arr, b: Arr) -> Arr:
     check_size(len(a) + len(b))
-    return Arr((*a, *b))
+    return a.extend(b)
 
 
 @builtin("Array.appendList", "{α : Type _} : Array α → List α → Array α", verified=False)
 def array_append_list(a: Arr, xs: tuple) -> Arr:
     check_size(len(a) + len(xs))
-    return Arr((*a, *xs))
+    return a.extend(xs)
 
 
 @builtin("Array.reverse", "{α : Type u} (as : Array α) : Array α")
@@ -218,7 +225,8 @@ def array_reverse(a: Arr) -> Arr:
 
 @builtin("Array.extract", "{α : Type u_1} (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Array α")
 def array_extract(a: Arr, start: Any = 0, stop: Any = None) -> Arr:
-    return Arr(a[i] for i in _window(a, start, stop))
+    window = _window(a, start, stop)
+    return Arr.of_list(a.view()[window.start : window.stop] if window else [])
 
 
 # ---------------------------------------------------------------------------------------------
@@ -229,8 +237,9 @@ def array_extract(a: Arr, start: Any = 0, stop: Any = None) -> Arr:
 def array_foldl(f: Fn, init: Any, a: Arr, start: Any = 0, stop: Any = None) -> Any:
     f = binary(f)
     acc = init
+    items = _snapshot(a)  # `f` is Lean code, which may update `a` itself
     for i in _window(a, start, stop):
-        acc = f(acc, a[i])
+        acc = f(acc, items[i])
     return acc
 
 
@@ -247,8 +256,9 @@ def array_foldr(f: Fn, init: Any, a: Arr, start: Any = None, stop: Any = 0) -> A
     acc = init
     if top is None:
         return acc
+    items = _snapshot(a)
     for i in range(top - 1, stop_i - 1, -1):
-        acc = f(a[i], acc)
+        acc = f(items[i], acc)
     return acc
 
 
@@ -275,15 +285,17 @@ def array_zip(a: Arr, b: Arr) -> Arr:
 @builtin("Array.filter", "{α : Type u} (p : α → Bool) (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Array α")
 def array_filter(p: Fn, a: Arr, start: Any = 0, stop: Any = None) -> Arr:
     p = unary(p)
-    return Arr(a[i] for i in _window(a, start, stop) if p(a[i]))
+    items = _snapshot(a)
+    return Arr.of_list([items[i] for i in _window(a, start, stop) if p(items[i])])
 
 
 @builtin("Array.filterMap", "{α : Type u} {β : Type u_1} (f : α → Option β) (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Array β")
 def array_filter_map(f: Fn, a: Arr, start: Any = 0, stop: Any = None) -> Arr:
     f = unary(f)
     out = []
+    items = _snapshot(a)
     for i in _window(a, start, stop):
-        r = f(a[i])
+        r = f(items[i])
         if isinstance(r, Some):
             out.append(r.value)
     return Arr(out)
@@ -292,13 +304,15 @@ def array_filter_map(f: Fn, a: Arr, start: Any = 0, stop: Any = None) -> Arr:
 @builtin("Array.any", "{α : Type u} (as : Array α) (p : α → Bool) (start : Nat := 0) (stop : Nat := as.size) : Bool")
 def array_any(a: Arr, p: Fn, start: Any = 0, stop: Any = None) -> bool:
     p = unary(p)
-    return any(p(a[i]) for i in _window(a, start, stop))
+    items = _snapshot(a)
+    return any(p(items[i]) for i in _window(a, start, stop))
 
 
 @builtin("Array.all", "{α : Type u} (as : Array α) (p : α → Bool) (start : Nat := 0) (stop : Nat := as.size) : Bool")
 def array_all(a: Arr, p: Fn, start: Any = 0, stop: Any = None) -> bool:
     p = unary(p)
-    return all(p(a[i]) for i in _window(a, start, stop))
+    items = _snapshot(a)
+    return all(p(items[i]) for i in _window(a, start, stop))
 
 
 @builtin("Array.contains", "{α : Type u} [BEq α] (as : Array α) (a : α) : Bool")
@@ -401,9 +415,9 @@ def array_swap(xs: Arr, i: Any, j: Any, hi: Any = None, hj: Any = None) -> Arr:
     if not (0 <= i < len(xs) and 0 <= j < len(xs)):
         # Lean only accepts the call with proofs of both bounds, so this cannot be Lean's run
         raise Unsupported("Array.swap", "index out of range although bounds proofs are required")
-    items = list(xs)
-    items[i], items[j] = items[j], items[i]
-    return Arr(items)
+    items = xs.view()
+    x, y = items[i], items[j]
+    return xs.set(i, y).set(j, x)
 
 
 @builtin("Array.eraseIdx", "{α : Type u} (xs : Array α) (i : Nat) (h : i < xs.size := by get_elem_tactic) : Array α", verified=False)

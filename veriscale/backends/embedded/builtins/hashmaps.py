@@ -87,7 +87,7 @@ def lean_hash(value: Any) -> int | None:
         return (2 * value if value >= 0 else 2 * (-value - 1) + 1) & _MASK64
     if isinstance(value, Char):
         return ord(value)
-    if isinstance(value, tuple):  # List and Array share the instance
+    if isinstance(value, (tuple, Arr)):  # List and Array share the instance
         acc = 7
         for item in value:
             h = lean_hash(item)

@@ -86,7 +86,7 @@ def lean_beq(a: Any, b: Any) -> bool:
     """Lean's ``a == b`` with the standard ``BEq`` instances (derived ones are fieldwise)."""
     if isinstance(a, float) or isinstance(b, float):
         return bool(a == b)
-    if isinstance(a, tuple) and isinstance(b, tuple):
+    if isinstance(a, (tuple, Arr)) and isinstance(b, (tuple, Arr)):
         if isinstance(a, Arr) != isinstance(b, Arr):
             return False
         return len(a) == len(b) and all(lean_beq(x, y) for x, y in zip(a, b))
@@ -123,7 +123,7 @@ def eq_is_beq(a: Any) -> bool:
         return True
     if isinstance(a, float) or callable(a):
         return False
-    if isinstance(a, tuple):
+    if isinstance(a, (tuple, Arr)):
         # the common case, a list of numbers or characters, checked at C speed
         return SCALAR_TYPES.issuperset(map(type, a)) or all(eq_is_beq(x) for x in a)
     if isinstance(a, Pair):
@@ -191,7 +191,7 @@ def decidable_eq(a: Any, b: Any) -> bool:
         return a == b  # what the last line below answers for them, without the tests before it
     if isinstance(a, float) or isinstance(b, float):
         raise Unsupported("=", "Float has no DecidableEq instance")
-    if isinstance(a, tuple) and isinstance(b, tuple):
+    if isinstance(a, (tuple, Arr)) and isinstance(b, (tuple, Arr)):
         if isinstance(a, Arr) != isinstance(b, Arr):
             return False
         return len(a) == len(b) and all(decidable_eq(x, y) for x, y in zip(a, b))

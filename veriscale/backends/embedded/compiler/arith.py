@@ -36,7 +36,7 @@ from veriscale.backends.embedded.compiler.support import (
 from veriscale.backends.embedded.runtime_support import Fn
 from veriscale.backends.embedded.statics import BOOL, NAT, PROP, elem_type, head, is_known, max_type
 from veriscale.lean.types import LeanType
-from veriscale.lean.values import Ctor, Nat, Pair, Some, Struct, Undecidable, Unsupported
+from veriscale.lean.values import Arr, Ctor, Nat, Pair, Some, Struct, Undecidable, Unsupported
 
 
 def _eq(a: Any, b: Any) -> bool:
@@ -123,7 +123,7 @@ class ArithMixin:
             def member(fr: list[Any]) -> Any:
                 c = coll(fr)
                 v = x(fr)
-                if isinstance(c, tuple):
+                if isinstance(c, (tuple, Arr)):
                     # without Float or function leaves Python's `==` is Lean's decidable equality
                     r = beq_member(v, c) if eq_is_beq(v) else any(_eq(v, y) for y in c)
                 elif isinstance(c, str):
@@ -509,7 +509,7 @@ def _value_types(v: Any) -> Iterator[str]:
         yield v.name.rsplit(".", 1)[0]
         for arg in v.args:
             yield from _value_types(arg)
-    elif isinstance(v, tuple):
+    elif isinstance(v, (tuple, Arr)):
         for item in v:
             yield from _value_types(item)
     elif isinstance(v, Pair):

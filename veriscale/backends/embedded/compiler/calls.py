@@ -371,7 +371,12 @@ class CallsMixin:
             return lambda fr: Partial(bf, tuple(c(fr) for c in cs))
         extra = cs[b.arity:]
         cs = cs[: b.arity]
-        if typed:
+        if typed and len(cs) == 2:
+            c0, c1 = cs
+
+            def call(fr: list[Any]) -> Any:
+                return fn(c0(fr), c1(fr), result_type=rty)
+        elif typed:
             def call(fr: list[Any]) -> Any:
                 return fn(*[c(fr) for c in cs], result_type=rty)
         elif len(cs) == 1:
@@ -384,6 +389,11 @@ class CallsMixin:
 
             def call(fr: list[Any]) -> Any:
                 return fn(c0(fr), c1(fr))
+        elif len(cs) == 3:
+            c0, c1, c2 = cs
+
+            def call(fr: list[Any]) -> Any:
+                return fn(c0(fr), c1(fr), c2(fr))
         else:
             def call(fr: list[Any]) -> Any:
                 return fn(*[c(fr) for c in cs])

@@ -191,18 +191,22 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         nargs = len(arg_slots)
         ctx_ref = ctx
 
+        # The arguments are bound first, to slots 0, 1, ...: a frame is the arguments followed by
+        # the body's other slots (their number read at each call, since a method resolved at run
+        # time may bind one more).
+        assert arg_slots == list(range(nargs)), arg_slots
+
         def run(*args: Any) -> Any:
             b = budget
             b.tick -= 1
             if b.tick < 0:
                 b.refill()
-            fr = [None] * ctx_ref.nslots
             if len(args) != nargs:
                 if len(args) < nargs:
                     return Partial(run, args)
                 return run(*args[:nargs])(*args[nargs:])
-            for slot, v in zip(arg_slots, args):
-                fr[slot] = v
+            need = ctx_ref.nslots
+            fr = [*args, *_NONES[nargs:need]] if need <= _NONES_LEN else [*args, *([None] * (need - nargs))]
             result = holder[0](fr)
             if type(result) is TailCall:
                 return tail_loop(result)
@@ -211,14 +215,15 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         def tail_loop(result: TailCall) -> Any:
             # self-calls in tail position: one step each, like the call they replace
             b = budget
+            body = holder[0]
             while True:
                 b.tick -= 1
                 if b.tick < 0:
                     b.refill()
-                fr = [None] * ctx_ref.nslots
-                for slot, v in zip(arg_slots, result.args):
-                    fr[slot] = v
-                result = holder[0](fr)
+                need = ctx_ref.nslots
+                fr = ([*result.args, *_NONES[nargs:need]] if need <= _NONES_LEN
+                      else [*result.args, *([None] * (need - nargs))])
+                result = body(fr)
                 if type(result) is not TailCall:
                     return result
 
@@ -537,6 +542,9 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             def get_opt(fr: list[Any]) -> Any:
                 c = coll(fr)
                 i = idx(fr)
+                if type(c) is Arr:
+                    c = c.view()
+                    return Some(c[i]) if 0 <= i < len(c) else NONE
                 if isinstance(c, LeanSubarray):
                     c = c.items()  # `GetElem (Subarray α) Nat α`: index `i` is `array[start + i]`
                 if isinstance(c, tuple):
@@ -552,9 +560,13 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         def get(fr: list[Any]) -> Any:
             c = coll(fr)
             i = idx(fr)
-            if isinstance(c, LeanSubarray):
+            if type(c) is Arr:
+                c = c.view()  # read at once, before any other Lean code runs
+                if type(i) is Nat and i < len(c):
+                    return c[i]
+            elif isinstance(c, LeanSubarray):
                 c = c.items()
-            if isinstance(c, tuple):
+            if isinstance(c, (tuple, list)):
                 if isinstance(i, int) and 0 <= i < len(c):
                     return c[i]
                 if mode == "!":
@@ -573,6 +585,11 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             raise unsupported(node, "indexing", f"on {type_name_of(c)}")
 
         return get
+
+
+#: empty frame slots, sliced to pad a frame after its arguments
+_NONES_LEN = 256
+_NONES = (None,) * _NONES_LEN
 
 
 def _result_terms(cmd: A.DefCmd) -> list[A.Node]:

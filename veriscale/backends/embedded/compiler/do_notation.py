@@ -13,7 +13,7 @@ from veriscale.backends.embedded.compiler.support import Closure, Scope, _coerce
 from veriscale.backends.embedded.runtime_support import LeanRange, LeanSubarray
 from veriscale.backends.embedded.statics import NAT, PROP, elem_type, head, is_known
 from veriscale.lean.types import LeanType
-from veriscale.lean.values import UNIT
+from veriscale.lean.values import UNIT, Arr
 
 
 class _Return(Exception):
@@ -40,6 +40,8 @@ def _iter_coll(value: Any, node: A.Node) -> Any:
         return nat_range(value.start, value.stop, value.step)
     if isinstance(value, tuple):
         return value
+    if isinstance(value, Arr):
+        return tuple(value.view())  # the loop's body may update the array itself
     if isinstance(value, LeanSubarray):
         # `Subarray.forIn` visits `array[start]`, ..., `array[stop - 1]`
         return value.items()

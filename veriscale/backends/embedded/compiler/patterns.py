@@ -196,7 +196,7 @@ class PatternsMixin:
                 return (lambda v, fr: isinstance(v, tuple) and not v), inner
 
             def match_list(v: Any, fr: list[Any]) -> bool:
-                if not isinstance(v, tuple) or len(v) != n or (is_arr and not isinstance(v, Arr)):
+                if not isinstance(v, (tuple, Arr)) or len(v) != n or (is_arr and not isinstance(v, Arr)):
                     return False
                 return all(m(x, fr) for m, x in zip(ms, v))
 

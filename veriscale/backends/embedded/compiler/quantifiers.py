@@ -23,7 +23,7 @@ from veriscale.backends.embedded.compiler.support import (
 from veriscale.backends.embedded.env import UserDef
 from veriscale.backends.embedded.statics import INT, NAT, PROP, elem_type, head, is_known
 from veriscale.lean.types import LeanType
-from veriscale.lean.values import Nat, Undecidable, Unsupported
+from veriscale.lean.values import Arr, Nat, Undecidable, Unsupported
 
 #: candidates tried by the witness search of an unbounded ``∃``/``∀`` over Nat or Int (bodies
 #: like `n / 10 ^ i` cost more with every candidate, so the whole search grows quadratically)
@@ -39,6 +39,8 @@ SEARCH_STEP_ALLOWANCE = 10_000
 def _members(value: Any, node: A.Node) -> Any:
     if isinstance(value, tuple):
         return value
+    if isinstance(value, Arr):
+        return tuple(value.view())  # the body may update the array itself
     raise unsupported(node, "membership", f"in {type_name_of(value)}")
 
 
