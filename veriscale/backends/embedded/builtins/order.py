@@ -145,7 +145,7 @@ _queried_once: OrderedDict[int, tuple] = OrderedDict()
 _membership_sets: OrderedDict[int, tuple[tuple, frozenset]] = OrderedDict()
 
 
-def _membership_set(xs: tuple) -> frozenset | None:
+def _membership_set(xs: tuple | Arr) -> frozenset | None:
     """The elements of a large list as a set, built when the same list object is searched a
     second time (``filter (fun l => big.contains l)``); a list searched once is scanned instead.
     The caches hold the tuples, so an id is not reused while it is a key; lists are immutable."""
@@ -170,7 +170,7 @@ def _membership_set(xs: tuple) -> frozenset | None:
     return members
 
 
-def beq_member(a: Any, xs: tuple) -> bool:
+def beq_member(a: Any, xs: tuple | Arr) -> bool:
     """``xs.contains a`` / ``xs.elem a``: whether some element is ``==`` to ``a``.
 
     When Python's equality is Lean's for ``a`` (see :func:`eq_is_beq`) the search runs in C, and
