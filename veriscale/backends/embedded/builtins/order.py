@@ -141,8 +141,8 @@ def eq_is_beq(a: Any) -> bool:
 SCALAR_TYPES = frozenset({bool, int, str, Nat, Char, UInt8, UInt16, UInt32, UInt64})
 _MEMBERSHIP_MIN = 64
 _MEMBERSHIP_SLOTS = 4
-_queried_once: OrderedDict[int, tuple] = OrderedDict()
-_membership_sets: OrderedDict[int, tuple[tuple, frozenset]] = OrderedDict()
+_queried_once: OrderedDict[int, tuple | Arr] = OrderedDict()
+_membership_sets: OrderedDict[int, tuple[tuple | Arr, frozenset]] = OrderedDict()
 
 
 def _membership_set(xs: tuple | Arr) -> frozenset | None:
