@@ -7,7 +7,7 @@ wall clock, the tasks with a concrete counterexample to ``spec_satisfied``, the 
 per kind, the tasks whose audit did not complete and the slowest tasks. With ``--json`` it writes
 the audit's record (``veriscale.stages.audit.record``: task ids, digests, counts, and the counterexamples
 -- our generated inputs and the engine's outputs, stored rows by index only), which
-``tests/test_audit_data.py`` re-evaluates and the README's count comes from. ``--report`` also
+``tests/stages/audit/test_audit_data.py`` re-evaluates and the README's count comes from. ``--report`` also
 writes the full audit report (``veriscale audit --json``'s document: it quotes the benchmark's
 data, so keep it out of the project). ``--from-report`` makes the record from such a report
 instead of auditing again.

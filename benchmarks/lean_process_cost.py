@@ -32,8 +32,8 @@ FAKE_REPL = PROJECT_ROOT / "tests" / "fake_repl.py"
 def suite_checks(task: Any) -> tuple[list[Any], int]:
     """The checks of a task's test suite, and how many stored values could not be read."""
     from veriscale.backends.base import Check, CheckKind
-    from veriscale.lean.types import parse_structures
     from veriscale.lean.codec import parse_value
+    from veriscale.lean.types import parse_structures
 
     try:
         structs = parse_structures(task.lean_text())

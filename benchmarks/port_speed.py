@@ -111,12 +111,12 @@ if str(PROJECT_ROOT) not in sys.path:
 
 from veriscale.backends.base import Answer, Check, CheckKind  # noqa: E402
 from veriscale.backends.embedded.backend import EmbeddedBackend  # noqa: E402
+from veriscale.lean.codec import render_value  # noqa: E402
 from veriscale.lean.printing import same_as_printed  # noqa: E402
 from veriscale.lean.types import LeanType, NamedType, ProdType  # noqa: E402
 from veriscale.lean.values import FIXED_WIDTH_TYPES, NONE, UNIT, Arr, Char, Nat, Pair, Some  # noqa: E402
 from veriscale.task import Task, TaskLoadError, load_task  # noqa: E402
 from veriscale.typed_task import TypedTask, TypedTaskError, TypedTest, typed_view  # noqa: E402
-from veriscale.lean.codec import render_value  # noqa: E402
 
 REPORT_NAME = "coverage_report.md"
 #: Wall-clock seconds a port may take to load, or for one call while outputs are compared.

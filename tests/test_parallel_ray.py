@@ -100,7 +100,7 @@ def test_an_exception_from_the_work_ends_the_run(two_node_cluster: object) -> No
 
 
 def test_expand_on_ray_writes_the_same_suite_as_local_processes(two_node_cluster: object, tmp_path: Path) -> None:
-    from test_expand import SMALL, _files, _summaries_without_times
+    from stages.expand.test_expand import SMALL, _files, _summaries_without_times
 
     from veriscale.stages.expand import expand_benchmark
 

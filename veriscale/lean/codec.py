@@ -1,7 +1,7 @@
 """Typed values: read Verina's stored encodings, render Lean literals, build canonical keys.
 
 Stored test data mixes encodings (measured on ``../shared/data``; see the report in
-``tests/test_values_data.py``):
+``tests/lean/test_values_data.py``):
 
 * ``Nat``/``Int``/``UInt8`` -- JSON integers, occasionally integers written as strings (``"5"``);
 * ``Bool`` -- JSON booleans, occasionally ``"true"``/``"false"``;

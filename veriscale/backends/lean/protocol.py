@@ -1,7 +1,7 @@
 """The JSON protocol of the Lean REPL (leanprover-community/repl), as data.
 
 The models mirror the REPL's own ``REPL/JSON.lean`` (tag v4.24.0), field for field, and are
-checked against that release's test transcripts (``tests/test_lean_repl_transcripts.py``).
+checked against that release's test transcripts (``tests/backends/lean/test_lean_repl_transcripts.py``).
 
 A request is one JSON object terminated by a blank line. The REPL reads lines up to the blank
 line and *concatenates them without a separator* (each line right-trimmed), and skips a request
