@@ -399,7 +399,7 @@ _CSS = (
     ".scroll{overflow-x:auto}"
     "table{border-collapse:collapse;margin:.6em 0;font-size:.85em}"
     "th,td{border:1px solid #ccc;padding:.2em .5em;text-align:left;vertical-align:top}th{background:#f3f3f3}"
-    "td{font-variant-numeric:tabular-nums;max-width:20em;overflow-wrap:anywhere}figure{margin:1em 0}img{max-width:100%}"
+    "td{font-variant-numeric:tabular-nums;max-width:24em;overflow-wrap:break-word}figure{margin:1em 0}img{max-width:100%}"
     "figcaption{font-size:.85em;color:#555}"
     ".note{border-left:5px solid #d08700;background:#fff6e0;padding:.6em 1em;margin:1em 0}"
     "details{margin:.5em 0}summary{cursor:pointer;font-weight:600}"
