@@ -6,7 +6,6 @@ The task is the two-argument maximum of test_power.py, written for these tests.
 from __future__ import annotations
 
 from stages.power.test_power import max_task
-
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.lean.types import parse_type
 from veriscale.stages.power import flawed_specs
