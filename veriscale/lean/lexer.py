@@ -93,6 +93,8 @@ __all__ = [
     "is_letter_like",
     "is_subscript_alnum",
     "lex",
+    "string_literal_end",
+    "strip_comments",
     "tokenize",
 ]
 
@@ -984,3 +986,46 @@ def tokenize(text: str, line: int = 1, col: int = 0, offset: int = 0, recover: b
     """
     lexer = _Lexer(text, pos=0, line=line, col=col, base=offset, recover=recover, interpolated_after=None)
     return lexer.run().tokens
+
+
+# ---------------------------------------------------------------------------------------------
+# A quick textual scan, for callers that want the code of a fragment without lexing it
+
+
+def string_literal_end(text: str, start: int) -> int:
+    """The index just after the string literal opening at ``start`` (escapes skipped; the end of
+    the text when it is not closed)."""
+    j, n = start + 1, len(text)
+    while j < n and text[j] != '"':
+        j += 2 if text[j] == "\\" else 1
+    return j + 1
+
+
+def strip_comments(text: str) -> str:
+    """``text`` without its ``--`` line comments and (nested) ``/- -/`` block comments; string
+    literals are kept intact. A character-level scan that never fails, for fragments a caller
+    only searches (the lexer's :class:`Comment` records carry positions when they matter)."""
+    out: list[str] = []
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if c == '"':
+            end = string_literal_end(text, i)
+            out.append(text[i:end])
+            i = end
+        elif text.startswith("--", i):
+            while i < n and text[i] != "\n":
+                i += 1
+        elif text.startswith("/-", i):
+            depth, i = 1, i + 2
+            while i < n and depth:
+                if text.startswith("/-", i):
+                    depth, i = depth + 1, i + 2
+                elif text.startswith("-/", i):
+                    depth, i = depth - 1, i + 2
+                else:
+                    i += 1
+        else:
+            out.append(c)
+            i += 1
+    return "".join(out)

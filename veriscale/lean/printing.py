@@ -53,6 +53,7 @@ from veriscale.lean.values import (
     Struct,
     Unsupported,
     structurally_equal,
+    type_name_of,
 )
 
 __all__ = [
@@ -235,14 +236,10 @@ def repr_value(value: Any, prec: int = 0) -> str:
 
 def _lean_type_name(value: Any) -> str:
     """The Lean type a value the walker cannot print belongs to, for the message."""
-    if isinstance(value, Struct):
-        return value.type_name
-    if isinstance(value, Ctor):
-        return value.name.rsplit(".", 1)[0]
-    name = getattr(value, "LEAN_TYPE", None)
-    if isinstance(name, str):
-        return name
-    return "Function" if callable(value) else type(value).__name__
+    try:
+        return type_name_of(value)
+    except Unsupported:
+        return type(value).__name__
 
 
 # ---------------------------------------------------------------------------------------------

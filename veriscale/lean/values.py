@@ -490,3 +490,49 @@ class BudgetExceeded(LeanRuntimeError):
 
 class LeanPanic(LeanRuntimeError):
     """A Lean ``panic!`` whose result cannot be replaced by the type's default value."""
+
+
+# ---------------------------------------------------------------------------------------------
+# Type names
+
+
+def type_name_of(value: Any) -> str:
+    """The Lean type head of a runtime value (``Nat``, ``List``, ``Prod`` ...).
+
+    ``bool`` and the integer subclasses are checked before ``int`` because Python's ``bool`` is an
+    ``int`` and so are :class:`Nat` and the fixed-width types.
+    """
+    if isinstance(value, bool):
+        return "Bool"
+    if isinstance(value, Nat):
+        return "Nat"
+    if isinstance(value, _FixedWidth):
+        return type(value).__name__
+    if isinstance(value, int):
+        return "Int"
+    if isinstance(value, float):
+        return "Float"
+    if isinstance(value, Char):
+        return "Char"
+    if isinstance(value, str):
+        return "String"
+    if isinstance(value, Arr):
+        return "Array"
+    if isinstance(value, tuple):
+        return "List"
+    if isinstance(value, Pair):
+        return "Prod"
+    if isinstance(value, (Some, _NoneType)):
+        return "Option"
+    if isinstance(value, _UnitType):
+        return "Unit"
+    if isinstance(value, Struct):
+        return value.type_name
+    if isinstance(value, Ctor):
+        return value.name.rsplit(".", 1)[0]
+    name = getattr(value, "LEAN_TYPE", None)
+    if isinstance(name, str):
+        return name
+    if callable(value):
+        return "Function"
+    raise Unsupported("runtime value", f"unknown representation {type(value).__name__}")

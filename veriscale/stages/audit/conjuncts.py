@@ -12,6 +12,8 @@ from __future__ import annotations
 
 import re
 
+from veriscale.lean.lexer import string_literal_end, strip_comments
+
 __all__ = ["split_conjuncts"]
 
 _OPEN = "([{⟨⦃"
@@ -21,53 +23,16 @@ _LOOSER = ("→", "->", "↔", "<->", "∨", "\\/", "||", "<|", "|>", "$")
 _BINDERS = re.compile(r"(∀|∃|∃!|λ|fun|let|if|match|have|show|Σ|∑|∏|do)(?![\w'!?.])")
 
 
-def _string_end(text: str, start: int) -> int:
-    """The index just after the string literal opening at ``start`` (escapes skipped; the end of
-    the text when it is not closed)."""
-    j, n = start + 1, len(text)
-    while j < n and text[j] != '"':
-        j += 2 if text[j] == "\\" else 1
-    return j + 1
-
-
-def _strip_comments(text: str) -> str:
-    """Remove ``--`` line comments and ``/- -/`` block comments (strings are kept intact)."""
-    out: list[str] = []
-    i, n = 0, len(text)
-    while i < n:
-        c = text[i]
-        if c == '"':
-            end = _string_end(text, i)
-            out.append(text[i:end])
-            i = end
-        elif text.startswith("--", i):
-            while i < n and text[i] != "\n":
-                i += 1
-        elif text.startswith("/-", i):
-            depth, i = 1, i + 2
-            while i < n and depth:
-                if text.startswith("/-", i):
-                    depth, i = depth + 1, i + 2
-                elif text.startswith("-/", i):
-                    depth, i = depth - 1, i + 2
-                else:
-                    i += 1
-        else:
-            out.append(c)
-            i += 1
-    return "".join(out)
-
-
 def split_conjuncts(text: str) -> list[str]:
     """The top-level conjuncts of ``text`` (stripped), or ``[text]`` when it is not safely a
     conjunction."""
-    source = _strip_comments(text).strip()
+    source = strip_comments(text).strip()
     parts: list[str] = []
     depth, start, i, n = 0, 0, 0, len(source)
     while i < n:
         c = source[i]
         if c == '"':
-            i = _string_end(source, i)
+            i = string_literal_end(source, i)
             continue
         if c == "'" and i + 2 < n and (source[i + 2] == "'" or source[i + 1] == "\\"):
             close = source.find("'", i + 2)

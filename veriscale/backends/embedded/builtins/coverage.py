@@ -21,6 +21,8 @@ import re
 from collections import Counter
 from collections.abc import Iterable
 
+from veriscale.lean.lexer import strip_comments
+
 LIBRARY_NAMESPACES = frozenset(
     {
         "List", "Array", "String", "Char", "Nat", "Int", "Float", "Option", "Prod", "Bool",
@@ -54,50 +56,6 @@ _DECLARED = re.compile(
     re.M,
 )
 _STRUCT_FIELD = re.compile(rf"^\s+({_IDENT_CHARS})\s*:", re.M)
-
-
-def _strip_comments(text: str) -> str:
-    """Remove (nested) block comments and line comments, keeping string literals intact."""
-    out: list[str] = []
-    i, depth, n = 0, 0, len(text)
-    in_string = False
-    while i < n:
-        two = text[i : i + 2]
-        if depth:
-            if two == "/-":
-                depth += 1
-                i += 2
-            elif two == "-/":
-                depth -= 1
-                i += 2
-            else:
-                i += 1
-            continue
-        ch = text[i]
-        if in_string:
-            out.append(ch)
-            if ch == "\\" and i + 1 < n:
-                out.append(text[i + 1])
-                i += 2
-                continue
-            if ch == '"':
-                in_string = False
-            i += 1
-            continue
-        if ch == '"':
-            in_string = True
-            out.append(ch)
-            i += 1
-        elif two == "/-":
-            depth = 1
-            i += 2
-        elif two == "--":
-            while i < n and text[i] != "\n":
-                i += 1
-        else:
-            out.append(ch)
-            i += 1
-    return "".join(out)
 
 
 def _strip_literals(text: str) -> str:
@@ -158,7 +116,7 @@ def _strip_inline_by(line: str) -> str:
 def executable_code(text: str) -> str:
     """The part of a task file that is evaluated: no proofs, comments, literals or theorems."""
     text = _PROOF_SECTION.sub("", text)
-    text = _strip_literals(_strip_comments(text))
+    text = _strip_literals(strip_comments(text))
     kept: list[str] = []
     skip_deeper_than: int | None = None
     skip_decl = False
