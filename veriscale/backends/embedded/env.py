@@ -7,8 +7,9 @@ affects the checks that actually reach it.
 
 from __future__ import annotations
 
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.resolve import FileScopes, OpenDecl, ScopeState, aux_locals, resolve_name
@@ -146,3 +147,25 @@ def resolve_in(env: Env, udef: UserDef, name: str, extra_opens: tuple[str, ...] 
         if full and full not in out:
             out.append(full)
     return out
+
+
+_Found = TypeVar("_Found")
+
+
+def find_scoped(table: Mapping[str, _Found], name: str, namespace: str = "", opens: Iterable[str] = ()) -> _Found | None:
+    """``name`` looked up the way a definition without a resolved scope sees it: in ``namespace``
+    and each enclosing one (innermost first), then at the root, then in each opened namespace."""
+    ns = namespace
+    while ns:
+        found = table.get(f"{ns}.{name}")
+        if found is not None:
+            return found
+        ns = ns.rpartition(".")[0]
+    found = table.get(name)
+    if found is not None:
+        return found
+    for opened in opens:
+        found = table.get(f"{opened}.{name}")
+        if found is not None:
+            return found
+    return None

@@ -88,17 +88,12 @@ class ArithMixin:
             return self._arith_tree(node, sc, expected)
         if op in REL_OPS:
             return self._relation(node, sc)
-        if op == "∧":
-            a, b = self.compile(node.lhs, sc, PROP), self.compile(node.rhs, sc, PROP)
-            return lambda fr: a(fr) and b(fr)
-        if op == "∨":
-            a, b = self.compile(node.lhs, sc, PROP), self.compile(node.rhs, sc, PROP)
-            return lambda fr: a(fr) or b(fr)
-        if op == "&&":
-            a, b = self.compile(node.lhs, sc, BOOL), self.compile(node.rhs, sc, BOOL)
-            return lambda fr: a(fr) and b(fr)
-        if op == "||":
-            a, b = self.compile(node.lhs, sc, BOOL), self.compile(node.rhs, sc, BOOL)
+        if op in ("∧", "∨", "&&", "||"):
+            # decided `∧`/`∨` and boolean `&&`/`||` short-circuit alike; only the operands' type differs
+            ty = PROP if op in ("∧", "∨") else BOOL
+            a, b = self.compile(node.lhs, sc, ty), self.compile(node.rhs, sc, ty)
+            if op in ("∧", "&&"):
+                return lambda fr: a(fr) and b(fr)
             return lambda fr: a(fr) or b(fr)
         if op == "→":
             lhs = node.lhs

@@ -36,7 +36,7 @@ from veriscale.backends.embedded.compiler.support import (
     unsupported,
 )
 from veriscale.backends.embedded.elab.node_types import NodeTypes
-from veriscale.backends.embedded.env import Env, UserDef, resolve_in
+from veriscale.backends.embedded.env import Env, UserDef, find_scoped, resolve_in
 from veriscale.backends.embedded.memo import MISSING, NotKeyable, memo_key, memo_put
 from veriscale.backends.embedded.registry import Builtin
 from veriscale.backends.embedded.runtime_support import (
@@ -303,22 +303,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             if len(names) > 1 and defs:
                 raise unsupported(None, f"ambiguous name {name}", f"possible interpretations: {', '.join(names)}")
             return defs[0] if defs else None
-        defs = self.env.defs
-        if sc is not None:
-            ns = sc.ctx.namespace
-            while ns:
-                d = defs.get(f"{ns}.{name}")
-                if d is not None:
-                    return d
-                ns = ns.rpartition(".")[0]
-        d = defs.get(name)
-        if d is not None:
-            return d
-        for o in self._opens(sc):
-            d = defs.get(f"{o}.{name}")
-            if d is not None:
-                return d
-        return None
+        return find_scoped(self.env.defs, name, sc.ctx.namespace if sc is not None else "", self._opens(sc))
 
     def _opens(self, sc: Scope | None) -> list[str]:
         """The namespaces opened for the definition being compiled: the file's `open`s (as Lean
@@ -335,14 +320,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             if len(names) > 1 and found:
                 raise unsupported(None, f"ambiguous name {name}", f"possible interpretations: {', '.join(names)}")
             return found[0] if found else None
-        b = BUILTINS.get(name)
-        if b is not None:
-            return b
-        for o in self._opens(sc):
-            b = BUILTINS.get(f"{o}.{name}")
-            if b is not None:
-                return b
-        return None
+        return find_scoped(BUILTINS, name, opens=self._opens(sc))
 
     # -- terms ------------------------------------------------------------------------------
     def compile(self, node: A.Node, sc: Scope, expected: LeanType | None = None) -> Closure:

@@ -16,6 +16,15 @@ from veriscale.lean.types import LeanType
 from veriscale.lean.values import UNIT, Arr
 
 
+def _then(first: Closure, rest: Closure) -> Closure:
+    """Run ``first`` for its effect on the frame, then ``rest`` for the value."""
+
+    def run(fr: list[Any]) -> Any:
+        first(fr)
+        return rest(fr)
+
+    return run
+
 class _Return(Exception):
     __slots__ = ("value",)
 
@@ -85,44 +94,24 @@ class DoNotationMixin:
     def _do_items(self, items: list[A.Node], i: int, sc: Scope, expected: LeanType | None) -> Closure:
         item = items[i]
         last = i == len(items) - 1
-        if isinstance(item, A.DoLet):
-            # `let x ← e`: do blocks are compiled in the Id monad only (c_Do refuses others), where
-            # bind is application and a value of `Id α` is the α itself, so it is `let x := e`.
-            inner, setter = self.compile_let_decl(item.decl, sc)
+        if isinstance(item, (A.DoLet, A.DoLetRec)):
+            if isinstance(item, A.DoLet):
+                # `let x ← e`: do blocks are compiled in the Id monad only (c_Do refuses others),
+                # where bind is application and a value of `Id α` is the α itself, so it is `let x := e`.
+                inner, setter = self.compile_let_decl(item.decl, sc)
+            else:
+                inner, setter = self.compile_let_rec(item.decls, sc)
             if last:
-                raise unsupported(item, "do block ending with let")
-            rest = self._do_items(items, i + 1, inner, expected)
-
-            def run_let(fr: list[Any]) -> Any:
-                setter(fr)
-                return rest(fr)
-
-            return run_let
+                raise unsupported(item, "do block ending with " + ("let" if isinstance(item, A.DoLet) else "let rec"))
+            return _then(setter, self._do_items(items, i + 1, inner, expected))
         if isinstance(item, (A.DoHave,)):
             if last:
                 return lambda fr: UNIT
             return self._do_items(items, i + 1, sc, expected)
-        if isinstance(item, A.DoLetRec):
-            inner, setter = self.compile_let_rec(item.decls, sc)
-            if last:
-                raise unsupported(item, "do block ending with let rec")
-            rest = self._do_items(items, i + 1, inner, expected)
-
-            def run_letrec(fr: list[Any]) -> Any:
-                setter(fr)
-                return rest(fr)
-
-            return run_letrec
         stmt = self._do_stmt(item, sc, expected if last else None, last)
         if last:
             return stmt
-        rest = self._do_items(items, i + 1, sc, expected)
-
-        def run_seq(fr: list[Any]) -> Any:
-            stmt(fr)
-            return rest(fr)
-
-        return run_seq
+        return _then(stmt, self._do_items(items, i + 1, sc, expected))
 
     def _do_stmt(self, item: A.Node, sc: Scope, expected: LeanType | None, last: bool) -> Closure:
         if isinstance(item, A.DoExpr):

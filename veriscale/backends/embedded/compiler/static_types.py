@@ -25,6 +25,24 @@ from veriscale.backends.embedded.statics import (
 from veriscale.lean.types import FunType, LeanType, NamedType, ProdType
 
 
+def _unified_signature(
+    name: str, argtys: list[LeanType | None], expected: LeanType | None
+) -> tuple[list[LeanType], LeanType, dict[str, LeanType]] | None:
+    """The builtin's parameter and result types (fresh variables) with the substitution that
+    unifies them with the known argument types and the expected type; ``None`` for no signature."""
+    sig = signature(name, len(argtys))
+    if sig is None:
+        return None
+    s: dict[str, LeanType] = {}
+    params = [fresh(p, "#") for p in sig.params]
+    result = fresh(sig.result, "#")
+    for p, a in zip(params, argtys):
+        if a is not None:
+            unify(p, a, s)
+    if expected is not None:
+        unify(result, expected, s)
+    return params, result, s
+
 class StaticTypesMixin:
     """Static types of terms (part of :class:`~.core.Compiler`)."""
 
@@ -180,32 +198,18 @@ class StaticTypesMixin:
         return None
 
     def _builtin_result_type(self, name: str, argtys: list[LeanType | None], expected: LeanType | None) -> LeanType | None:
-        sig = signature(name, len(argtys))
-        if sig is None:
+        unified = _unified_signature(name, argtys, expected)
+        if unified is None:
             return None
-        s: dict[str, LeanType] = {}
-        params = [fresh(p, "#") for p in sig.params]
-        result = fresh(sig.result, "#")
-        for p, a in zip(params, argtys):
-            if a is not None:
-                unify(p, a, s)
-        if expected is not None:
-            unify(result, expected, s)
+        _, result, s = unified
         r = subst(result, s)
         return r if r is not None and is_known(r) else None
 
     def _builtin_arg_types(self, name: str, argtys: list[LeanType | None], expected: LeanType | None) -> tuple[list[LeanType | None], LeanType | None]:
-        sig = signature(name, len(argtys))
-        if sig is None:
+        unified = _unified_signature(name, argtys, expected)
+        if unified is None:
             return [None] * len(argtys), None
-        s: dict[str, LeanType] = {}
-        params = [fresh(p, "#") for p in sig.params]
-        result = fresh(sig.result, "#")
-        for p, a in zip(params, argtys):
-            if a is not None:
-                unify(p, a, s)
-        if expected is not None:
-            unify(result, expected, s)
+        params, result, s = unified
         out: list[LeanType | None] = []
         for p in params:
             t = subst(p, s)

@@ -34,7 +34,7 @@ from veriscale.backends.embedded.elab.types import (
     zonk,
 )
 from veriscale.backends.embedded.elab.typeterms import TypeReader
-from veriscale.backends.embedded.env import Env, UserDef, resolve_in
+from veriscale.backends.embedded.env import Env, UserDef, find_scoped, resolve_in
 from veriscale.backends.embedded.statics import TVar
 from veriscale.lean.types import FunType, LeanType, NamedType, substitute
 
@@ -87,24 +87,11 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
             d = defs.get(f"{self.aux_root}.{name}")
             if d is not None:
                 return d
-        if not qualified and self.current is not None:
-            ns = self.current.namespace
-            while ns:
-                d = defs.get(f"{ns}.{name}")
-                if d is not None:
-                    return d
-                ns = ns.rpartition(".")[0]
-        d = defs.get(name)
-        if d is not None:
-            return d
         if qualified:
-            return None
+            return defs.get(name)
+        namespace = self.current.namespace if self.current is not None else ""
         opens = list(self.env.opens) + list(self.current.opens if self.current is not None else ())
-        for o in opens:
-            d = defs.get(f"{o}.{name}")
-            if d is not None:
-                return d
-        return None
+        return find_scoped(defs, name, namespace, opens)
 
     def lookup_global(self, name: str, ctx: Ctx, qualified: bool = False) -> Sig | None:  # type: ignore[override]
         """The signature of the constant ``name`` denotes: resolved by Lean's rules in the current
