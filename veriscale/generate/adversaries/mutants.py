@@ -524,6 +524,20 @@ def _insertions(
     )
 
 
+def analyse_section(
+    text: str, param_types: Mapping[str, LeanType] | None = None, recursive_names: Sequence[str] = ()
+) -> _Analysis | None:
+    """The token analysis of one section body (``recursive_names`` as in :func:`section_mutations`),
+    or ``None`` when the text does not lex or its brackets do not balance."""
+    try:
+        analysis = _Analysis(text, param_types or {})
+        analysis.defs.extend((name, -1, analysis.eof) for name in recursive_names)
+        analysis.analyse()
+    except LeanSyntaxError:
+        return None
+    return analysis
+
+
 def section_mutations(
     section: str,
     text: str,
@@ -541,11 +555,8 @@ def section_mutations(
     the text does not lex or its brackets do not balance; a change whose result does not lex into
     the expected tokens is dropped.
     """
-    try:
-        analysis = _Analysis(text, param_types or {})
-        analysis.defs.extend((name, -1, analysis.eof) for name in recursive_names)
-        analysis.analyse()
-    except LeanSyntaxError:
+    analysis = analyse_section(text, param_types, recursive_names)
+    if analysis is None:
         return []
     candidates = _candidates(section, analysis, allow_mod)
     return [m for m in candidates if _lexes_as_expected(text, analysis.tokens, m)]
@@ -673,18 +684,27 @@ def _call_removal(section: str, analysis: _Analysis, i: int) -> list[Mutation]:
     ]
 
 
-def _some_to_none(section: str, analysis: _Analysis, i: int) -> list[Mutation]:
-    """``some e`` → ``none`` for an argument ``e`` that is one atom or bracket group."""
+def _argument_after(analysis: _Analysis, i: int, single: Callable[[Token], bool]) -> tuple[int, int] | None:
+    """The token range ``(j, end)`` of the argument right after token ``i`` on its line: one bracket
+    group, or one token ``single`` accepts; ``None`` when there is none or it is not to be touched."""
     toks = analysis.tokens
     j = i + 1
     if j >= analysis.eof or toks[j].newline_before or analysis.skip[j]:
-        return []
+        return None
     if analysis.is_opener(j):
-        end = analysis.closer[j] + 1
-    elif toks[j].kind in _ATOMS and toks[j].kind != FIELD:
-        end = j + 1
-    else:
+        return j, analysis.closer[j] + 1
+    if single(toks[j]):
+        return j, j + 1
+    return None
+
+
+def _some_to_none(section: str, analysis: _Analysis, i: int) -> list[Mutation]:
+    """``some e`` → ``none`` for an argument ``e`` that is one atom or bracket group."""
+    toks = analysis.tokens
+    argument = _argument_after(analysis, i, lambda t: t.kind in _ATOMS and t.kind != FIELD)
+    if argument is None:
         return []
+    j, end = argument
     while (
         end < analysis.eof
         and not toks[end].space_before
@@ -739,15 +759,10 @@ def _range_bound(section: str, analysis: _Analysis, i: int) -> list[Mutation]:
 def _range_argument(section: str, analysis: _Analysis, i: int) -> list[Mutation]:
     """``List.range n`` → ``List.range (n + 1)`` / ``(n - 1)``."""
     toks = analysis.tokens
-    j = i + 1
-    if j >= analysis.eof or toks[j].newline_before or analysis.skip[j]:
+    argument = _argument_after(analysis, i, lambda t: t.kind == IDENT)  # a literal is left to the constant operator
+    if argument is None:
         return []
-    if analysis.is_opener(j):
-        end = analysis.closer[j] + 1
-    elif toks[j].kind == IDENT:
-        end = j + 1
-    else:
-        return []  # a literal is left to the constant operator
+    j, end = argument
     while end < analysis.eof and toks[end].kind == FIELD and not toks[end].space_before:
         end += 1
     if any(analysis.skip[j:end]):

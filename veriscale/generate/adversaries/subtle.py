@@ -38,9 +38,10 @@ from veriscale.generate.adversaries.mutants import (
     Mutation,
     _Analysis,
     _lexes_as_expected,
+    analyse_section,
     body_span,
 )
-from veriscale.lean.lexer import FIELD, IDENT, NUM, LeanSyntaxError, Token
+from veriscale.lean.lexer import FIELD, IDENT, NUM, Token
 from veriscale.lean.types import LeanType, LeanTypeError, NamedType, parse_type
 from veriscale.task import Task
 
@@ -289,11 +290,8 @@ def bound_mutations(
     """``bound`` and ``drop-last`` mutants of one section body, in source order (``[]`` when the
     text does not lex). Positions are :mod:`.mutants`' safe ones: no binder, pattern, proof or
     recursion step is touched."""
-    try:
-        analysis = _Analysis(text, param_types or {})
-        analysis.defs.extend((name, -1, analysis.eof) for name in recursive_names)
-        analysis.analyse()
-    except LeanSyntaxError:
+    analysis = analyse_section(text, param_types, recursive_names)
+    if analysis is None:
         return []
     toks = analysis.tokens
     bound = {t.value for i, t in enumerate(toks) if t.kind == IDENT and analysis.skip[i]}
