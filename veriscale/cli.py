@@ -16,6 +16,7 @@ import typer
 
 from veriscale.cli_base import (
     AddressOption,
+    BackendOption,
     ExecutorOption,
     JobsOption,
     QuietOption,
@@ -169,9 +170,6 @@ def _main(
     ] = False,
 ) -> None:
     """Adversarially scale the test suites of Lean 4 verifiable-code-generation benchmarks."""
-
-
-BackendOption = Annotated[str, typer.Option(help="Engine: auto, embedded or lean.")]
 
 
 def _note(quiet: bool, message: str) -> None:

@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from veriscale.parallel import Executor
 
 __all__ = [
-    "AddressOption", "Command", "ExecutorOption", "Group", "JobsOption", "QuietOption", "TaskAliasOption",
+    "AddressOption", "BackendOption", "Command", "ExecutorOption", "Group", "JobsOption", "QuietOption", "TaskAliasOption",
     "TasksOption", "Typer", "WorkersOption", "executor_or_exit", "plain_type", "task_ids",
 ]
 
@@ -101,6 +101,8 @@ AddressOption = Annotated[
                  help="With --executor ray: the cluster to join (default: $RAY_ADDRESS or a cluster already "
                  "running on this machine, else a new local one)."),
 ]
+
+BackendOption = Annotated[str, typer.Option(help="Engine: auto, embedded or lean.")]
 
 
 def fail(message: str) -> typer.Exit:

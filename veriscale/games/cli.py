@@ -15,6 +15,7 @@ import typer
 
 from veriscale.cli_base import (
     AddressOption,
+    BackendOption,
     ExecutorOption,
     QuietOption,
     TaskAliasOption,
@@ -22,6 +23,7 @@ from veriscale.cli_base import (
     Typer,
     WorkersOption,
     executor_or_exit,
+    fail,
     task_ids,
 )
 
@@ -29,14 +31,20 @@ refute_app = Typer(help="REFUTE: find inputs that expose wrong implementations."
 falsify_app = Typer(help="FalsifyBench: discover a task's hidden precondition.", no_args_is_help=True)
 
 
-def _fail(message: str) -> typer.Exit:
-    typer.echo(f"error: {message}", err=True)
-    return typer.Exit(2)
+ModelOption = Annotated[str | None, typer.Option(help="An inspect_ai model, e.g. openai/gpt-4o-mini.")]
+RunOutOption = Annotated[Path, typer.Option("--out", help="Run directory: transcripts, metrics.json (resumable).")]
 
 
 def _note(quiet: bool, message: str) -> None:
     if not quiet:
         typer.echo(message)
+
+
+def _errors_then_wrote(errors: dict[str, str], quiet: bool, out: Path) -> None:
+    """A build's closing lines: each task's error on stderr, then where it wrote."""
+    for name, error in errors.items():
+        typer.echo(f"  {name}: {error}", err=True)
+    _note(quiet, f"wrote {out}")
 
 
 def _backend(name: str):  # noqa: ANN202 - Backend, imported lazily
@@ -45,14 +53,14 @@ def _backend(name: str):  # noqa: ANN202 - Backend, imported lazily
     try:
         return make_backend(name)
     except BackendUnavailable as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
 
 
 def _selected_or_exit(suite: Path, tasks: list[str] | None, task: list[str] | None) -> list[str] | None:
     """The task ids ``--tasks`` names, or exit 2 when none of them is a task directory of ``suite``."""
     ids = task_ids(tasks, task)
     if ids and not set(ids) & {p.name for p in suite.iterdir() if p.is_dir()}:
-        raise _fail(f"none of the task ids {', '.join(sorted(set(ids)))} is a task of {suite}")
+        raise fail(f"none of the task ids {', '.join(sorted(set(ids)))} is a task of {suite}")
     return ids
 
 
@@ -63,7 +71,15 @@ def _backend_name(name: str) -> str:
     try:
         return resolve_backend_name(name)
     except BackendUnavailable as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
+
+
+def _model_or_exit(model: str, play: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+    """The metrics of a model's run, or exit 2 with the first line of what went wrong."""
+    try:
+        return play()
+    except Exception as exc:  # noqa: BLE001 - inspect reports a bad model or provider in many ways
+        raise fail(f"model {model}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}") from exc
 
 
 def _print_metrics(metrics: dict, keys: tuple[str, ...]) -> None:
@@ -80,16 +96,16 @@ def refute_build(
     witnesses: Annotated[int, typer.Option(help="Witnesses verified and kept per item.", min=1)] = 5,
     tasks: TasksOption = None,
     task: TaskAliasOption = None,
-    backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
+    backend: BackendOption = "embedded",
     quiet: QuietOption = False,
 ) -> None:
     """Items (task, wrong implementation that passes the original tests) with verified witnesses."""
     from veriscale.games.refute.build import build_items, suite_task_dirs
 
     if not suite.is_dir():
-        raise _fail(f"{suite}: not a directory")
+        raise fail(f"{suite}: not a directory")
     if not suite_task_dirs(suite):
-        raise _fail(f"{suite}: no task with a kill_matrix.json (expand the benchmark first)")
+        raise fail(f"{suite}: no task with a kill_matrix.json (expand the benchmark first)")
 
     def progress(name: str, items: int) -> None:
         if not quiet:
@@ -104,16 +120,14 @@ def refute_build(
         f"caught by the original tests {data['killed_by_original_tests']}"
     )
     typer.echo(f"  by bucket: {data['by_bucket']}")
-    for name, error in data["task_errors"].items():
-        typer.echo(f"  {name}: {error}", err=True)
-    _note(quiet, f"wrote {out}")
+    _errors_then_wrote(data["task_errors"], quiet, out)
 
 
 @refute_app.command("run")
 def refute_run(
     build: Annotated[Path, typer.Argument(help="A directory written by 'veriscale refute build'.")],
-    out: Annotated[Path, typer.Option("--out", help="Run directory: transcripts, metrics.json (resumable).")],
-    model: Annotated[str | None, typer.Option(help="An inspect_ai model, e.g. openai/gpt-4o-mini.")] = None,
+    out: RunOutOption,
+    model: ModelOption = None,
     baseline: Annotated[str | None, typer.Option(help="An LLM-free player: random or mutation.")] = None,
     attempts: Annotated[int, typer.Option("--attempts", "-k", help="Answers per item.", min=1)] = 1,
     feedback: Annotated[
@@ -121,34 +135,29 @@ def refute_run(
     ] = 0,
     seed: Annotated[int, typer.Option(help="Seed of the LLM-free players.")] = 42,
     limit: Annotated[int | None, typer.Option(help="Only the first N items.", min=1)] = None,
-    backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
+    backend: BackendOption = "embedded",
     quiet: QuietOption = False,
 ) -> None:
     """Play the REFUTE items with a model (through inspect_ai) or an LLM-free baseline."""
     from veriscale.games.refute.build import ITEMS_FILE, load_items
 
     if not (build / ITEMS_FILE).is_file():
-        raise _fail(f"{build}: no {ITEMS_FILE} (run `veriscale refute build` first)")
+        raise fail(f"{build}: no {ITEMS_FILE} (run `veriscale refute build` first)")
     if (model is None) == (baseline is None):
-        raise _fail("give exactly one of --model and --baseline")
+        raise fail("give exactly one of --model and --baseline")
     items = load_items(build)[:limit] if limit else None
     if model is not None:
         from veriscale.games.inspect_tasks import run_refute_model
 
-        try:
-            metrics = run_refute_model(
-                build, out, model, attempts=attempts, feedback_calls=feedback, limit=limit
-            )
-        except Exception as exc:  # noqa: BLE001 - inspect reports a bad model or provider in many ways
-            raise _fail(
-                f"model {model}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-            ) from exc
+        metrics = _model_or_exit(
+            model, lambda: run_refute_model(build, out, model, attempts=attempts, feedback_calls=feedback, limit=limit)
+        )
     else:
         from veriscale.games.refute.game import RefuteSettings
         from veriscale.games.refute.runner import baseline_player, run_items, suite_of
 
         if baseline not in ("random", "mutation"):
-            raise _fail(f"--baseline must be random or mutation, not {baseline!r}")
+            raise fail(f"--baseline must be random or mutation, not {baseline!r}")
         suite = suite_of(build)
         metrics = run_items(
             build,
@@ -170,7 +179,7 @@ def falsify_build(
     seed: Annotated[int, typer.Option(help="Seed of the independent pool.")] = 42,
     tasks: TasksOption = None,
     task: TaskAliasOption = None,
-    backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
+    backend: BackendOption = "embedded",
     workers: WorkersOption = None,
     executor: ExecutorOption = "local",
     address: AddressOption = None,
@@ -180,7 +189,7 @@ def falsify_build(
     from veriscale.games.falsify.build import build_games
 
     if not suite.is_dir():
-        raise _fail(f"{suite}: not a directory")
+        raise fail(f"{suite}: not a directory")
     selected = _selected_or_exit(suite, tasks, task)
     engine = _backend_name(backend)
     runner = executor_or_exit(executor, workers, None, address)
@@ -196,21 +205,19 @@ def falsify_build(
         f"precondition); {summary['judging_inputs']} judging inputs; lowest decided share "
         f"{summary['min_decided_share']}; games below 95%: {len(summary['games_below_95'])}"
     )
-    for name, error in summary["errors"].items():
-        typer.echo(f"  {name}: {error}", err=True)
-    _note(quiet, f"wrote {out}")
+    _errors_then_wrote(summary["errors"], quiet, out)
 
 
 @falsify_app.command("run")
 def falsify_run(
     build: Annotated[Path, typer.Argument(help="A directory written by 'veriscale falsify build'.")],
-    out: Annotated[Path, typer.Option("--out", help="Run directory: transcripts, metrics.json (resumable).")],
-    model: Annotated[str | None, typer.Option(help="An inspect_ai model, e.g. openai/gpt-4o-mini.")] = None,
+    out: RunOutOption,
+    model: ModelOption = None,
     agent: Annotated[str | None, typer.Option(help="A scripted player: positive or negative.")] = None,
     turns: Annotated[int, typer.Option(help="Tests (proposals) per game.", min=1)] = 20,
     guesses: Annotated[int, typer.Option(help="Final rules per game.", min=1)] = 2,
     limit: Annotated[int | None, typer.Option(help="Only the first N games.", min=1)] = None,
-    backend: Annotated[str, typer.Option(help="Engine: embedded, lean or auto.")] = "embedded",
+    backend: BackendOption = "embedded",
     quiet: QuietOption = False,
 ) -> None:
     """Play the games with a model (through inspect_ai) or a scripted tester."""
@@ -218,25 +225,20 @@ def falsify_run(
     from veriscale.games.falsify.game import FalsifySettings
 
     if not (build / GAMES_FILE).is_file():
-        raise _fail(f"{build}: no {GAMES_FILE} (run `veriscale falsify build` first)")
+        raise fail(f"{build}: no {GAMES_FILE} (run `veriscale falsify build` first)")
     if (model is None) == (agent is None):
-        raise _fail("give exactly one of --model and --agent")
+        raise fail("give exactly one of --model and --agent")
     settings = FalsifySettings(max_turns=turns, max_guesses=guesses)
     if model is not None:
         from veriscale.games.inspect_tasks import run_falsify_model
 
-        try:
-            metrics = run_falsify_model(build, out, model, settings=settings, limit=limit)
-        except Exception as exc:  # noqa: BLE001 - inspect reports a bad model or provider in many ways
-            raise _fail(
-                f"model {model}: {str(exc).splitlines()[0] if str(exc) else type(exc).__name__}"
-            ) from exc
+        metrics = _model_or_exit(model, lambda: run_falsify_model(build, out, model, settings=settings, limit=limit))
     else:
         from veriscale.games.falsify.baselines import AGENTS
         from veriscale.games.falsify.runner import run_games
 
         if agent not in AGENTS:
-            raise _fail(f"--agent must be one of {', '.join(AGENTS)}, not {agent!r}")
+            raise fail(f"--agent must be one of {', '.join(AGENTS)}, not {agent!r}")
         games = load_games(build)[:limit] if limit else None
         metrics = run_games(build, out, _backend(backend), AGENTS[agent], settings, games=games)
     keys = ("games", "solved", "success_rate", "mean_turns_to_solution", "mean_guesses", "positive_bias")
@@ -253,11 +255,11 @@ def _report(runs: list[Path], out: Path, required: tuple[str, ...], draw: Callab
     from veriscale.games.plots import RunReadError, read_run, run_labels
 
     if out.suffix.lower() != ".png":
-        raise _fail(f"{out}: --out names a .png file")
+        raise fail(f"{out}: --out names a .png file")
     try:
         records = [read_run(run, required) for run in runs]
     except RunReadError as exc:
-        raise _fail(str(exc)) from exc
+        raise fail(str(exc)) from exc
     draw(list(zip(run_labels(runs), records)), out)
 
 

@@ -343,23 +343,13 @@ class RefuteSession:
             return
         for reply, judgement in zip(replies, self.judge.judge_batch(replies), strict=True):
             self.result.transcript.append({"role": "player", "kind": "answer", "payload": _jsonable(reply)})
-            self.result.attempts.append(
-                Attempt(
-                    _jsonable(reply),
-                    judgement.verdict,
-                    judgement.detail,
-                    judgement.wrong_output,
-                    judgement.expected_output,
-                )
-            )
+            self._record_attempt(reply, judgement)
             self.done = judgement.success or len(self.result.attempts) >= self.settings.attempts
             if self.done:
                 break
 
-    def answer(self, reply: Any) -> str:
-        """Judge one attempt; the message for the player (``done`` tells whether the item ended)."""
-        self.result.transcript.append({"role": "player", "kind": "answer", "payload": _jsonable(reply)})
-        judgement = self.judge.judge(reply)
+    def _record_attempt(self, reply: Any, judgement: Judgement) -> None:
+        """The reply as an attempt, with the judge's verdict."""
         self.result.attempts.append(
             Attempt(
                 _jsonable(reply),
@@ -369,6 +359,12 @@ class RefuteSession:
                 judgement.expected_output,
             )
         )
+
+    def answer(self, reply: Any) -> str:
+        """Judge one attempt; the message for the player (``done`` tells whether the item ended)."""
+        self.result.transcript.append({"role": "player", "kind": "answer", "payload": _jsonable(reply)})
+        judgement = self.judge.judge(reply)
+        self._record_attempt(reply, judgement)
         if judgement.success:
             text = "Correct: that input exposes the wrong implementation."
         else:
