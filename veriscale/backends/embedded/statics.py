@@ -270,13 +270,13 @@ def coerce_value(value: Any, ty: LeanType | None) -> Any:
             return value
         if name == "List" and ty.args and isinstance(value, tuple) and not isinstance(value, Arr):
             inner = ty.args[0]
-            if _needs_deep(inner) and not _all_plain_ints(value, inner):
+            if needs_int(inner) and not _all_plain_ints(value, inner):
                 return tuple(coerce_value(v, inner) for v in value)
             return value
         if name == "Array" and ty.args and isinstance(value, Arr):
             inner = ty.args[0]
             items = value.view()  # valid throughout: coercing runs no Lean code
-            if _needs_deep(inner) and not _all_plain_ints(items, inner):
+            if needs_int(inner) and not _all_plain_ints(items, inner):
                 coerced = [coerce_value(v, inner) for v in items]
                 if all(c is v for c, v in zip(coerced, items)):
                     return value  # nothing converted (the common case of nested arrays)
@@ -285,7 +285,7 @@ def coerce_value(value: Any, ty: LeanType | None) -> Any:
         if name == "Option" and ty.args:
             if isinstance(value, Some):
                 inner = ty.args[0]
-                return Some(coerce_value(value.value, inner)) if _needs_deep(inner) else value
+                return Some(coerce_value(value.value, inner)) if needs_int(inner) else value
             return value
         return value
     if isinstance(ty, ProdType) and isinstance(value, Pair):
@@ -300,13 +300,15 @@ def _all_plain_ints(values: Any, inner: LeanType) -> bool:
         not values or set(map(type, values)) == {int})
 
 
-def _needs_deep(ty: LeanType) -> bool:
+def needs_int(ty: LeanType | None) -> bool:
+    """Whether ``Int`` occurs in ``ty`` (through type arguments and products): its values may
+    need coercing from ``Nat``."""
     if isinstance(ty, NamedType):
         if ty.name == "Int":
             return True
-        return any(_needs_deep(a) for a in ty.args)
+        return any(needs_int(a) for a in ty.args)
     if isinstance(ty, ProdType):
-        return _needs_deep(ty.fst) or _needs_deep(ty.snd)
+        return needs_int(ty.fst) or needs_int(ty.snd)
     return False
 
 

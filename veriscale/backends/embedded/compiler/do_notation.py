@@ -204,22 +204,7 @@ class DoNotationMixin:
         if isinstance(item, A.DoContinue):
             return _raise_continue
         if isinstance(item, A.DoMatch):
-            dcs = [self.compile(d, sc, None) for d in item.discrs]
-            dts = [self.stype(d, sc) for d in item.discrs]
-            inner = sc
-            slots = []
-            for k in range(len(dcs)):
-                inner, slot = inner.bind(f"_dm{item.line}_{k}", dts[k])
-                slots.append(slot)
-            body = self.compile_match_alts(item, [lambda fr, s=s: fr[s] for s in slots], dts, item.alts, inner,
-                                           expected, is_do=True)
-
-            def run_match(fr: list[Any]) -> Any:
-                for s, c in zip(slots, dcs):
-                    fr[s] = c(fr)
-                return body(fr)
-
-            return run_match
+            return self.compile_match(item, item.alts, item.discrs, sc, expected, f"_dm{item.line}", is_do=True)
         if isinstance(item, A.DoNested):
             return self.compile_do_seq(item.seq, sc, expected)
         raise unsupported(item, type(item).__name__)

@@ -55,17 +55,21 @@ class PatternsMixin:
         return run
 
     def c_Match(self, node: A.Match, sc: Scope, expected: LeanType | None) -> Closure:
-        if any(node.hyps):
-            pass
-        dcs = [self.compile(d, sc, None) for d in node.discrs]
-        dts = [self.stype(d, sc) for d in node.discrs]
+        return self.compile_match(node, node.alts, node.discrs, sc, expected, f"_m{node.line}_{node.col}", is_do=False)
+
+    def compile_match(self, node: A.Node, alts: list[A.MatchAlt], discrs: list[A.Node], sc: Scope, expected: LeanType | None,
+                      slot_name: str, is_do: bool) -> Closure:
+        """A ``match`` (a term, or a ``do`` element when ``is_do``): each discriminant is computed
+        into its own slot (``{slot_name}_{k}``), then the alternatives are tried on the slots."""
+        dcs = [self.compile(d, sc, None) for d in discrs]
+        dts = [self.stype(d, sc) for d in discrs]
         inner = sc
         slots = []
         for k in range(len(dcs)):
-            inner, slot = inner.bind(f"_m{node.line}_{node.col}_{k}", dts[k])
+            inner, slot = inner.bind(f"{slot_name}_{k}", dts[k])
             slots.append(slot)
-        body = self.compile_match_alts(node, [lambda fr, s=s: fr[s] for s in slots], dts, node.alts, inner, expected,
-                                       is_do=False)
+        body = self.compile_match_alts(node, [lambda fr, s=s: fr[s] for s in slots], dts, alts, inner, expected,
+                                       is_do=is_do)
 
         if len(dcs) == 1:
             (s0,), (d0,) = slots, dcs

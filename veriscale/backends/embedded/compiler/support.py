@@ -12,7 +12,8 @@ from veriscale.backends.embedded.builtins import BUILTINS
 from veriscale.backends.embedded.env import UserDef
 from veriscale.backends.embedded.registry import Builtin
 from veriscale.backends.embedded.statics import BOOL, CHAR, FLOAT, INT, NAT, STRING, TVar, coerce_value
-from veriscale.lean.types import LeanType, NamedType, ProdType
+from veriscale.backends.embedded.statics import needs_int as _needs_int
+from veriscale.lean.types import LeanType, NamedType
 from veriscale.lean.values import Char, Nat, Some, Unsupported, _FixedWidth
 
 Closure = Callable[[list[Any]], Any]
@@ -158,16 +159,6 @@ def _field_builtin(type_head: str | None, field: str) -> Builtin | None:
 
 def _some_of(c: Closure) -> Closure:
     return lambda fr: Some(c(fr))
-
-
-def _needs_int(ty: LeanType | None) -> bool:
-    if isinstance(ty, NamedType):
-        if ty.name == "Int":
-            return True
-        return any(_needs_int(a) for a in ty.args)
-    if isinstance(ty, ProdType):
-        return _needs_int(ty.fst) or _needs_int(ty.snd)
-    return False
 
 
 def _coercer(c: Closure, ty: LeanType) -> Closure:
