@@ -30,6 +30,7 @@ __all__ = [
     "AdversarySource",
     "Mutation",
     "Template",
+    "distinct_adversaries",
     "llm_free_adversaries",
     "mutant_adversaries",
     "mutate_outputs",
@@ -150,17 +151,21 @@ def llm_free_adversaries(
     task: Task, *, seed: int = DEFAULT_SEED, max_mutants: int = DEFAULT_MAX_MUTANTS
 ) -> list[Adversary]:
     """Templates, then mutants; ids unique, and no two adversaries with the same sections."""
-    out: list[Adversary] = []
+    return distinct_adversaries(
+        [*template_adversaries(task), *mutant_adversaries(task, seed=seed, max_mutants=max_mutants)]
+    )
+
+
+def distinct_adversaries(adversaries: Sequence[Adversary]) -> list[Adversary]:
+    """``adversaries`` in order without a repeated id or a repeated set of sections (the first is kept)."""
     ids: set[str] = set()
     bodies: set[tuple[tuple[str, str], ...]] = set()
-    for adversary in [
-        *template_adversaries(task),
-        *mutant_adversaries(task, seed=seed, max_mutants=max_mutants),
-    ]:
-        key = tuple(sorted(adversary.sections.items()))
-        if adversary.id in ids or key in bodies:
+    out: list[Adversary] = []
+    for adversary in adversaries:
+        body = tuple(sorted(adversary.sections.items()))
+        if adversary.id in ids or body in bodies:
             continue
         ids.add(adversary.id)
-        bodies.add(key)
+        bodies.add(body)
         out.append(adversary)
     return out

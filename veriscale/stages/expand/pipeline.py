@@ -184,20 +184,6 @@ def _llm_adversaries(task: Task, client: LLMClient, options: ExpandOptions, coun
     return list(result.adversaries)
 
 
-def _distinct(adversaries: Sequence[Adversary]) -> list[Adversary]:
-    ids: set[str] = set()
-    bodies: set[tuple[tuple[str, str], ...]] = set()
-    out: list[Adversary] = []
-    for adversary in adversaries:
-        body = tuple(sorted(adversary.sections.items()))
-        if adversary.id in ids or body in bodies:
-            continue
-        ids.add(adversary.id)
-        bodies.add(body)
-        out.append(adversary)
-    return out
-
-
 # ---------------------------------------------------------------------------------------------
 # One task
 
@@ -286,7 +272,9 @@ def expand_task(
         adversaries += _llm_adversaries(task, llm_client, options, llm_counts)
         llm_counts.requests = llm_client.stats.requests - requests_before
         llm_counts.cache_hits = llm_client.stats.cache_hits - hits_before
-    adversaries = _distinct(adversaries)
+    from veriscale.generate.adversaries import distinct_adversaries
+
+    adversaries = distinct_adversaries(adversaries)
     inputs = [item for _, item in originals]
     subtle: list[Adversary] = []
     if adversary_provider is None and options.max_subtle_adversaries > 0:
