@@ -55,8 +55,9 @@ def make_task(
     *,
     code_aux: str = "",
     tests: Sequence[tuple[dict[str, Any], Any]] = (),
+    postcond: str = "True",
 ) -> Task:
-    """A Verina-layout task with a trivial precondition and postcondition."""
+    """A Verina-layout task with a trivial precondition and the given postcondition (``True``)."""
     binders = " ".join(f"({p} : {t})" for p, t in params)
     args = " ".join(f"({p})" for p, _ in params)
     text = f"""-- !benchmark @start import type=solution
@@ -97,7 +98,7 @@ def {name} {binders} (h_precond : {name}_precond {args}) : {ret} :=
 @[reducible, simp]
 def {name}_postcond {binders} (result : {ret}) (h_precond : {name}_precond {args}) : Prop :=
   -- !benchmark @start postcond
-  True
+  {postcond}
   -- !benchmark @end postcond
 
 

@@ -8,6 +8,7 @@ from typing import Any
 
 import pytest
 
+from generate.test_adversaries import make_task as verina_task
 from veriscale.backends.base import Check, CheckKind
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.games.refute.build import recover_adversaries
@@ -24,7 +25,7 @@ from veriscale.stages.expand import ExpandOptions
 from veriscale.stages.expand.budget import TaskBudget
 from veriscale.stages.expand.kills import AcceptInput, run_kill_matrix
 from veriscale.stages.expand.subtle import mutation_adversary, select_subtle_adversaries
-from veriscale.task import LeanFile, Parameter, Signature, Task, TestCase
+from veriscale.task import Task, TestCase
 from veriscale.typed_task import typed_view
 
 
@@ -35,62 +36,8 @@ def backend() -> EmbeddedBackend:
 
 def make_task(name: str, params: list[tuple[str, str]], ret: str, code: str, tests: Sequence[tuple[dict[str, Any], Any]] = ()) -> Task:
     """A Verina-layout task of our own; its postcondition says ``result`` is the reference's output."""
-    binders = " ".join(f"({p} : {t})" for p, t in params)
     args = " ".join(f"({p})" for p, _ in params)
-    text = f"""-- !benchmark @start import type=solution
-
--- !benchmark @end import
-
--- !benchmark @start solution_aux
-
--- !benchmark @end solution_aux
-
--- !benchmark @start precond_aux
-
--- !benchmark @end precond_aux
-
-@[reducible, simp]
-def {name}_precond {binders} : Prop :=
-  -- !benchmark @start precond
-  True
-  -- !benchmark @end precond
-
-
--- !benchmark @start code_aux
-
--- !benchmark @end code_aux
-
-
-def {name} {binders} (h_precond : {name}_precond {args}) : {ret} :=
-  -- !benchmark @start code
-{code}
-  -- !benchmark @end code
-
-
--- !benchmark @start postcond_aux
-
--- !benchmark @end postcond_aux
-
-
-@[reducible, simp]
-def {name}_postcond {binders} (result : {ret}) (h_precond : {name}_precond {args}) : Prop :=
-  -- !benchmark @start postcond
-  result = {name} {args} h_precond
-  -- !benchmark @end postcond
-
-
--- !benchmark @start proof_aux
-
--- !benchmark @end proof_aux
-"""
-    return Task(
-        id=f"own_{name}",
-        signature=Signature(name=name, parameters=[Parameter(name=p, type=t) for p, t in params], return_type=ret),
-        description="",
-        tests=[TestCase(input=i, expected=e, unexpected=[]) for i, e in tests],
-        reject_inputs=[],
-        lean=LeanFile.parse(text),
-    )
+    return verina_task(name, params, ret, code, tests=tests, postcond=f"result = {name} {args} h_precond")
 
 
 def outputs(backend: EmbeddedBackend, task: Task, sections: dict[str, str] | None, rows: Sequence[dict[str, Any]]) -> list[Any]:
