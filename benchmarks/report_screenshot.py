@@ -15,9 +15,14 @@ there, so a second run only redraws the report):
 
 Then writes ``OUT/report/`` and ``OUT/report-*.png`` (the top of the page, and the whole page in
 slices), and prints the sizes, the time of each step and whether each screenshot has content.
+Before the screenshot it checks that the installed fonts cover every character of the page
+(VerinaPlus inputs hold Chinese, Japanese and Korean text, which Chromium would otherwise draw as
+boxes without a word): when they do not it names the characters and the Debian package to
+install (``fonts-noto-cjk``), and takes no screenshot.
 
     python benchmarks/report_screenshot.py OUT --expand-run runs/verina-plus
     python benchmarks/report_screenshot.py OUT --score-every 10 --power-every 50   # quick
+    python benchmarks/report_screenshot.py OUT --tasks verina_basic_17 verina_basic_73   # two tasks
 """
 
 from __future__ import annotations
@@ -65,12 +70,14 @@ def _weakened(task, sample: int):  # type: ignore[no-untyped-def]
     return truth.model_copy(update={**changes, "sample": sample})
 
 
-def write_submissions(out: Path, suite: Path, every: int) -> dict[str, Path]:
-    """``ground-truth.jsonl`` and ``weakened.jsonl`` for the suite's tasks (every n-th)."""
+def write_submissions(out: Path, suite: Path, every: int, ids: list[str] | None) -> dict[str, Path]:
+    """``ground-truth.jsonl`` and ``weakened.jsonl`` for the suite's tasks (every n-th of ``ids``,
+    or of all)."""
     from veriscale.benchmark import load_benchmark
     from veriscale.stages.score.submission import write_submissions as write
 
-    tasks = sorted(load_benchmark(suite).tasks, key=lambda t: t.id)[::every]
+    tasks = sorted((t for t in load_benchmark(suite).tasks if ids is None or t.id in ids),
+                   key=lambda t: t.id)[::every]
     truth = out / "ground-truth.jsonl"
     weak = out / "weakened.jsonl"
     if not truth.exists():
@@ -85,17 +92,17 @@ def write_submissions(out: Path, suite: Path, every: int) -> dict[str, Path]:
     return {"ground-truth": truth, "weakened": weak}
 
 
-def score_all(inputs: Path, data: Path, every: int, workers: int | None) -> None:
+def score_all(inputs: Path, data: Path, every: int, ids: list[str] | None, workers: int | None) -> None:
     import veriscale
 
-    submissions = write_submissions(inputs, data / "verina", every)
+    submissions = write_submissions(inputs, data / "verina", every, ids)
     for model, path in submissions.items():
         for suite in SUITES:
             target = inputs / "scores" / model / suite / "score.json"
             if target.exists():
                 continue
             started = time.monotonic()
-            report = veriscale.score(data / suite, path, veriscale.ScoreOptions(model=model),
+            report = veriscale.score(data / suite, path, veriscale.ScoreOptions(model=model), tasks=ids,
                                      executor=_executor(workers))
             target.parent.mkdir(parents=True, exist_ok=True)
             target.write_text(json.dumps(report.to_json(), indent=1) + "\n", encoding="utf-8")
@@ -103,13 +110,13 @@ def score_all(inputs: Path, data: Path, every: int, workers: int | None) -> None
                   f"{time.monotonic() - started:.0f} s", flush=True)
 
 
-def power_run(inputs: Path, data: Path, every: int, workers: int | None) -> Path:
+def power_run(inputs: Path, data: Path, every: int, ids: list[str] | None, workers: int | None) -> Path:
     import veriscale
 
     target = inputs / "power.json"
     if not target.exists():
         started = time.monotonic()
-        report = veriscale.power([data / s for s in SUITES], veriscale.PowerOptions(every=every),
+        report = veriscale.power([data / s for s in SUITES], veriscale.PowerOptions(every=every), tasks=ids,
                                  executor=_executor(workers))
         target.write_text(json.dumps(report.to_json(), indent=1) + "\n", encoding="utf-8")
         print(f"power on every {every}th task ({len(report.tasks)} tasks): "
@@ -117,7 +124,8 @@ def power_run(inputs: Path, data: Path, every: int, workers: int | None) -> Path
     return target
 
 
-def expand_run(inputs: Path, data: Path, given: Path | None, every: int, workers: int | None) -> Path:
+def expand_run(inputs: Path, data: Path, given: Path | None, every: int, ids: list[str] | None,
+               workers: int | None) -> Path:
     import veriscale
 
     if given is not None:
@@ -126,10 +134,10 @@ def expand_run(inputs: Path, data: Path, given: Path | None, every: int, workers
     if not (target / "summary.json").exists():
         from veriscale.benchmark import load_benchmark
 
-        ids = sorted(t.id for t in load_benchmark(data / "verina").tasks)[::every]
+        chosen = sorted(t.id for t in load_benchmark(data / "verina").tasks if ids is None or t.id in ids)[::every]
         started = time.monotonic()
-        veriscale.expand(data / "verina", target, tasks=ids, executor=_executor(workers))
-        print(f"expand {len(ids)} tasks: {time.monotonic() - started:.0f} s", flush=True)
+        veriscale.expand(data / "verina", target, tasks=chosen, executor=_executor(workers))
+        print(f"expand {len(chosen)} tasks: {time.monotonic() - started:.0f} s", flush=True)
     return target
 
 
@@ -141,6 +149,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--expand-every", type=int, default=10, help="without --expand-run: every n-th task")
     parser.add_argument("--score-every", type=int, default=1, help="score every n-th task (1: all)")
     parser.add_argument("--power-every", type=int, default=25, help="power on every n-th task")
+    parser.add_argument("--tasks", nargs="+", default=None, metavar="ID",
+                        help="only these tasks (then --*-every picks among them)")
     parser.add_argument("--workers", type=int, default=None)
     parser.add_argument("--width", type=int, default=1280, help="browser window width (CSS pixels)")
     parser.add_argument("--inputs-only", action="store_true", help="build the inputs, no report")
@@ -159,12 +169,17 @@ def main(argv: list[str] | None = None) -> int:
     if args.report_only:
         power, run = inputs / "power.json", args.expand_run or inputs / "verina-plus"
     else:
-        score_all(inputs, args.data, args.score_every, args.workers)
-        power = power_run(inputs, args.data, args.power_every, args.workers)
-        run = expand_run(inputs, args.data, args.expand_run, args.expand_every, args.workers)
+        score_all(inputs, args.data, args.score_every, args.tasks, args.workers)
+        power = power_run(inputs, args.data, args.power_every, args.tasks, args.workers)
+        run = expand_run(inputs, args.data, args.expand_run, args.expand_every, args.tasks, args.workers)
     if args.inputs_only:
         return 0
-    from veriscale.stages.report.screenshot import find_chromium, screenshot_slices
+    from veriscale.stages.report.screenshot import (
+        find_chromium,
+        font_check,
+        page_characters,
+        screenshot_slices,
+    )
 
     started = time.monotonic()
     result = veriscale.report(args.out / "report", veriscale.ReportOptions(
@@ -175,6 +190,12 @@ def main(argv: list[str] | None = None) -> int:
     if chromium is None:
         print("no chromium found: report written, no screenshot", file=sys.stderr)
         return 1
+    characters = page_characters(result.html)
+    fonts = font_check(characters)
+    if not fonts.ok:
+        print(f"error: {fonts.advice()}; report written, no screenshot", file=sys.stderr)
+        return 1
+    print(f"fonts: the page's {len(characters)} distinct non-ASCII characters all have an installed font")
     started = time.monotonic()
     shots = screenshot_slices(chromium, result.html, args.out, width=args.width)
     for shot in shots:

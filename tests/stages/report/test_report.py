@@ -7,11 +7,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import EXAMPLES_DIR
 from typer.testing import CliRunner
 
+import veriscale
 from veriscale.cli import app
 from veriscale.stages.expand.models import AdversaryCounts, ExpandSummary, TaskSummary, UnexpectedCounts
 from veriscale.stages.report import ReportInputError, build_report, read_score_file
+from veriscale.stages.score import ground_truth_submission
 
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
 
@@ -152,6 +155,34 @@ def test_the_caveat_is_left_out_only_when_every_input_is_from_lean(tmp_path: Pat
     run = expand_run(tmp_path / "run")  # an embedded expansion beside a Lean score
     md = build_report(tmp_path / "out", scores=[path], expand=[run]).markdown.read_text(encoding="utf-8")
     assert "Engine caveat" in md
+
+
+def test_the_engine_caveat_is_shown_once(tmp_path: Path) -> None:
+    # A real embedded-engine score file: it carries the score stage's own engine caveat.
+    task = veriscale.load_benchmark(EXAMPLES_DIR / "mini").tasks[0]
+    scored = veriscale.score(EXAMPLES_DIR / "mini", [ground_truth_submission(task, ["code"])], tasks=[task.id])
+    assert scored.engine == "embedded" and scored.caveats
+    path = write_json(tmp_path / "embedded" / "score.json", scored.to_json())
+    result = build_report(tmp_path / "out", scores=[path])
+    for text in (result.markdown.read_text(encoding="utf-8"), result.html.read_text(encoding="utf-8")):
+        assert text.count("Engine caveat") == 1
+        assert "From the score files" not in text
+        assert "not by Lean itself" not in text  # the score file's wording of the same caveat
+    # A caveat of another kind is still shown, beside the engine caveat.
+    raw = json.loads(path.read_text(encoding="utf-8"))
+    write_json(path, {**raw, "caveats": [*raw["caveats"], "suite reduced by hand"]})
+    md = build_report(tmp_path / "out", scores=[path]).markdown.read_text(encoding="utf-8")
+    assert md.count("Engine caveat") == 1
+    assert md.count("From the score files") == 1 and "From the score files: suite reduced by hand" in md
+
+
+def test_the_page_falls_back_to_cjk_fonts(tmp_path: Path) -> None:
+    path = score_file(tmp_path / "score.json", provenance=None, tasks=[], totals={"code": total(2, 2, 2)})
+    page = build_report(tmp_path / "out", scores=[path]).html.read_text(encoding="utf-8")
+    body_fonts = page.split("body{font-family:", 1)[1].split(";", 1)[0]
+    assert body_fonts.endswith("sans-serif")
+    for font in ("Noto Sans CJK SC", "Source Han Sans SC", "PingFang SC", "Microsoft YaHei", "Malgun Gothic"):
+        assert f'"{font}"' in body_fonts
 
 
 def test_missing_inputs_are_left_out(tmp_path: Path) -> None:

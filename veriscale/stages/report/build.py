@@ -46,6 +46,7 @@ from veriscale.stages.report.inputs import (
     read_power_file,
     read_score_details,
 )
+from veriscale.stages.score import EMBEDDED_CAVEAT
 
 __all__ = ["ENGINE_CAVEAT", "ReportResult", "build_report"]
 
@@ -154,12 +155,18 @@ def _caveat_blocks(files: Sequence[ScoreFile], runs: Sequence[ExpandRun], power:
     engines: set[str | None] = {f.engine for f in files} | {r.summary.engine for r in runs}
     if power:
         engines.add(None)
-    own = sorted({c for f in files for c in f.caveats})
-    blocks: list[Block] = []
-    if engines - {"lean"}:
-        blocks.append(Note(text=ENGINE_CAVEAT))
+    shown = bool(engines - {"lean"})
+    own = sorted({c for f in files for c in f.caveats if not (shown and _engine_caveat_of_score(c))})
+    blocks: list[Block] = [Note(text=ENGINE_CAVEAT)] if shown else []
     blocks += [Note(text=f"From the score files: {c}") for c in own]
     return blocks
+
+
+def _engine_caveat_of_score(caveat: str) -> bool:
+    """The caveat ``score`` writes for the embedded engine (this wording or an earlier one: it
+    leads with the engine's name); the report's own engine caveat says it at more length, so it
+    is shown once."""
+    return caveat == EMBEDDED_CAVEAT or caveat.startswith("embedded engine")
 
 
 def _score_table(rows: Sequence[ScoreRow]) -> Table:
@@ -393,8 +400,18 @@ def render_markdown(blocks: Sequence[Block]) -> str:
     return "\n\n".join(_markdown_block(b) for b in blocks) + "\n"
 
 
+#: The page's fonts: the system's own first, then fonts with Chinese, Japanese and Korean glyphs
+#: (test inputs hold such text) on Linux (Noto CJK, Source Han, WenQuanYi), macOS (PingFang,
+#: Hiragino, Apple SD Gothic) and Windows (Microsoft YaHei, Yu Gothic, Malgun Gothic), so that a
+#: browser reaches one before its generic fallback.
+_FONT_STACK = (
+    'system-ui,-apple-system,"Segoe UI",Roboto,"Noto Sans","DejaVu Sans",'
+    '"Noto Sans CJK SC","Noto Sans CJK JP","Noto Sans CJK KR","Source Han Sans SC","WenQuanYi Micro Hei",'
+    '"PingFang SC","Hiragino Sans","Apple SD Gothic Neo","Microsoft YaHei","Yu Gothic","Malgun Gothic",sans-serif'
+)
+
 _CSS = (
-    "body{font-family:system-ui,sans-serif;max-width:72em;margin:2em auto;padding:0 1em;color:#222;line-height:1.4}"
+    f"body{{font-family:{_FONT_STACK};max-width:72em;margin:2em auto;padding:0 1em;color:#222;line-height:1.4}}"
     "h2{border-bottom:1px solid #ddd;padding-bottom:.2em;margin-top:1.6em}"
     ".scroll{overflow-x:auto}"
     "table{border-collapse:collapse;margin:.6em 0;font-size:.85em}"
