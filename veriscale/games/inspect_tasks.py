@@ -14,9 +14,10 @@ and write the transcripts and the games' metrics.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable, Iterable
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
@@ -62,6 +63,35 @@ def _suite(build: Path) -> str:
     return str(json.loads((build / "build.json").read_text(encoding="utf-8"))["suite"])
 
 
+class _Result(Protocol):
+    def to_json(self) -> dict[str, Any]: ...
+
+
+class _Session(Protocol):
+    """What the solvers need of a game session (REFUTE's and FalsifyBench's have it)."""
+
+    @property
+    def done(self) -> bool: ...
+
+    @property
+    def result(self) -> _Result: ...
+
+
+async def _play(
+    state: TaskState, generate: Generate, session: _Session, respond: Callable[[str], str], **options: Any
+) -> TaskState:
+    """The model's turns until the session is over: each reply goes to ``respond``, whose text
+    is the next user message (none after the last reply); the session's record goes to the
+    state's ``result`` metadata, which the scorer reads. ``options`` are ``generate``'s."""
+    while not session.done:
+        state = await generate(state, **options)
+        text = respond(state.output.completion)
+        if not session.done:
+            state.messages.append(ChatMessageUser(content=text))
+    state.metadata["result"] = session.result.to_json()
+    return state
+
+
 # ---------------------------------------------------------------------------------------------
 # REFUTE
 
@@ -92,13 +122,8 @@ def refute_solver(attempts: int = 1, feedback_calls: int = 0):  # noqa: ANN201 -
         session.prompt()
         if feedback_calls:
             state.tools = [_feedback_tool(session)]
-        while not session.done:
-            state = await generate(state, tool_calls="loop")
-            text = session.answer(state.output.completion)
-            if not session.done:
-                state.messages.append(ChatMessageUser(content=text))
-        state.metadata["result"] = session.result.to_json()
-        return state
+        # The feedback tool's calls are answered inside one generate (tool_calls="loop").
+        return await _play(state, generate, session, session.answer, tool_calls="loop")
 
     return solve
 
@@ -155,11 +180,19 @@ def _prompt_of(suite: str, item: RefuteItem, feedback_calls: int) -> str:
 @task
 def refute(build: str, attempts: int = 1, feedback_calls: int = 0) -> Task:
     """REFUTE items of a ``veriscale refute build`` directory."""
+    return _refute_task(Path(build), attempts, feedback_calls)
+
+
+def _refute_task(
+    build: Path, attempts: int, feedback_calls: int, *, skip: set[str] | frozenset[str] = frozenset(),
+    name: str | None = None,
+) -> Task:
     return Task(
-        dataset=refute_dataset(Path(build), feedback_calls=feedback_calls),
+        dataset=refute_dataset(build, skip=skip, feedback_calls=feedback_calls),
         solver=refute_solver(attempts=attempts, feedback_calls=feedback_calls),
         scorer=refute_scorer(),
         message_limit=4 * (attempts + feedback_calls) + 8,
+        name=name,
     )
 
 
@@ -179,13 +212,7 @@ def falsify_solver(max_turns: int = 20, max_guesses: int = 2):  # noqa: ANN201 -
             _falsify_judge(state), FalsifySettings(max_turns=max_turns, max_guesses=max_guesses)
         )
         session.start()
-        while not session.done:
-            state = await generate(state)
-            observation = session.step(state.output.completion)
-            if not session.done:
-                state.messages.append(ChatMessageUser(content=observation.text))
-        state.metadata["result"] = session.result.to_json()
-        return state
+        return await _play(state, generate, session, lambda reply: session.step(reply).text)
 
     return solve
 
@@ -234,12 +261,18 @@ def falsify_dataset(
 @task
 def falsify(build: str, max_turns: int = 20, max_guesses: int = 2) -> Task:
     """FalsifyBench games of a ``veriscale falsify build`` directory."""
-    settings = FalsifySettings(max_turns=max_turns, max_guesses=max_guesses)
+    return _falsify_task(Path(build), FalsifySettings(max_turns=max_turns, max_guesses=max_guesses))
+
+
+def _falsify_task(
+    build: Path, settings: FalsifySettings, *, skip: set[str] | frozenset[str] = frozenset(), name: str | None = None
+) -> Task:
     return Task(
-        dataset=falsify_dataset(Path(build), settings),
-        solver=falsify_solver(max_turns=max_turns, max_guesses=max_guesses),
+        dataset=falsify_dataset(build, settings, skip=skip),
+        solver=falsify_solver(max_turns=settings.max_turns, max_guesses=settings.max_guesses),
         scorer=falsify_scorer(),
-        message_limit=2 * (max_turns + max_guesses) + 4,
+        message_limit=2 * (settings.max_turns + settings.max_guesses) + 4,
+        name=name,
     )
 
 
@@ -268,6 +301,26 @@ def _eval_and_collect(
                 store.append(record)
 
 
+def _run_model(
+    out: Path,
+    model: str | Model,
+    limit: int | None,
+    make_task: Callable[[set[str]], Task],
+    metrics_of: Callable[[Iterable[dict[str, Any]]], dict[str, Any]],
+) -> dict[str, Any]:
+    """Plays the items that have no transcript in ``out`` yet (``make_task`` gets their ids to
+    skip), at most ``limit`` items in all, then writes ``metrics.json`` over every transcript."""
+    store = TranscriptStore(out / TRANSCRIPTS_FILE)
+    skip = set(store.done())
+    inspect_task = make_task(skip)
+    remaining = None if limit is None else max(0, limit - len(skip))
+    if remaining != 0:
+        _eval_and_collect(inspect_task, model, out, store, remaining)
+    metrics = metrics_of(store.done().values())
+    (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
+    return metrics
+
+
 def run_refute_model(
     build: Path,
     out: Path,
@@ -277,38 +330,18 @@ def run_refute_model(
     feedback_calls: int = 0,
     limit: int | None = None,
 ) -> dict[str, Any]:
-    store = TranscriptStore(out / TRANSCRIPTS_FILE)
-    skip = set(store.done())
-    inspect_task = Task(
-        dataset=refute_dataset(build, skip=skip, feedback_calls=feedback_calls),
-        solver=refute_solver(attempts=attempts, feedback_calls=feedback_calls),
-        scorer=refute_scorer(),
-        message_limit=4 * (attempts + feedback_calls) + 8,
-        name="veriscale-refute",
+    return _run_model(
+        out, model, limit,
+        lambda skip: _refute_task(build, attempts, feedback_calls, skip=skip, name="veriscale-refute"),
+        lambda records: refute_metrics(records, attempts),
     )
-    remaining = None if limit is None else max(0, limit - len(skip))
-    if remaining != 0:
-        _eval_and_collect(inspect_task, model, out, store, remaining)
-    metrics = refute_metrics(store.done().values(), attempts)
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
-    return metrics
 
 
 def run_falsify_model(
     build: Path, out: Path, model: str | Model, *, settings: FalsifySettings, limit: int | None = None
 ) -> dict[str, Any]:
-    store = TranscriptStore(out / TRANSCRIPTS_FILE)
-    skip = set(store.done())
-    inspect_task = Task(
-        dataset=falsify_dataset(build, settings, skip=skip),
-        solver=falsify_solver(max_turns=settings.max_turns, max_guesses=settings.max_guesses),
-        scorer=falsify_scorer(),
-        message_limit=2 * (settings.max_turns + settings.max_guesses) + 4,
-        name="veriscale-falsify",
+    return _run_model(
+        out, model, limit,
+        lambda skip: _falsify_task(build, settings, skip=skip, name="veriscale-falsify"),
+        falsify_metrics,
     )
-    remaining = None if limit is None else max(0, limit - len(skip))
-    if remaining != 0:
-        _eval_and_collect(inspect_task, model, out, store, remaining)
-    metrics = falsify_metrics(store.done().values())
-    (out / "metrics.json").write_text(json.dumps(metrics, indent=2) + "\n", encoding="utf-8")
-    return metrics

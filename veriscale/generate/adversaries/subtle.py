@@ -177,6 +177,12 @@ def _fresh_name(taken: set[str]) -> str:
     return "result0"
 
 
+def _guard(first: Token, family: str, condition: _Condition, change: str, what: str, *edits: Edit) -> Mutation:
+    """A guard mutant of ``code`` placed at the body's first token: when ``condition`` holds, ``what``."""
+    return Mutation("code", first.line, first.col, family, f"{family}[{condition.label}]:{change}",
+                    f"code: when `{condition.text}`, {what}", edits)
+
+
 def guard_mutations(task: Task) -> list[Mutation]:
     """``guard-result`` then ``guard-input`` mutants of the ``code`` section (see the module doc)."""
     code = task.section("code")
@@ -186,48 +192,28 @@ def guard_mutations(task: Task) -> list[Mutation]:
     start, end, first = span
     indent = " " * first.col
     params = _parameters(task)
-    names = {name for name, _ in params}
     out: list[Mutation] = []
     try:
         ret = parse_type(task.signature.return_type)
     except LeanTypeError:
         ret = None
     if ret is not None:
-        r = _fresh_name(names)
+        r = _fresh_name({name for name, _ in params})
         ret_text = " ".join(task.signature.return_type.split())
+        bind_result = Edit(start, start, f"let {r} : {ret_text} := (")
         changes = _result_changes(ret, r)
-        for p, ty in params:
-            for condition in _conditions(p, ty):
-                for label, wrong in changes:
-                    out.append(
-                        Mutation(
-                            "code",
-                            first.line,
-                            first.col,
-                            "guard-result",
-                            f"guard-result[{condition.label}]:{label}",
-                            f"code: when `{condition.text}`, the result becomes `{wrong}`",
-                            (
-                                Edit(start, start, f"let {r} : {ret_text} := ("),
-                                Edit(end, end, f"\n{indent})\n{indent}if {condition.text} then {wrong} else {r}"),
-                            ),
-                        )
-                    )
+        out += [
+            _guard(first, "guard-result", condition, label, f"the result becomes `{wrong}`", bind_result,
+                   Edit(end, end, f"\n{indent})\n{indent}if {condition.text} then {wrong} else {r}"))
+            for p, ty in params for condition in _conditions(p, ty) for label, wrong in changes
+        ]
     for p, ty in params:
         changes = _input_changes(p, ty)
-        for condition in _conditions(p, ty):
-            for label, wrong in changes:
-                out.append(
-                    Mutation(
-                        "code",
-                        first.line,
-                        first.col,
-                        "guard-input",
-                        f"guard-input[{condition.label}]:{p}.{label}",
-                        f"code: when `{condition.text}`, `{p}` is read as `{wrong}`",
-                        (Edit(start, start, f"let {p} := if {condition.text} then {wrong} else {p}\n{indent}"),),
-                    )
-                )
+        out += [
+            _guard(first, "guard-input", condition, f"{p}.{label}", f"`{p}` is read as `{wrong}`",
+                   Edit(start, start, f"let {p} := if {condition.text} then {wrong} else {p}\n{indent}"))
+            for condition in _conditions(p, ty) for label, wrong in changes
+        ]
     return out
 
 

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 
 from veriscale.backends.base import Backend, Check, CheckKind
 from veriscale.generate.adversaries import Adversary, all_mutations
@@ -107,6 +107,34 @@ class _Prefilter:
         self.counts.caught_by_original += 1
         return False
 
+    def take_passing(
+        self,
+        candidates: Iterable[Mutation],
+        taken: set[tuple[tuple[str, str], ...]],
+        places: int,
+        *,
+        tries: int,
+    ) -> list[Mutation]:
+        """Up to ``places`` of ``candidates``, in their order, that pass the original tests and make
+        a section text none of ``taken`` makes (``taken`` gains theirs). At most ``tries`` candidates
+        are run (one whose text is taken costs none), and none once the task's budget is spent."""
+        out: list[Mutation] = []
+        tried = 0
+        for mutation in candidates:
+            if len(out) >= places or tried >= tries:
+                break
+            key = ((mutation.section, mutation.apply(self.task.section(mutation.section))),)
+            if key in taken:
+                continue
+            tried += 1
+            verdict = self.passes(mutation)
+            if verdict is None:
+                break
+            if verdict:
+                taken.add(key)
+                out.append(mutation)
+        return out
+
 
 def select_subtle_adversaries(
     task: Task,
@@ -129,24 +157,9 @@ def select_subtle_adversaries(
     prefilter = _Prefilter(task, backend, originals, budget, counts)
     second_places = max(1, round(cap * SECOND_ORDER_SHARE))
     first_places = cap - second_places
-    chosen: list[Mutation] = []
-    survivors: list[Mutation] = []
-    tries = 0
-    for mutation in _round_robin(task, first_order, seed):
-        if len(chosen) >= first_places or tries >= TRIES_PER_PLACE * cap:
-            break
-        key = ((mutation.section, mutation.apply(task.section(mutation.section))),)
-        if key in taken:
-            continue
-        tries += 1
-        verdict = prefilter.passes(mutation)
-        if verdict is None:
-            break
-        if verdict:
-            taken.add(key)
-            chosen.append(mutation)
-            if not mutation.family.startswith("guard-"):
-                survivors.append(mutation)
+    chosen = prefilter.take_passing(_round_robin(task, first_order, seed), taken, first_places,
+                                    tries=TRIES_PER_PLACE * cap)
+    survivors = [m for m in chosen if not m.family.startswith("guard-")]
     chosen += _second_order(task, prefilter, survivors, seed, cap - len(chosen), taken)
     counts.passed = len(chosen)
     return [mutation_adversary(task, m) for m in chosen], counts
@@ -170,19 +183,5 @@ def _second_order(
         if prefilter.passes(mutation):
             singles.append(mutation)
     pairs = [combine(a, b) for i, a in enumerate(singles) for b in singles[i + 1 :]]
-    out: list[Mutation] = []
-    tries = 0
-    for pair in sorted((p for p in pairs if p is not None), key=lambda m: _rank(seed, task, "pair", m.id)):
-        if len(out) >= places or tries >= places * TRIES_PER_PLACE:
-            break
-        key = ((pair.section, pair.apply(task.section(pair.section))),)
-        if key in taken:
-            continue
-        tries += 1
-        verdict = prefilter.passes(pair)
-        if verdict is None:
-            break
-        if verdict:
-            taken.add(key)
-            out.append(pair)
-    return out
+    ranked = sorted((p for p in pairs if p is not None), key=lambda m: _rank(seed, task, "pair", m.id))
+    return prefilter.take_passing(ranked, taken, places, tries=places * TRIES_PER_PLACE)
