@@ -1,11 +1,16 @@
-"""Shared fixtures: where the reference data lives, and skipping when it is absent."""
+"""Shared fixtures: where the reference data lives (and skipping when it is absent), and tasks of
+our own in Verina's layout, written for the tests."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import pytest
+
+from veriscale.task import LeanFile, Parameter, RejectInput, Signature, Task, TestCase, load_task, write_task
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 EXAMPLES_DIR = PROJECT_ROOT / "examples"
@@ -26,3 +31,115 @@ def data_dir() -> Path:
     if not (DATA_DIR / "verina").is_dir():
         pytest.skip(f"reference data not found at {DATA_DIR} (set VERISCALE_DATA)")
     return DATA_DIR
+
+
+# ---------------------------------------------------------------------------------------------
+# Tasks of our own in Verina's layout
+
+
+def _body(text: str) -> str:
+    """A definition's section body: its first line indented by two spaces unless it already is;
+    later lines as given (so ``"unfold f\\n  rfl"`` and ``"  a\\n  b"`` both read as written)."""
+    return text if text[:1].isspace() else f"  {text}"
+
+
+def verina_lean(
+    name: str,
+    params: Sequence[tuple[str, str]],
+    ret: str,
+    *,
+    code: str,
+    precond: str = "True",
+    postcond: str = "True",
+    imports: str = "",
+    task_aux: str | None = None,
+    code_aux: str = "",
+    proof_aux: str = "",
+    proof: str | None = None,
+) -> str:
+    """``task.lean`` of a Verina task ``name`` over ``params`` (name, type) returning ``ret``: the
+    precondition, code and postcondition (``@[reducible, simp]``, as Verina writes them), the aux
+    sections, and the ``_spec_satisfied`` theorem when a ``proof`` is given. An empty section
+    holds one blank line, as in Verina; a ``task_aux`` section is written only when given."""
+    binders = " ".join(f"({p} : {t})" for p, t in params)
+    args = " ".join(f"({p})" for p, _ in params)
+    task_aux_section = (
+        "" if task_aux is None else f"-- !benchmark @start task_aux\n{task_aux}\n-- !benchmark @end task_aux\n\n"
+    )
+    theorem = "" if proof is None else f"""
+theorem {name}_spec_satisfied {binders} (h_precond : {name}_precond {args}) :
+    {name}_postcond {args} ({name} {args} h_precond) h_precond := by
+  -- !benchmark @start proof
+{_body(proof)}
+  -- !benchmark @end proof
+"""
+    return f"""-- !benchmark @start import type=solution
+{imports}
+-- !benchmark @end import
+
+{task_aux_section}-- !benchmark @start solution_aux
+
+-- !benchmark @end solution_aux
+
+-- !benchmark @start precond_aux
+
+-- !benchmark @end precond_aux
+
+@[reducible, simp]
+def {name}_precond {binders} : Prop :=
+  -- !benchmark @start precond
+{_body(precond)}
+  -- !benchmark @end precond
+
+-- !benchmark @start code_aux
+{code_aux}
+-- !benchmark @end code_aux
+
+def {name} {binders} (h_precond : {name}_precond {args}) : {ret} :=
+  -- !benchmark @start code
+{_body(code)}
+  -- !benchmark @end code
+
+-- !benchmark @start postcond_aux
+
+-- !benchmark @end postcond_aux
+
+@[reducible, simp]
+def {name}_postcond {binders} (result : {ret}) (h_precond : {name}_precond {args}) : Prop :=
+  -- !benchmark @start postcond
+{_body(postcond)}
+  -- !benchmark @end postcond
+
+-- !benchmark @start proof_aux
+{proof_aux}
+-- !benchmark @end proof_aux
+{theorem}"""
+
+
+def verina_task(
+    task_id: str,
+    name: str,
+    params: Sequence[tuple[str, str]],
+    ret: str,
+    *,
+    description: str = "A task of our own.\n",
+    tests: Sequence[TestCase] = (),
+    rejects: Sequence[RejectInput] = (),
+    **sections: Any,
+) -> Task:
+    """A task of our own in memory; ``sections`` are :func:`verina_lean`'s (``code`` at least)."""
+    return Task(
+        id=task_id,
+        signature=Signature(name=name, parameters=[Parameter(name=p, type=t) for p, t in params], return_type=ret),
+        description=description,
+        tests=list(tests),
+        reject_inputs=list(rejects),
+        lean=LeanFile.parse(verina_lean(name, params, ret, **sections)),
+    )
+
+
+def write_verina_task(root: Path, task_id: str, name: str, params: Sequence[tuple[str, str]], ret: str,
+                      **options: Any) -> Task:
+    """:func:`verina_task` written to ``root/task_id`` as a task directory, and loaded from it."""
+    task = verina_task(task_id, name, params, ret, **options)
+    return load_task(write_task(task, root / task_id))

@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import verina_task
 
 from veriscale.backends.base import Answer, Check, CheckKind
 from veriscale.backends.embedded.backend import EmbeddedBackend
@@ -28,7 +29,7 @@ from veriscale.lean.lexer import EOF, tokenize
 from veriscale.lean.safety import screen_sections
 from veriscale.lean.types import parse_type
 from veriscale.lean.values import NONE, Arr, Nat, Pair, Some, values_equal
-from veriscale.task import LeanFile, Parameter, Signature, Task, TestCase, load_task
+from veriscale.task import LeanFile, Task, TestCase, load_task
 from veriscale.typed_task import typed_view
 
 MINI = Path(__file__).resolve().parents[2] / "examples" / "mini"
@@ -58,63 +59,10 @@ def make_task(
     postcond: str = "True",
 ) -> Task:
     """A Verina-layout task with a trivial precondition and the given postcondition (``True``)."""
-    binders = " ".join(f"({p} : {t})" for p, t in params)
-    args = " ".join(f"({p})" for p, _ in params)
-    text = f"""-- !benchmark @start import type=solution
-
--- !benchmark @end import
-
--- !benchmark @start solution_aux
-
--- !benchmark @end solution_aux
-
--- !benchmark @start precond_aux
-
--- !benchmark @end precond_aux
-
-@[reducible, simp]
-def {name}_precond {binders} : Prop :=
-  -- !benchmark @start precond
-  True
-  -- !benchmark @end precond
-
-
--- !benchmark @start code_aux
-{code_aux}
--- !benchmark @end code_aux
-
-
-def {name} {binders} (h_precond : {name}_precond {args}) : {ret} :=
-  -- !benchmark @start code
-{code}
-  -- !benchmark @end code
-
-
--- !benchmark @start postcond_aux
-
--- !benchmark @end postcond_aux
-
-
-@[reducible, simp]
-def {name}_postcond {binders} (result : {ret}) (h_precond : {name}_precond {args}) : Prop :=
-  -- !benchmark @start postcond
-  {postcond}
-  -- !benchmark @end postcond
-
-
--- !benchmark @start proof_aux
-
--- !benchmark @end proof_aux
-"""
-    return Task(
-        id=f"own_{name}",
-        signature=Signature(
-            name=name, parameters=[Parameter(name=p, type=t) for p, t in params], return_type=ret
-        ),
-        description="",
+    return verina_task(
+        f"own_{name}", name, params, ret, description="",
         tests=[TestCase(input=i, expected=e, unexpected=[]) for i, e in tests],
-        reject_inputs=[],
-        lean=LeanFile.parse(text),
+        code=code, code_aux=code_aux, postcond=postcond,
     )
 
 

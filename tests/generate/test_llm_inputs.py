@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import write_verina_task
 from fake_openai_server import FakeOpenAIServer, HttpError, Reply
 
 from veriscale.generate.llm_inputs import (
@@ -20,7 +21,7 @@ from veriscale.lean.types import parse_type
 from veriscale.lean.values import Arr, Nat, Struct
 from veriscale.llm import LLMCallError, LLMClient, LLMConfig, RetryPolicy
 from veriscale.store import RunStore
-from veriscale.task import Task, load_task
+from veriscale.task import RejectInput, Task, TestCase, load_task
 
 MINI = Path(__file__).resolve().parents[2] / "examples" / "mini"
 
@@ -49,92 +50,19 @@ def clamp() -> Task:
 
 
 # A task written for these tests: a structure parameter, a Nat list, a UInt8.
-BUDGET_LEAN = """\
--- !benchmark @start import type=solution
-
--- !benchmark @end import
-
--- !benchmark @start task_aux
-structure Budget where
-  limit : Nat
-  spent : List Nat
--- !benchmark @end task_aux
-
--- !benchmark @start solution_aux
-
--- !benchmark @end solution_aux
-
--- !benchmark @start precond_aux
-
--- !benchmark @end precond_aux
-
-@[reducible, simp]
-def remaining_precond (b : Budget) (extra : List Nat) (scale : UInt8) : Prop :=
-  -- !benchmark @start precond
-  b.spent.sum ≤ b.limit ∧ 0 < scale
-  -- !benchmark @end precond
-
--- !benchmark @start code_aux
-
--- !benchmark @end code_aux
-
-def remaining (b : Budget) (extra : List Nat) (scale : UInt8) (h_precond : remaining_precond (b) (extra) (scale)) : Nat :=
-  -- !benchmark @start code
-  (b.limit - b.spent.sum - extra.sum) * scale.toNat
-  -- !benchmark @end code
-
--- !benchmark @start postcond_aux
-
--- !benchmark @end postcond_aux
-
-@[reducible, simp]
-def remaining_postcond (b : Budget) (extra : List Nat) (scale : UInt8) (result : Nat) (h_precond : remaining_precond (b) (extra) (scale)) : Prop :=
-  -- !benchmark @start postcond
-  result = (b.limit - b.spent.sum - extra.sum) * scale.toNat
-  -- !benchmark @end postcond
-
--- !benchmark @start proof_aux
-
--- !benchmark @end proof_aux
-
-theorem remaining_spec_satisfied (b : Budget) (extra : List Nat) (scale : UInt8) (h_precond : remaining_precond (b) (extra) (scale)) :
-    remaining_postcond (b) (extra) (scale) (remaining (b) (extra) (scale) h_precond) h_precond := by
-  -- !benchmark @start proof
-  sorry
-  -- !benchmark @end proof
-"""
-
-
 def budget_task(root: Path) -> Task:
-    task_dir = root / "budget_remaining"
-    task_dir.mkdir()
-    task_json = {
-        "id": "budget_remaining",
-        "signature": {
-            "name": "remaining",
-            "parameters": [
-                {"param_name": "b", "param_type": "Budget"},
-                {"param_name": "extra", "param_type": "List Nat"},
-                {"param_name": "scale", "param_type": "UInt8"},
-            ],
-            "return_type": "Nat",
-        },
-        "description_file": "./description.txt",
-        "lean_file": "./task.lean",
-        "test_file": "./test.json",
-        "reject_inputs_file": "./reject_inputs.json",
-    }
-    (task_dir / "task.json").write_text(json.dumps(task_json))
-    (task_dir / "description.txt").write_text("How much of a budget is left after extra spending, scaled.\n")
-    (task_dir / "task.lean").write_text(BUDGET_LEAN)
-    tests = [
-        {"input": {"b": "{ limit := 10, spent := [2, 3] }", "extra": "[1]", "scale": 2}, "expected": 8,
-         "unexpected": [0]},
-    ]
-    rejects = [{"input": {"b": "{ limit := 1, spent := [5] }", "extra": "[]", "scale": 1}}]
-    (task_dir / "test.json").write_text(json.dumps(tests))
-    (task_dir / "reject_inputs.json").write_text(json.dumps(rejects))
-    return load_task(task_dir)
+    return write_verina_task(
+        root, "budget_remaining", "remaining", [("b", "Budget"), ("extra", "List Nat"), ("scale", "UInt8")], "Nat",
+        description="How much of a budget is left after extra spending, scaled.\n",
+        tests=[TestCase(input={"b": "{ limit := 10, spent := [2, 3] }", "extra": "[1]", "scale": 2}, expected=8,
+                        unexpected=[0])],
+        rejects=[RejectInput(input={"b": "{ limit := 1, spent := [5] }", "extra": "[]", "scale": 1})],
+        task_aux="structure Budget where\n  limit : Nat\n  spent : List Nat",
+        precond="b.spent.sum ≤ b.limit ∧ 0 < scale",
+        code="(b.limit - b.spent.sum - extra.sum) * scale.toNat",
+        postcond="result = (b.limit - b.spent.sum - extra.sum) * scale.toNat",
+        proof="sorry",
+    )
 
 
 # ---------------------------------------------------------------------------------------------

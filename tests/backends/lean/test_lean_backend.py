@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import write_verina_task
 
 from veriscale.backends.base import Check, CheckKind, UnknownReason
 from veriscale.backends.lean import LeanBackend, LeanBackendConfig, LeanCheckError, lean_available
@@ -31,7 +32,7 @@ from veriscale.backends.lean.snippets import Snippet
 from veriscale.backends.lean.source import split_imports, task_source, theorem_name
 from veriscale.backends.setup_lean import setup_lean
 from veriscale.lean.values import Nat
-from veriscale.task import Task, load_task
+from veriscale.task import Task
 
 FAKE_REPL = Path(__file__).resolve().parents[2] / "fake_repl.py"
 
@@ -39,85 +40,11 @@ FAKE_REPL = Path(__file__).resolve().parents[2] / "fake_repl.py"
 # Small tasks of our own
 
 
-def _task_lean(name: str, params: str, call_args: str, ret: str, imports: str, code: str, precond: str,
-               postcond: str) -> str:
-    return f"""-- !benchmark @start import type=solution
-{imports}
--- !benchmark @end import
-
--- !benchmark @start solution_aux
--- !benchmark @end solution_aux
-
--- !benchmark @start precond_aux
--- !benchmark @end precond_aux
-
-@[reducible, simp]
-def {name}_precond {params} : Prop :=
-  -- !benchmark @start precond
-  {precond}
-  -- !benchmark @end precond
-
--- !benchmark @start code_aux
--- !benchmark @end code_aux
-
-def {name} {params} (h_precond : {name}_precond {call_args}) : {ret} :=
-  -- !benchmark @start code
-  {code}
-  -- !benchmark @end code
-
--- !benchmark @start postcond_aux
--- !benchmark @end postcond_aux
-
-@[reducible, simp]
-def {name}_postcond {params} (result : {ret}) (h_precond : {name}_precond {call_args}) : Prop :=
-  -- !benchmark @start postcond
-  {postcond}
-  -- !benchmark @end postcond
-
--- !benchmark @start proof_aux
--- !benchmark @end proof_aux
-
-theorem {name}_spec_satisfied {params} (h_precond : {name}_precond {call_args}) :
-    {name}_postcond {call_args} ({name} {call_args} h_precond) h_precond := by
-  -- !benchmark @start proof
-  simp
-  -- !benchmark @end proof
-"""
-
-
 def write_task(root: Path, *, task_id: str, name: str, params: list[tuple[str, str]], ret: str,
                imports: str = "", code: str = "x + 1", precond: str = "True",
                postcond: str = "result = x + 1") -> Task:
-    directory = root / task_id
-    directory.mkdir(parents=True)
-    params_text = " ".join(f"({p} : {t})" for p, t in params)
-    call_args = " ".join(p for p, _ in params)
-    (directory / "task.lean").write_text(
-        _task_lean(name, params_text, call_args, ret, imports, code, precond, postcond), encoding="utf-8"
-    )
-    (directory / "task.json").write_text(
-        json.dumps(
-            {
-                "id": task_id,
-                "signature": {
-                    "name": name,
-                    "parameters": [{"param_name": p, "param_type": t} for p, t in params],
-                    "return_type": ret,
-                },
-                "description_file": "./description.txt",
-                "lean_file": "./task.lean",
-                "specification": {"preconditions": "", "postconditions": ""},
-                "metadata": {},
-                "test_file": "./test.json",
-                "reject_inputs_file": "./reject_inputs.json",
-            }
-        ),
-        encoding="utf-8",
-    )
-    (directory / "description.txt").write_text("A test task.\n", encoding="utf-8")
-    (directory / "test.json").write_text("[]", encoding="utf-8")
-    (directory / "reject_inputs.json").write_text("[]", encoding="utf-8")
-    return load_task(directory)
+    return write_verina_task(root, task_id, name, params, ret, description="A test task.\n", imports=imports,
+                             code=code, precond=precond, postcond=postcond, proof="simp")
 
 
 @pytest.fixture

@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import write_verina_task
 
 from veriscale.backends.base import Check, CheckKind, UnknownReason
 from veriscale.backends.lean import LeanBackend, LeanBackendConfig, lean_available
@@ -104,76 +105,11 @@ def test_sorry_proofs_are_rejected_by_their_axioms(backend: LeanBackend, task_na
 # ---------------------------------------------------------------------------------------------
 # Tasks of our own, for what the examples do not exercise
 
-_TEMPLATE = """-- !benchmark @start import type=solution
-
--- !benchmark @end import
-
--- !benchmark @start solution_aux
-
--- !benchmark @end solution_aux
-
--- !benchmark @start precond_aux
-
--- !benchmark @end precond_aux
-
-@[reducible, simp]
-def {name}_precond (x : Nat) : Prop :=
-  -- !benchmark @start precond
-  {precond}
-  -- !benchmark @end precond
-
--- !benchmark @start code_aux
-{code_aux}
--- !benchmark @end code_aux
-
-def {name} (x : Nat) (h_precond : {name}_precond (x)) : Nat :=
-  -- !benchmark @start code
-  {code}
-  -- !benchmark @end code
-
--- !benchmark @start postcond_aux
-
--- !benchmark @end postcond_aux
-
-@[reducible, simp]
-def {name}_postcond (x : Nat) (result : Nat) (h_precond : {name}_precond (x)) : Prop :=
-  -- !benchmark @start postcond
-  result = x
-  -- !benchmark @end postcond
-
--- !benchmark @start proof_aux
-{proof_aux}
--- !benchmark @end proof_aux
-
-theorem {name}_spec_satisfied (x : Nat) (h_precond : {name}_precond (x)) :
-    {name}_postcond (x) ({name} (x) h_precond) h_precond := by
-  -- !benchmark @start proof
-  {proof}
-  -- !benchmark @end proof
-"""
-
-
 def _own_task(root: Path, name: str, *, precond: str = "True", code: str = "x", code_aux: str = "",
               proof: str = "sorry", proof_aux: str = "") -> Task:
-    import json
-
-    directory = root / name
-    directory.mkdir()
-    (directory / "task.lean").write_text(
-        _TEMPLATE.format(name=name, precond=precond, code=code, code_aux=code_aux, proof=proof, proof_aux=proof_aux),
-        encoding="utf-8",
-    )
-    signature = {"name": name, "parameters": [{"param_name": "x", "param_type": "Nat"}], "return_type": "Nat"}
-    (directory / "task.json").write_text(
-        json.dumps({"id": name, "signature": signature, "description_file": "./description.txt",
-                    "lean_file": "./task.lean", "test_file": "./test.json",
-                    "reject_inputs_file": "./reject_inputs.json"}),
-        encoding="utf-8",
-    )
-    (directory / "description.txt").write_text("test\n", encoding="utf-8")
-    (directory / "test.json").write_text("[]", encoding="utf-8")
-    (directory / "reject_inputs.json").write_text("[]", encoding="utf-8")
-    return load_task(directory)
+    """``name x : Nat`` with the postcondition ``result = x``."""
+    return write_verina_task(root, name, name, [("x", "Nat")], "Nat", description="test\n", precond=precond,
+                             code=code, code_aux=code_aux, postcond="result = x", proof=proof, proof_aux=proof_aux)
 
 
 def _nat(x: int) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from conftest import verina_task
 from typer.testing import CliRunner
 
 from veriscale.backends.embedded.backend import EmbeddedBackend
@@ -28,7 +29,7 @@ from veriscale.stages.power import (
 from veriscale.stages.power.items import expand_overlap
 from veriscale.stages.power.operators import power_mutations
 from veriscale.stages.power.stats import wilson_interval
-from veriscale.task import LeanFile, Parameter, RejectInput, Signature, Task, TestCase, write_task
+from veriscale.task import RejectInput, Task, TestCase, write_task
 
 PRECOND = "a ≥ 0"
 CODE = "if a ≤ b then b else a"
@@ -42,61 +43,12 @@ def max_task(
     code: str = CODE,
 ) -> Task:
     """``mx a b``: the larger of two integers, for ``a ≥ 0``."""
-    text = f"""-- !benchmark @start import type=solution
-
--- !benchmark @end import
-
--- !benchmark @start solution_aux
-
--- !benchmark @end solution_aux
-
--- !benchmark @start precond_aux
-
--- !benchmark @end precond_aux
-
-@[reducible, simp]
-def mx_precond (a : Int) (b : Int) : Prop :=
-  -- !benchmark @start precond
-  {PRECOND}
-  -- !benchmark @end precond
-
-
--- !benchmark @start code_aux
-
--- !benchmark @end code_aux
-
-
-def mx (a : Int) (b : Int) (h_precond : mx_precond (a) (b)) : Int :=
-  -- !benchmark @start code
-  {code}
-  -- !benchmark @end code
-
-
--- !benchmark @start postcond_aux
-
--- !benchmark @end postcond_aux
-
-
-@[reducible, simp]
-def mx_postcond (a : Int) (b : Int) (result : Int) (h_precond : mx_precond (a) (b)) : Prop :=
-  -- !benchmark @start postcond
-  {POSTCOND}
-  -- !benchmark @end postcond
-
-
--- !benchmark @start proof_aux
-
--- !benchmark @end proof_aux
-"""
-    return Task(
-        id="own_mx",
-        signature=Signature(
-            name="mx", parameters=[Parameter(name="a", type="Int"), Parameter(name="b", type="Int")], return_type="Int"
-        ),
+    return verina_task(
+        "own_mx", "mx", [("a", "Int"), ("b", "Int")], "Int",
         description="The larger of two integers.",
         tests=[TestCase(input=i, expected=e, unexpected=u) for i, e, u in tests],
-        reject_inputs=[RejectInput(input=r) for r in rejects],
-        lean=LeanFile.parse(text),
+        rejects=[RejectInput(input=r) for r in rejects],
+        precond=PRECOND, code=code, postcond=POSTCOND,
     )
 
 
