@@ -188,3 +188,24 @@ def test_a_reply_slower_than_the_timeout_fails_only_its_task(tmp_path: Path) -> 
         summary = run_eval(MINI, config, EvalOptions(kind="codegen", workers=1), tmp_path / "run", progress=False)
     assert summary.failed_tasks["mini_clamp"].startswith("llm-error: LLM request failed (timeout")
     assert summary.tasks == 4 and summary.replies_ok == 1
+
+
+def test_a_task_whose_prompt_cannot_be_built_is_a_failed_reply_and_is_not_sent(
+    server: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from veriscale.stages.evaluate import inspect_tasks
+
+    real = inspect_tasks.build_prompt
+
+    def broken_for_clamp(task: Any, kind: Any, *, examples: int) -> Any:
+        if task.id == "mini_clamp":
+            raise ValueError("unreadable test input")
+        return real(task, kind, examples=examples)
+
+    monkeypatch.setattr(inspect_tasks, "build_prompt", broken_for_clamp)
+    config = LLMConfig(model="m", base_url=server.base_url, retry=RetryPolicy(max_attempts=1))
+    summary = run_eval(MINI, config, EvalOptions(kind="codegen", workers=1), tmp_path / "run", progress=False)
+    assert server.request_count == 3
+    assert not any("def clampToRange " in r.last_user_content for r in server.requests)
+    assert summary.failed_tasks["mini_clamp"] == "prompt-error: unreadable test input"
+    assert summary.totals["code"]["tasks"] == 4

@@ -4,7 +4,7 @@ these very tasks (:mod:`veriscale.stages.evaluate.pipeline`).
 
 The dataset is the suite (one sample per task that loads, in id order); each sample's input is
 the prompt of :func:`~veriscale.stages.evaluate.prompts.build_prompt` (the shipped templates); the
-solver is inspect's ``generate``. The scorer reads the reply strictly
+solver is inspect's ``generate`` (skipped for a task whose prompt cannot be built). The scorer reads the reply strictly
 (:func:`~veriscale.stages.evaluate.replies.parse_reply`) and scores the sections with VeriScale's
 score stage (:func:`~veriscale.stages.score.score_task`) on the engine ``backend`` names. A reply
 that cannot be used (a refusal, an empty or cut-off reply, not the asked format) fails every
@@ -23,7 +23,7 @@ from inspect_ai import Task, task
 from inspect_ai.dataset import MemoryDataset, Sample
 from inspect_ai.model import ChatMessage, ChatMessageSystem, ChatMessageUser, ContentText, ModelOutput
 from inspect_ai.scorer import Score, Target, mean, scorer, stderr
-from inspect_ai.solver import TaskState, generate
+from inspect_ai.solver import Generate, Solver, TaskState, solver
 
 from veriscale.backends.base import Backend
 from veriscale.benchmark import load_benchmark
@@ -42,6 +42,7 @@ from veriscale.task import Task as LeanTask
 
 __all__ = [
     "PROMPT_ERROR",
+    "ask_model",
     "codegen",
     "generation_dataset",
     "generation_scorer",
@@ -197,13 +198,25 @@ def generation_scorer(kind: TaskKind, backend: str = "embedded"):  # noqa: ANN20
     return score
 
 
+@solver
+def ask_model() -> Solver:
+    """inspect's ``generate``, except for a sample without a prompt (scored failed, never sent)."""
+
+    async def solve(state: TaskState, generate: Generate) -> TaskState:
+        if PROMPT_ERROR in state.metadata:
+            return state
+        return await generate(state)
+
+    return solve
+
+
 def generation_task(
     kind: TaskKind, suite: str, tasks: str | list[str] | None, examples: int, backend: str
 ) -> Task:
     """The inspect task of ``kind`` on ``suite`` (what ``veriscale/<kind>`` and ``eval`` run)."""
     return Task(
         dataset=generation_dataset(suite, kind, tasks=tasks, examples=examples),
-        solver=generate(),
+        solver=ask_model(),
         scorer=generation_scorer(kind, backend=backend),
         name=f"veriscale/{kind}",
     )

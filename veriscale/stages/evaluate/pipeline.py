@@ -266,8 +266,10 @@ def inspect_model(llm: LLMConfig, options: EvalOptions) -> Model:
         attempt_timeout=math.ceil(llm.timeout_s),
         max_connections=options.concurrency,
     )
-    # The service part of the name only names environment variables the base URL and key would
-    # otherwise come from; the request carries ``llm.model``. max_retries=0 for the openai client
+    # ``openai-api``, not ``openai``: the latter sends some model names to the Responses API, which
+    # an OpenAI-compatible server need not have. The service part of the name only names the
+    # environment variables the base URL and key would otherwise come from; the request carries
+    # ``llm.model``. max_retries=0 for the openai client
     # itself: inspect's retries decide and count every attempt.
     return get_model(f"openai-api/veriscale/{llm.model}", base_url=base_url or OPENAI_API_URL, api_key=api_key,
                      config=config, memoize=False, max_retries=0)
