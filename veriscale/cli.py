@@ -535,8 +535,10 @@ def eval_command(
         summary = run_eval(suite, config, options, out, progress=not quiet, executor=runner)
     except (LLMConfigError, NoTaskSelected) as exc:
         raise fail(str(exc)) from exc
-    except (LLMCallError, TokenBudgetExceeded) as exc:
-        _echo_err(f"error: {exc} (answers received so far are kept; rerun to resume)")
+    except LLMCallError as exc:  # the endpoint is unreachable or refuses every request (bad key, model)
+        raise fail(f"{exc} (the run stopped; a rerun asks again only what was not answered)") from exc
+    except (TokenBudgetExceeded, RuntimeError) as exc:
+        _echo_err(f"error: {exc}")
         raise typer.Exit(1) from exc
     typer.echo(format_summary(summary))
     _note(quiet, f"wrote {summary.out}")

@@ -1,5 +1,12 @@
 """An OpenAI-compatible chat client that a killed run can resume without paying twice.
 
+``veriscale eval`` and the games call models through inspect_ai; this client stays for ``expand``'s
+LLM generators (:mod:`veriscale.generate.llm_inputs`, :mod:`veriscale.generate.llm_adversaries`),
+which call the model synchronously from inside worker processes (local or Ray), where no inspect
+evaluation runs, and share one response cache and token budget through the expand run's store.
+``eval`` uses its endpoint and key rules (:func:`resolve_endpoint`), errors, prices and
+:func:`classify_choice`.
+
 :class:`LLMClient` wraps the ``openai`` package (``OpenAI(base_url=..., api_key=...)``; any server
 speaking ``POST /v1/chat/completions`` works) and adds what a long benchmark run needs:
 
@@ -72,6 +79,7 @@ __all__ = [
     "prompts_dir",
     "render_prompt",
     "request_key",
+    "resolve_endpoint",
 ]
 
 Message = Mapping[str, str]
@@ -422,6 +430,26 @@ def _is_local(base_url: str | None) -> bool:
     return host in _LOCAL_HOSTS
 
 
+def resolve_endpoint(config: LLMConfig) -> tuple[str | None, str]:
+    """The endpoint and API key ``config`` names: its own, else ``$OPENAI_BASE_URL`` /
+    ``$OPENAI_API_KEY``; a server on this machine needs no key (a placeholder is sent). The base
+    URL is ``None`` for the OpenAI API.
+
+    Raises :class:`LLMConfigError` when a remote endpoint has no key.
+    """
+    base_url = config.base_url or os.environ.get("OPENAI_BASE_URL") or None
+    api_key = config.api_key.get_secret_value() if config.api_key else None
+    api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
+    if api_key is None:
+        if not _is_local(base_url):
+            raise LLMConfigError(
+                f"no API key for {base_url or 'the OpenAI API'}: set OPENAI_API_KEY "
+                "(a server on this machine needs none)"
+            )
+        api_key = _PLACEHOLDER_KEY
+    return base_url, api_key
+
+
 class LLMClient:
     """Chat completions through the run store; safe to share between threads.
 
@@ -451,16 +479,7 @@ class LLMClient:
         self._client = openai_client if openai_client is not None else self._make_openai_client()
 
     def _make_openai_client(self) -> openai.OpenAI:
-        base_url = self.config.base_url or os.environ.get("OPENAI_BASE_URL") or None
-        api_key = self.config.api_key.get_secret_value() if self.config.api_key else None
-        api_key = api_key or os.environ.get("OPENAI_API_KEY") or None
-        if api_key is None:
-            if not _is_local(base_url):
-                raise LLMConfigError(
-                    f"no API key for {base_url or 'the OpenAI API'}: set OPENAI_API_KEY "
-                    "(a server on this machine needs none)"
-                )
-            api_key = _PLACEHOLDER_KEY
+        base_url, api_key = resolve_endpoint(self.config)
         # max_retries=0: the retry loop below decides, counts and caps every attempt.
         return openai.OpenAI(base_url=base_url, api_key=api_key, timeout=self.config.timeout_s, max_retries=0)
 

@@ -383,7 +383,7 @@ def test_cli_eval_writes_the_default_layout(code_server: FakeOpenAIServer, tmp_p
                                       "--base-url", code_server.base_url, "--workers", "1"])
     assert result.exit_code == 0, result.output
     run_dir = tmp_path / "runs" / "eval" / "fake-coder" / "tiny" / "codegen"
-    for name in ("run.sqlite", "replies.jsonl", "submissions.jsonl", "score.json", "summary.json"):
+    for name in ("usage.jsonl", "replies.jsonl", "submissions.jsonl", "score.json", "summary.json"):
         assert (run_dir / name).is_file(), name
     assert "1 usable replies, 0 failed" in result.output
     # the totals table: a header row, then one row per metric with its bounds as count/samples (rate)

@@ -1,10 +1,11 @@
-"""CodeGen and SpecGen as inspect_ai tasks on examples/mini: scripted replies through inspect's mock
+"""CodeGen, SpecGen and ProofGen as inspect_ai tasks on examples/mini: scripted replies through inspect's mock
 model (a right answer, a wrong one, a reply not in the asked format, a changed header, a refusal,
 a cut-off reply) and through the local OpenAI-compatible server; every score comes from
 VeriScale's score stage on the embedded engine."""
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +14,7 @@ from fake_openai_server import FakeOpenAIServer, Reply
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ModelOutput, ModelUsage, StopReason, get_model
 
-from veriscale.stages.evaluate.inspect_tasks import codegen, generation_dataset, specgen
+from veriscale.stages.evaluate.inspect_tasks import codegen, generation_dataset, proofgen, specgen
 from veriscale.stages.evaluate.prompts import build_prompt, headers_for
 from veriscale.task import Task, load_task
 
@@ -152,3 +153,66 @@ def test_an_undecided_metric_is_not_a_pass(tmp_path, monkeypatch) -> None:
     assert score.value == {"code": 0.0}
     assert score.explanation.startswith("undecided (counted as failed): code")
     assert score.metadata["score"]["code"] == {"lower": 0, "upper": 1}
+
+
+# ---------------------------------------------------------------------------------------------
+# ProofGen
+
+PROOF_HEADER = headers_for(CLAMP, "proofgen")[0].text
+CLAMP_PROOF = (
+    "  unfold clampToRange_postcond clampToRange\n"
+    "  unfold clampToRange_precond at h_precond\n"
+    "  split\n"
+    "  · omega\n"
+    "  · split <;> omega\n"
+)
+
+
+@pytest.mark.parametrize(
+    ("reply", "why"),
+    [
+        # Well formed: the embedded engine cannot check a proof, so it is unknown -- 0, never a pass.
+        (_lean(f"{PROOF_HEADER} by\n{CLAMP_PROOF}"), "undecided (counted as failed): proof"),
+        (_lean(f"{PROOF_HEADER} by\n  sorry"), "proof: unsafe:"),  # the screen, before any engine
+        (_lean(f"{PROOF_HEADER}\n  fun _ => trivial"), "no usable reply: not-a-tactic-proof"),
+    ],
+)
+def test_proofgen_on_the_embedded_engine_never_passes(tmp_path, reply: str, why: str) -> None:
+    score = _score_one(proofgen(suite=str(MINI), tasks="mini_clamp"), reply, tmp_path)
+    assert score.value == {"proof": 0.0}
+    assert why in score.explanation
+
+
+def test_a_proof_the_embedded_engine_cannot_check_says_so(tmp_path) -> None:
+    score = _score_one(proofgen(suite=str(MINI), tasks="mini_clamp"), _lean(f"{PROOF_HEADER} by\n{CLAMP_PROOF}"),
+                       tmp_path)
+    assert score.metadata["score"]["proof"] == {"lower": 0, "upper": 1}
+    assert "embedded engine cannot check proofs" in score.explanation
+    assert score.metadata["sections"]["proof"] == CLAMP_PROOF
+
+
+@pytest.mark.lean
+@pytest.mark.skipif(shutil.which("lake") is None, reason="needs a Lean 4 toolchain (lake on PATH)")
+def test_proofgen_on_the_lean_backend_checks_the_proof(tmp_path) -> None:
+    right = _score_one(proofgen(suite=str(MINI), tasks="mini_clamp", backend="lean"),
+                       _lean(f"{PROOF_HEADER} by\n{CLAMP_PROOF}"), tmp_path)
+    assert right.value == {"proof": 1.0}, right.explanation
+    wrong = _score_one(proofgen(suite=str(MINI), tasks="mini_clamp", backend="lean"),
+                       _lean(f"{PROOF_HEADER} by\n  unfold clampToRange_postcond clampToRange\n  rfl"), tmp_path)
+    assert wrong.value == {"proof": 0.0}
+
+
+def test_proofgen_by_its_registered_name(tmp_path) -> None:
+    """``inspect eval veriscale/proofgen``: resolved through the declared entry point in a fresh
+    interpreter (the games' entry-point test's runner), scored on the embedded engine."""
+    from games.test_inspect_entry_point import _run_in_fresh_interpreter
+
+    runs = [{
+        "task": "veriscale/proofgen",
+        "task_args": {"suite": str(MINI), "tasks": "mini_clamp"},
+        "replies": [_lean(f"{PROOF_HEADER} by\n{CLAMP_PROOF}")],
+        "log_dir": str(tmp_path / "logs"),
+    }]
+    (result,) = _run_in_fresh_interpreter(runs, tmp_path)
+    assert result["status"] == "success" and result["task"] == "veriscale/proofgen"
+    assert result["scores"] == [{"id": "mini_clamp", "value": {"proof": 0.0}}]

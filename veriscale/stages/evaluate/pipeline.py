@@ -1,14 +1,30 @@
 """``veriscale eval``: ask a model for CodeGen, SpecGen or ProofGen answers on a suite, then score them.
 
-For every task of the suite: render the prompt (:mod:`veriscale.stages.evaluate.prompts`), ask the model
-through :class:`~veriscale.llm.LLMClient` (whose response cache lives in the run directory's
-store, so a killed and restarted evaluation repeats no LLM call), read the reply strictly
-(:mod:`veriscale.stages.evaluate.replies`). Readable replies become submissions
-(``submissions.jsonl``), scored by :func:`veriscale.stages.score.score_suite` (``score.json``). A task
-whose reply is unusable -- refused, empty, cut off, not in the asked format, or whose request
-failed for good -- is named in ``summary.json`` and ``replies.jsonl`` with its reason, and enters
-the score as failed on every metric of the task kind (lower and upper bound 0), so that a model
-cannot gain by not answering.
+The model is asked through inspect_ai, by the very inspect task ``inspect eval veriscale/<kind>``
+runs (:func:`~veriscale.stages.evaluate.inspect_tasks.generation_task`: the suite's prompts as its
+dataset), with a solver that adds what a long benchmark run needs, each on inspect's own
+feature where it has one:
+
+* **resume**: every reply goes through inspect's generate cache (no expiry), kept in the run
+  directory, so a killed or stopped run, rerun, repeats no model call. The one exception is
+  inspect's own: a reply the provider's content filter stopped is never cached (so asking again
+  can get an answer), so a rerun asks it again;
+* **retries**: inspect's (``max_retries`` = the policy's attempts - 1, ``attempt_timeout``);
+  timeouts, 429 and 5xx are retried, other errors are not;
+* **a token budget for the whole run, across resumptions**: inspect's ``token_limit`` is per
+  sample, so the solver counts the tokens of every model call the run has made (``usage.jsonl``)
+  and stops the run, before the next call, once they reach the budget;
+* **stop on a dead endpoint**: an unreachable endpoint or HTTP 401/403/404 (a bad key, an unknown
+  model) would fail every request the same way, and scoring the model 0 for it would be wrong:
+  the run stops (:class:`~veriscale.llm.LLMCallError`); HTTP 400/413/422 (this request is wrong,
+  say a prompt too long) and timeouts, 429 or 5xx that outlasted the retries fail only the task.
+
+Each reply is read strictly (:mod:`veriscale.stages.evaluate.replies`). Readable replies become
+submissions (``submissions.jsonl``), scored by :func:`veriscale.stages.score.score_suite` on the
+run's executor (worker processes; ``score.json``). A task whose reply is unusable -- refused,
+empty, cut off, not in the asked format, or whose request failed for good -- is named in
+``summary.json`` and ``replies.jsonl`` with its reason, and enters the score as failed on every
+metric of the task kind (lower and upper bound 0), so that a model cannot gain by not answering.
 
 ProofGen answers are judged on the ``proof`` metric: the Lean backend checks the theorem with the
 kernel and ``#print axioms`` (only ``propext``, ``Classical.choice`` and ``Quot.sound`` allowed);
@@ -17,8 +33,10 @@ that reason -- never a pass.
 
 Run directory (default ``runs/eval/<model-slug>/<suite-name>/<kind>/``):
 
-``run.sqlite``        the run store (LLM response cache, sessions)
-``replies.jsonl``     one line per task: status, reason, tokens, whether it came from the cache
+``logs/``             inspect's eval logs, one per invocation (``inspect view --log-dir OUT/logs``)
+``cache/``            inspect's generate cache of this run
+``usage.jsonl``       one line per model call the run has made: tokens and cost (the budget's count)
+``replies.jsonl``     one line per task and sample: status, reason, tokens, whether it came from the cache
 ``submissions.jsonl`` the readable replies, as scorer submissions
 ``score.json``        the score report (``ScoreReport.to_json()``)
 ``summary.json``      model, suite, kind, counts of ok / failed replies, tokens, cost, seconds
@@ -27,26 +45,38 @@ Run directory (default ``runs/eval/<model-slug>/<suite-name>/<kind>/``):
 from __future__ import annotations
 
 import json
+import math
+import os
 import re
-import threading
+import shutil
 import time
 from collections import Counter
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from pydantic import BaseModel, ConfigDict, Field
 
 from veriscale.benchmark import load_benchmark
-from veriscale.llm import LLMCallError, LLMClient, LLMConfig, TokenBudgetExceeded
+from veriscale.llm import (
+    CallErrorKind,
+    LLMCallError,
+    LLMConfig,
+    PriceTable,
+    TokenBudgetExceeded,
+    resolve_endpoint,
+)
 from veriscale.parallel import Executor
-from veriscale.stages.evaluate.prompts import DEFAULT_EXAMPLES, TaskKind, build_prompt, headers_for
-from veriscale.stages.evaluate.replies import ReplyError, parse_reply
+from veriscale.stages.evaluate.prompts import DEFAULT_EXAMPLES, KIND_METRICS, TaskKind
 from veriscale.stages.score.models import Bound, ScoreReport, TaskScore, compute_totals
-from veriscale.store import RunStore
 from veriscale.tables import add_row, new_table, render
 from veriscale.task import Task
+
+if TYPE_CHECKING:
+    from inspect_ai.log import EvalSample
+    from inspect_ai.model import Model, ModelOutput
+    from inspect_ai.solver import Solver
 
 __all__ = [
     "DEFAULT_EVAL_ROOT",
@@ -60,18 +90,13 @@ __all__ = [
 ]
 
 DEFAULT_EVAL_ROOT = Path("runs") / "eval"
-KIND_METRICS: dict[str, tuple[str, ...]] = {
-    "codegen": ("code",),
-    "specgen": ("precond_sound", "precond_complete", "postcond_sound", "postcond_complete",
-                "precond_sound_complete", "postcond_sound_complete", "precond_postcond"),
-    "proofgen": ("proof",),
-}
-"""The score metrics each task kind is judged on."""
+OPENAI_API_URL = "https://api.openai.com/v1"
+USAGE_FILE = "usage.jsonl"
 
 # HTTP statuses that say "this request is wrong" (a prompt too long, say), not "the endpoint is":
 # the task's reply is recorded as failed and the run goes on, as after timeouts, 429 and 5xx that
 # outlasted the retries. Other client errors (401, 403, 404) and an unreachable endpoint would fail
-# every request the same way: they stop the run (what was answered stays in the store).
+# every request the same way: they stop the run (what was answered stays in the cache).
 _TASK_LEVEL_STATUSES = {400, 413, 422}
 
 
@@ -87,7 +112,7 @@ class EvalOptions(BaseModel):
     """Tests (and for SpecGen reject inputs) shown per task; ProofGen shows none (a proof is about
     every input)."""
     concurrency: int = Field(default=4, ge=1)
-    """LLM requests in flight at once."""
+    """Model requests in flight at once (inspect's ``max_connections`` and ``max_samples``)."""
     backend: str = "embedded"
     """Scoring engine (``score_suite``'s ``backend``)."""
     workers: int | None = None
@@ -111,7 +136,6 @@ class TaskReply(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     cost_usd: float | None = None
-    response_key: str | None = None
     reply: str | None = None
     """The model's text (kept for auditing the parse)."""
     sections: dict[str, str] = Field(default_factory=dict)
@@ -140,7 +164,7 @@ class EvalSummary(BaseModel):
     """Of the replies used by this evaluation (cached ones included: what the answers cost);
     ``None`` when the model's price is unknown."""
     http_requests: int = 0
-    """Sent by this invocation (0 on a rerun served from the store)."""
+    """Model calls made by this invocation (0 on a rerun served from the cache)."""
     cache_hits: int = 0
     seconds: float = 0.0
     llm_seconds: float = 0.0
@@ -158,7 +182,7 @@ def format_summary(summary: EvalSummary) -> str:
         f"{summary.model} on {summary.suite_name} ({summary.task_kind}): {summary.tasks} task(s), "
         f"{summary.replies_ok} usable replies, {summary.replies_failed} failed; "
         f"{summary.prompt_tokens + summary.completion_tokens:,} tokens, cost {cost}; "
-        f"{summary.http_requests} HTTP request(s), {summary.cache_hits} from the store; {summary.seconds:.1f} s"
+        f"{summary.http_requests} model call(s), {summary.cache_hits} from the cache; {summary.seconds:.1f} s"
     ]
     lines.extend(f"  failed replies: {reason}: {count}" for reason, count in summary.failure_reasons.items())
     ks = sorted({p["k"] for total in summary.totals.values() for p in total.get("pass_at_k", []) if p["k"] != 1})
@@ -187,59 +211,6 @@ def default_out_dir(model: str, suite: Path, kind: TaskKind, root: Path = DEFAUL
 
 def _reason_kind(reason: str) -> str:
     return reason.split(":", 1)[0].strip()
-
-
-def _ask(client: LLMClient, task: Task, options: EvalOptions, stop: threading.Event, sample: int = 0) -> TaskReply:
-    """One sample of one task: prompt, request (through the cache), strict read.
-
-    Sample ``k`` is requested with seed ``options.seed + k``: a distinct request (and cache entry),
-    while sample 0 is the very request of a one-sample run.
-
-    ``stop`` is set when the run is ending (a configuration error, an interrupt): tasks not yet
-    started then send nothing.
-    """
-    if stop.is_set():
-        return TaskReply(task=task.id, sample=sample, status="failed", reason="stopped")
-    try:
-        headers = headers_for(task, options.kind)
-        messages = build_prompt(task, options.kind, examples=options.examples)
-    except Exception as exc:  # a task whose prompt cannot be built is that task's failure
-        return TaskReply(task=task.id, sample=sample, status="failed", reason=f"prompt-error: {exc}")
-    try:
-        response = client.complete(
-            messages, temperature=options.temperature, max_tokens=options.max_tokens, seed=options.seed + sample
-        )
-    except TokenBudgetExceeded:
-        stop.set()  # the rest would go unasked: scoring them 0 would misreport the model
-        raise
-    except LLMCallError as exc:
-        if exc.kind == "connection" or (exc.kind == "client" and exc.status not in _TASK_LEVEL_STATUSES):
-            # The endpoint is unreachable, or misconfigured (bad key, unknown model): every request
-            # would fail the same way, and scoring the model 0 for it would be wrong.
-            stop.set()
-            raise
-        return TaskReply(task=task.id, sample=sample, status="failed", reason=f"llm-error: {exc}")
-    reply = TaskReply(
-        task=task.id,
-        sample=sample,
-        status="failed",
-        cached=response.cached,
-        prompt_tokens=response.usage.prompt_tokens,
-        completion_tokens=response.usage.completion_tokens,
-        cost_usd=response.cost_usd,
-        response_key=response.key,
-        reply=response.text,
-    )
-    if response.failure is not None:
-        reply.reason = response.failure  # refusal, empty, truncated
-        return reply
-    parsed = parse_reply(response.text, headers)
-    if isinstance(parsed, ReplyError):
-        reply.reason = parsed.reason
-        return reply
-    reply.status = "ok"
-    reply.sections = parsed.sections
-    return reply
 
 
 def _with_failed_replies(report: ScoreReport, failed: dict[tuple[str, int], str], kind: TaskKind) -> ScoreReport:
@@ -275,6 +246,268 @@ def _write_json(path: Path, payload: Any) -> None:
     path.write_text(json.dumps(payload, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
 
 
+# ---------------------------------------------------------------------------------------------
+# The model, through inspect_ai
+
+
+def inspect_model(llm: LLMConfig, options: EvalOptions) -> Model:
+    """``llm`` as an inspect model: the chat-completions provider for any OpenAI-compatible endpoint
+    (``openai-api``), with the run's sampling settings, retries and request timeout.
+
+    Raises :class:`~veriscale.llm.LLMConfigError` when a remote endpoint has no API key.
+    """
+    from inspect_ai.model import GenerateConfig, get_model
+
+    base_url, api_key = resolve_endpoint(llm)
+    config = GenerateConfig(
+        temperature=options.temperature,
+        max_tokens=options.max_tokens,
+        max_retries=llm.retry.max_attempts - 1,
+        attempt_timeout=math.ceil(llm.timeout_s),
+        max_connections=options.concurrency,
+    )
+    # ``openai-api``, not ``openai``: the latter sends some model names to the Responses API, which
+    # an OpenAI-compatible server need not have. The service part of the name only names the
+    # environment variables the base URL and key would otherwise come from; the request carries
+    # ``llm.model``. max_retries=0 for the openai client
+    # itself: inspect's retries decide and count every attempt.
+    return get_model(f"openai-api/veriscale/{llm.model}", base_url=base_url or OPENAI_API_URL, api_key=api_key,
+                     config=config, memoize=False, max_retries=0)
+
+
+def call_failure(exc: BaseException) -> LLMCallError | None:
+    """The failed request ``exc`` (or an exception it was raised from) reports, as an
+    :class:`~veriscale.llm.LLMCallError`; ``None`` when it is no failed request (a bug)."""
+    import openai
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        # inspect's AttemptTimeoutError (an attempt past attempt_timeout) is not exported by name
+        if isinstance(seen, openai.APITimeoutError) or type(seen).__name__ == "AttemptTimeoutError":
+            return LLMCallError("timeout", _first_line(seen))
+        if isinstance(seen, openai.APIConnectionError):
+            return LLMCallError("connection", _first_line(seen))
+        status = getattr(seen, "status_code", None)
+        if isinstance(status, int):
+            kind: CallErrorKind = "rate_limit" if status == 429 else "server" if status >= 500 else "client"
+            return LLMCallError(kind, _first_line(seen), status=status)
+        seen = seen.__cause__ or seen.__context__
+    return None
+
+
+def _first_line(exc: BaseException) -> str:
+    # inspect's ModelGenerateError carries the whole request in its text; the provider's message
+    # alone says what went wrong.
+    text = getattr(exc, "provider_message", None) or getattr(exc, "message", None) or str(exc)
+    return str(text).strip().splitlines()[0] if str(text).strip() else type(exc).__name__
+
+
+def stops_the_run(error: LLMCallError) -> bool:
+    """An unreachable or misconfigured endpoint (bad key, unknown model): every request would fail
+    the same way."""
+    return error.kind == "connection" or (error.kind == "client" and error.status not in _TASK_LEVEL_STATUSES)
+
+
+class _Usage(BaseModel):
+    """A line of ``usage.jsonl``: one model call the run made."""
+
+    task: str
+    sample: int
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+
+
+class RunLedger:
+    """What the eval solver reports to the run: model calls and cache hits of this invocation,
+    the tokens the whole run has spent (``usage.jsonl``, so the budget survives resumption), the
+    error that stopped the run, and progress."""
+
+    def __init__(self, out: Path, budget: int | None, progress: Any | None = None) -> None:
+        self.usage_file = out / USAGE_FILE
+        self.budget = budget
+        self.progress = progress
+        self.calls = 0
+        self.cache_hits = 0
+        self.stopped_by: Exception | None = None
+        self.prompt_tokens = self.completion_tokens = 0
+        if self.usage_file.is_file():
+            for line in self.usage_file.read_text(encoding="utf-8").splitlines():
+                if line.strip():
+                    usage = _Usage.model_validate_json(line)
+                    self.prompt_tokens += usage.prompt_tokens
+                    self.completion_tokens += usage.completion_tokens
+
+    def check_budget(self) -> None:
+        spent = self.prompt_tokens + self.completion_tokens
+        if self.budget is not None and spent >= self.budget:
+            raise TokenBudgetExceeded(spent, self.budget, self.prompt_tokens, self.completion_tokens)
+
+    def answered(self, task: str, sample: int, output: ModelOutput, cached: bool) -> None:
+        if cached:
+            self.cache_hits += 1
+        else:
+            self.calls += 1
+            usage = _Usage(task=task, sample=sample, prompt_tokens=output.usage.input_tokens if output.usage else 0,
+                           completion_tokens=output.usage.output_tokens if output.usage else 0)
+            self.prompt_tokens += usage.prompt_tokens
+            self.completion_tokens += usage.completion_tokens
+            with self.usage_file.open("a", encoding="utf-8") as handle:  # written at once: a killed run counts it
+                handle.write(usage.model_dump_json() + "\n")
+        self.advance()
+
+    def advance(self) -> None:
+        if self.progress is not None:
+            self.progress.update(1)
+
+
+def _served_from_cache() -> bool:
+    """Whether the sample's last model call was answered by inspect's cache."""
+    from inspect_ai.event import ModelEvent
+    from inspect_ai.log import transcript
+
+    events = [e for e in transcript().events if isinstance(e, ModelEvent)]
+    return bool(events) and events[-1].cache == "read"
+
+
+def eval_solver(seed: int, ledger: RunLedger) -> Solver:
+    """inspect's ``generate`` through the run's cache, sample ``k`` (epoch ``k + 1``) with seed
+    ``seed + k``; a request failure only this task has becomes its failed reply, one of the
+    endpoint (or the spent budget) stops the run."""
+    from inspect_ai.model import CachePolicy, ModelOutput
+    from inspect_ai.solver import Generate, TaskState, solver
+
+    from veriscale.stages.evaluate.inspect_tasks import PROMPT_ERROR
+
+    @solver(name="veriscale_eval_generate")
+    def _solver() -> Solver:
+        async def solve(state: TaskState, generate: Generate) -> TaskState:
+            sample = state.epoch - 1
+            if PROMPT_ERROR in state.metadata:
+                ledger.advance()
+                return state
+            try:
+                ledger.check_budget()
+                state = await generate(state, cache=CachePolicy(expiry=None), seed=seed + sample)
+            except TokenBudgetExceeded as exc:
+                ledger.stopped_by = ledger.stopped_by or exc  # the rest would go unasked: not a score
+                raise
+            except Exception as exc:
+                failure = call_failure(exc)
+                if failure is None:
+                    raise
+                if stops_the_run(failure):
+                    ledger.stopped_by = ledger.stopped_by or failure
+                    raise failure from exc
+                ledger.calls += 1
+                ledger.advance()
+                state.output = ModelOutput(model=str(state.model), error=f"llm-error: {failure}")
+                return state
+            ledger.answered(str(state.sample_id), sample, state.output, _served_from_cache())
+            return state
+
+        return solve
+
+    return _solver()
+
+
+@contextmanager
+def _inspect_cache_in(directory: Path) -> Iterator[None]:
+    """inspect's generate cache in ``directory`` for the block (it reads ``INSPECT_CACHE_DIR`` at
+    every call), then as before."""
+    before = os.environ.get("INSPECT_CACHE_DIR")
+    os.environ["INSPECT_CACHE_DIR"] = str(directory)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("INSPECT_CACHE_DIR", None)
+        else:
+            os.environ["INSPECT_CACHE_DIR"] = before
+
+
+# ---------------------------------------------------------------------------------------------
+# From the log to the run directory
+
+
+def _reply(sample: EvalSample, task: Task, kind: TaskKind, model: str, prices: PriceTable) -> TaskReply:
+    """What became of one sample of the log: the strict read of its reply."""
+    from inspect_ai.event import ModelEvent
+
+    from veriscale.stages.evaluate.inspect_tasks import PROMPT_ERROR, reply_failure
+    from veriscale.stages.evaluate.prompts import headers_for
+    from veriscale.stages.evaluate.replies import ReplyError, parse_reply
+
+    number = sample.epoch - 1
+    if PROMPT_ERROR in (sample.metadata or {}):
+        return TaskReply(task=task.id, sample=number, status="failed",
+                         reason=f"prompt-error: {sample.metadata[PROMPT_ERROR]}")
+    output = sample.output
+    usage = output.usage
+    prompt_tokens, completion_tokens = (usage.input_tokens, usage.output_tokens) if usage else (0, 0)
+    reply = TaskReply(
+        task=task.id,
+        sample=number,
+        status="failed",
+        cached=any(isinstance(e, ModelEvent) and e.cache == "read" for e in sample.events),
+        prompt_tokens=prompt_tokens,
+        completion_tokens=completion_tokens,
+        cost_usd=prices.cost(model, prompt_tokens, completion_tokens),
+        reply=output.completion,
+    )
+    failure = reply_failure(output)
+    if failure is not None:
+        reply.reason = failure
+        return reply
+    parsed = parse_reply(output.completion, headers_for(task, kind))
+    if isinstance(parsed, ReplyError):
+        reply.reason = parsed.reason
+        return reply
+    reply.status = "ok"
+    reply.sections = parsed.sections
+    return reply
+
+
+def _ask_through_inspect(
+    suite: Path, tasks: list[Task], llm: LLMConfig, options: EvalOptions, out: Path, progress: bool
+) -> tuple[list[TaskReply], RunLedger]:
+    """Run the inspect task of ``options.kind`` on ``tasks``; every (task, sample)'s reply, in order.
+
+    Raises what stopped the run: :class:`~veriscale.llm.LLMCallError` (the endpoint),
+    :class:`~veriscale.llm.TokenBudgetExceeded`, ``RuntimeError`` (inspect failed otherwise).
+    """
+    from inspect_ai import eval as inspect_eval
+    from tqdm import tqdm
+
+    from veriscale.stages.evaluate.inspect_tasks import generation_task
+
+    model = inspect_model(llm, options)
+    task = generation_task(options.kind, str(suite), [t.id for t in tasks], options.examples, options.backend)
+    bar = tqdm(total=len(tasks) * options.samples, desc=f"eval {options.kind}", unit="reply", disable=not progress)
+    ledger = RunLedger(out, llm.token_budget, bar)
+    try:
+        with _inspect_cache_in(out / "cache"):
+            (log,) = inspect_eval(
+                task, model=model, solver=eval_solver(options.seed, ledger), epochs=options.samples,
+                log_dir=str(out / "logs"), display="none", score=False, max_samples=options.concurrency,
+                fail_on_error=True,
+            )
+    finally:
+        bar.close()
+    if ledger.stopped_by is not None:
+        raise ledger.stopped_by
+    if log.status != "success":
+        message = log.error.message.strip().splitlines()[-1] if log.error and log.error.message.strip() else ""
+        raise RuntimeError(f"the inspect evaluation ended {log.status}: {message} (rerun to resume)")
+    by_id = {t.id: t for t in tasks}
+    prices = PriceTable()
+    replies = {(str(s.id), s.epoch - 1): _reply(s, by_id[str(s.id)], options.kind, llm.model, prices)
+               for s in log.samples or []}
+    missing = [(t.id, k) for t in tasks for k in range(options.samples) if (t.id, k) not in replies]
+    if missing:
+        raise RuntimeError(f"the inspect log has no reply for {missing[0][0]} (sample {missing[0][1]}); rerun")
+    return [replies[(t.id, k)] for t in tasks for k in range(options.samples)], ledger
+
+
 def run_eval(
     suite: Path,
     llm: LLMConfig,
@@ -282,7 +515,6 @@ def run_eval(
     out: Path | None = None,
     *,
     progress: bool = True,
-    client_factory: Callable[[LLMConfig, RunStore], LLMClient] | None = None,
     executor: Executor | None = None,
 ) -> EvalSummary:
     """Evaluate ``llm`` on every task of ``suite``; write the run directory; return its summary.
@@ -293,11 +525,11 @@ def run_eval(
     :class:`~veriscale.llm.LLMConfigError` (no key for a remote endpoint),
     :class:`~veriscale.backends.select.BackendUnavailable` (the scoring engine cannot run). Raises
     :class:`~veriscale.llm.LLMCallError` for endpoint-level failures (unreachable, HTTP
-    401/403/404...) and :class:`~veriscale.llm.TokenBudgetExceeded` before any file but the store
-    is written (rerun to resume).
+    401/403/404...) and :class:`~veriscale.llm.TokenBudgetExceeded`, before any score is written:
+    the answers received so far stay in the run directory's cache (rerun to resume); a run
+    directory this call created and that received no answer is removed.
     """
-    from tqdm import tqdm
-
+    from veriscale.backends.select import resolve_backend_name
     from veriscale.stages.score import score_suite
     from veriscale.stages.score.submission import Submission, write_submissions
 
@@ -305,52 +537,23 @@ def run_eval(
     suite = Path(suite)
     if not suite.is_dir():
         raise FileNotFoundError(f"{suite}: not a suite directory")
-    from veriscale.backends.select import resolve_backend_name
-
     resolve_backend_name(options.backend)  # raises BackendUnavailable before any request is sent
     load = load_benchmark(suite)
     tasks = _selected_tasks(load.tasks, [f.task for f in load.failures], options.tasks, suite)
-    if client_factory is None:
-        LLMClient(llm)  # raises LLMConfigError (no key) before the run directory exists
+    resolve_endpoint(llm)  # raises LLMConfigError (no key) before the run directory exists
     out = Path(out) if out is not None else default_out_dir(llm.model, suite, options.kind)
+    created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
 
-    with RunStore.open(out) as store:
-        # Recorded, not enforced: every eval invocation rebuilds all its outputs from the cache, so
-        # changed settings cannot mix two runs' answers (they only make new requests).
-        store.start_run(
-            {"command": "eval", "model": llm.model, "suite": str(suite.resolve()), **options.model_dump()},
-            options.seed,
-            command="eval",
-            check=False,
-        )
-        client = client_factory(llm, store) if client_factory else LLMClient(llm, store)
-        llm_started = time.monotonic()
-        bar = tqdm(total=len(tasks) * options.samples, desc=f"eval {options.kind}", unit="reply",
-                   disable=not progress)
-        replies: dict[tuple[str, int], TaskReply] = {}
-        stop = threading.Event()
-        try:
-            with ThreadPoolExecutor(max_workers=options.concurrency) as pool:
-                futures = [pool.submit(_ask, client, task, options, stop, sample)
-                           for task in tasks for sample in range(options.samples)]
-                try:
-                    for future in futures:  # in task order: deterministic, and errors surface
-                        reply = future.result()
-                        replies[(reply.task, reply.sample)] = reply
-                        bar.update(1)
-                except BaseException:
-                    stop.set()
-                    for pending in futures:  # a configuration error or ^C: send nothing more
-                        pending.cancel()
-                    raise
-        finally:
-            bar.close()
-        llm_seconds = time.monotonic() - llm_started
-        store.finish_session()
-        stats = client.stats
+    llm_started = time.monotonic()
+    try:
+        ordered, ledger = _ask_through_inspect(suite, tasks, llm, options, out, progress)
+    except BaseException:
+        if created and not (out / USAGE_FILE).is_file():  # nothing answered: leave nothing behind
+            shutil.rmtree(out, ignore_errors=True)
+        raise
+    llm_seconds = time.monotonic() - llm_started
 
-    ordered = [replies[(task.id, sample)] for task in tasks for sample in range(options.samples)]
     with (out / "replies.jsonl").open("w", encoding="utf-8") as handle:
         for reply in ordered:
             handle.write(json.dumps(reply.model_dump(mode="json"), ensure_ascii=False) + "\n")
@@ -383,8 +586,8 @@ def run_eval(
         prompt_tokens=sum(r.prompt_tokens for r in ordered),
         completion_tokens=sum(r.completion_tokens for r in ordered),
         cost_usd=None if any(c is None for c in costs) else round(sum(c for c in costs if c is not None), 6),
-        http_requests=stats.requests,
-        cache_hits=stats.cache_hits,
+        http_requests=ledger.calls,
+        cache_hits=ledger.cache_hits,
         seconds=round(time.monotonic() - started, 3),
         llm_seconds=round(llm_seconds, 3),
         score_seconds=round(score_seconds, 3),

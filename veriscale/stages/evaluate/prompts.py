@@ -31,6 +31,7 @@ from veriscale.task import Task
 
 __all__ = [
     "DEFAULT_EXAMPLES",
+    "KIND_METRICS",
     "TaskKind",
     "DefinitionHeader",
     "build_codegen_prompt",
@@ -45,6 +46,13 @@ __all__ = [
 TaskKind = Literal["codegen", "specgen", "proofgen"]
 DEFAULT_EXAMPLES = 2
 """Tests (and, for SpecGen, reject inputs) shown per task."""
+KIND_METRICS: dict[str, tuple[str, ...]] = {
+    "codegen": ("code",),
+    "specgen": ("precond_sound", "precond_complete", "postcond_sound", "postcond_complete",
+                "precond_sound_complete", "postcond_sound_complete", "precond_postcond"),
+    "proofgen": ("proof",),
+}
+"""The score metrics each task kind is judged on."""
 
 
 class DefinitionHeader(BaseModel):
