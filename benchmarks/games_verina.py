@@ -33,7 +33,8 @@ from veriscale.games.falsify.baselines import AGENTS  # noqa: E402
 from veriscale.games.falsify.build import build_games  # noqa: E402
 from veriscale.games.falsify.game import FalsifySettings  # noqa: E402
 from veriscale.games.falsify.runner import run_games  # noqa: E402
-from veriscale.games.refute.build import SUMMARY_NAME, build_items  # noqa: E402
+from veriscale.games.refute.build import SUMMARY_NAME, build_items, load_items  # noqa: E402
+from veriscale.games.refute.difficulty import BUCKETS, expected_success  # noqa: E402
 from veriscale.games.refute.game import RefuteSettings  # noqa: E402
 from veriscale.games.refute.runner import baseline_player, run_items  # noqa: E402
 from veriscale.parallel import ExecutorConfig, make_executor  # noqa: E402
@@ -75,7 +76,15 @@ def main() -> None:
         print(f"    suite route alone: {summary['by_suite_bucket']}; blind route alone: {summary['by_blind_bucket']}")
         print(f"    tasks without a blind pool (types the sampler cannot draw): {summary['tasks_without_pool']}")
         print(f"  by kind: {summary['by_kind']}")
+        items = load_items(build)
         for budget in (int(b) for b in args.budgets.split(",")):
+            # what the pool's rates predict for a random player at this budget (mean over items)
+            expected = ", ".join(
+                f"{bucket} {sum(expected_success(i.pool_rate, budget) for i in group) / len(group):.1%}"
+                for bucket in BUCKETS
+                if (group := [i for i in items if i.bucket == bucket])
+            )
+            print(f"  random   @ {budget:5} expected from the pool rates: {expected}")
             for name in ("random", "mutation"):
                 start = time.perf_counter()
                 metrics = run_items(

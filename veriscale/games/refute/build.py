@@ -389,14 +389,16 @@ def build_task_items(directory: Path, backend: Backend, settings: BuildSettings 
         verified.append((adversary, positions, witnesses))
     if not verified:
         return TaskBuild([], summary)
-    # The pool is a unit of its own: its many checks must not eat the step budget of the
-    # witnesses' (already verified) or depend on how many adversaries came before.
+    # The engine's step budget per task text spans a unit of work: the pool and each adversary's
+    # run on it are units of their own, so an item's figures do not depend on the items before it
+    # (the runner likewise plays each item as a unit).
     backend.start_unit()
     pool = draw_pool(task, view, backend, size=settings.pool_size, seed=settings.seed)
     if settings.pool_size and not pool.draws:
         summary.tasks_without_pool.append(task.id)
     items: list[RefuteItem] = []
     for adversary, positions, witnesses in verified:
+        backend.start_unit()
         item = RefuteItem(
             id=f"{task.id}::{adversary.id}",
             task=task.id,
