@@ -5,11 +5,15 @@ and scripted testers, with the figures printed.
     veriscale expand ../shared/data/verina --out /tmp/verina-plus     # first (takes a while)
     python benchmarks/games_verina.py /tmp/verina-plus --out /tmp/verina-games
     python benchmarks/games_verina.py /tmp/verina-plus --out /tmp/verina-games --budgets 10,100 --skip-falsify
+    python benchmarks/games_verina.py /tmp/verina-plus --out /tmp/verina-games --build /tmp/refute-build
 
-Prints: items, tasks, dropped (by reason), items by difficulty bucket and adversary kind; the
-success rate of the random and the mutation player at each budget, per bucket; FalsifyBench games,
+Prints: items, tasks, dropped (by reason), items by difficulty bucket (and by each route's bucket
+alone) and adversary kind; the success rate of the random and the mutation player at each budget,
+per bucket; FalsifyBench games,
 judging inputs, the lowest decided share, and the positive-only vs negative tester's success,
-turns, bias and conclusive falsifications. Reruns resume (finished items are not played again).
+turns, bias and conclusive falsifications. Reruns resume (the build's finished tasks are not built
+again, finished items are not played again). ``--build`` plays an existing ``refute build`` output
+instead of building into ``OUT/refute-build``.
 """
 
 from __future__ import annotations
@@ -29,9 +33,11 @@ from veriscale.games.falsify.baselines import AGENTS  # noqa: E402
 from veriscale.games.falsify.build import build_games  # noqa: E402
 from veriscale.games.falsify.game import FalsifySettings  # noqa: E402
 from veriscale.games.falsify.runner import run_games  # noqa: E402
-from veriscale.games.refute.build import build_items  # noqa: E402
+from veriscale.games.refute.build import SUMMARY_NAME, build_items, load_items  # noqa: E402
+from veriscale.games.refute.difficulty import BUCKETS, expected_success  # noqa: E402
 from veriscale.games.refute.game import RefuteSettings  # noqa: E402
 from veriscale.games.refute.runner import baseline_player, run_items  # noqa: E402
+from veriscale.parallel import ExecutorConfig, make_executor  # noqa: E402
 
 
 def main() -> None:
@@ -44,12 +50,19 @@ def main() -> None:
     parser.add_argument("--seed", type=int, default=42)
     parser.add_argument("--skip-falsify", action="store_true")
     parser.add_argument("--skip-refute", action="store_true")
+    parser.add_argument("--build", type=Path, help="an existing `veriscale refute build` output to play")
+    parser.add_argument("--workers", type=int, default=None, help="build workers (default: one per core)")
     args = parser.parse_args()
     backend = make_backend("embedded")
     if not args.skip_refute:
         start = time.perf_counter()
-        build = args.out / "refute-build"
-        summary = build_items(args.suite, build, backend).to_json()
+        if args.build is not None:
+            build = args.build
+            summary = json.loads((build / SUMMARY_NAME).read_text(encoding="utf-8"))
+        else:
+            build = args.out / "refute-build"
+            executor = make_executor(ExecutorConfig(workers=args.workers))
+            summary = build_items(args.suite, build, "embedded", executor=executor).to_json()
         print(
             f"refute build: {summary['items']} items over {summary['tasks_with_items']} of {summary['tasks_seen']} tasks "
             f"in {time.perf_counter() - start:.0f} s"
@@ -60,8 +73,18 @@ def main() -> None:
             f"differing on an original test {summary['fails_original_tests']}"
         )
         print(f"  by bucket: {summary['by_bucket']}")
+        print(f"    suite route alone: {summary['by_suite_bucket']}; blind route alone: {summary['by_blind_bucket']}")
+        print(f"    tasks without a blind pool (types the sampler cannot draw): {summary['tasks_without_pool']}")
         print(f"  by kind: {summary['by_kind']}")
+        items = load_items(build)
         for budget in (int(b) for b in args.budgets.split(",")):
+            # what the pool's rates predict for a random player at this budget (mean over items)
+            expected = ", ".join(
+                f"{bucket} {sum(expected_success(i.pool_rate, budget) for i in group) / len(group):.1%}"
+                for bucket in BUCKETS
+                if (group := [i for i in items if i.bucket == bucket])
+            )
+            print(f"  random   @ {budget:5} expected from the pool rates: {expected}")
             for name in ("random", "mutation"):
                 start = time.perf_counter()
                 metrics = run_items(

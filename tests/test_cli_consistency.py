@@ -25,7 +25,6 @@ SERIAL = {
     ("export",): "writes a dataset in one pass",
     ("reduce",): "covers the kill matrices in one process",
     ("bench", "load"): "measures loading in this process",
-    ("refute", "build"): "builds its items in one process",
 }
 # The parameter names by which a command takes a benchmark or a suite.
 BENCHMARK_PARAMETERS = {"path", "suite", "suites"}

@@ -16,10 +16,14 @@ runner = CliRunner()
 
 def test_refute_build_and_baseline_run(games_plus, tmp_path) -> None:
     build = tmp_path / "build"
-    result = runner.invoke(app, ["refute", "build", str(games_plus), "--out", str(build), "--quiet"])
+    result = runner.invoke(
+        app, ["refute", "build", str(games_plus), "--out", str(build), "--workers", "2", "--pool", "300", "--quiet"]
+    )
     assert result.exit_code == 0, result.output
     summary = json.loads((build / "build_summary.json").read_text())
     assert f"{summary['items']} item(s)" in result.output and summary["items"] > 0
+    assert summary["settings"]["pool_size"] == 300
+    assert all(json.loads(line)["pool_draws"] == 300 for line in (build / "items.jsonl").read_text().splitlines())
     run = runner.invoke(
         app,
         ["refute", "run", str(build), "--out", str(tmp_path / "run"), "--baseline", "mutation", "-k", "20"],
@@ -30,7 +34,12 @@ def test_refute_build_and_baseline_run(games_plus, tmp_path) -> None:
 
 
 def test_refute_bad_input_exits_2(games_plus, tmp_path) -> None:
+    old = tmp_path / "old-build"  # items written before the blind pool: no pool figures
+    old.mkdir()
+    (old / "items.jsonl").write_text(json.dumps({"id": "t::a", "task": "t", "difficulty": 0.1}) + "\n")
+    (old / "build.json").write_text(json.dumps({"suite": str(games_plus)}))
     cases = [
+        ["refute", "run", str(old), "--out", str(tmp_path / "o"), "--baseline", "random"],
         ["refute", "build", str(tmp_path / "missing"), "--out", str(tmp_path / "o")],
         ["refute", "build", str(ROOT / "examples" / "mini"), "--out", str(tmp_path / "o")],  # not expanded
         ["refute", "run", str(tmp_path), "--out", str(tmp_path / "o"), "--baseline", "random"],

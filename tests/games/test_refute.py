@@ -11,9 +11,9 @@ from veriscale.games.refute.build import (
     BuildSummary,
     RefuteItem,
     build_items,
-    difficulty_bucket,
     load_items,
 )
+from veriscale.games.refute.difficulty import DEFAULT_POOL_SIZE, item_bucket
 from veriscale.games.refute.game import Action, RefuteJudge, RefuteSettings, play_item, refute_metrics
 from veriscale.games.refute.runner import TRANSCRIPTS_FILE, baseline_player, run_items
 from veriscale.task import load_task
@@ -34,8 +34,9 @@ def test_build_keeps_only_adversaries_passing_the_original_tests(refute_build, g
         judge = RefuteJudge(task, item, backend)
         for original in task.tests[:2]:  # both fixture tasks have two original tests
             assert judge.judge(original.input).verdict == "not_different"
-        assert 0 < item.difficulty <= 1 and item.bucket == difficulty_bucket(item.difficulty)
-        assert item.exposing == round(item.difficulty * item.accept_inputs)
+        assert 0 < item.suite_share <= 1 and item.exposing == round(item.suite_share * item.accept_inputs)
+        assert 0 <= item.pool_exposing <= item.pool_valid <= item.pool_draws == DEFAULT_POOL_SIZE
+        assert item.bucket == item_bucket(item.suite_share, item.pool_rate)
 
 
 def test_every_witness_is_a_successful_refutation(refute_build, games_plus, backend) -> None:
@@ -99,7 +100,7 @@ def test_verdicts_of_bad_replies(refute_build, games_plus, backend) -> None:
 
 def test_precondition_false_is_never_a_success(games_plus, backend) -> None:
     task = load_task(games_plus / "games_absdiff")
-    item = RefuteItem("x", task.id, "a", "template", "t", "", {"code": "  a + b\n"}, 0.5, 1, 2, [])
+    item = RefuteItem("x", task.id, "a", "template", "t", "", {"code": "  a + b\n"}, 0.5, 1, 2, 0, 0, 0, [])
     judge = RefuteJudge(task, item, backend)
     assert judge.judge({"a": -3, "b": 0}).verdict == "precondition_false"
     assert judge.judge({"a": 3, "b": 1}).verdict == "success"

@@ -94,13 +94,21 @@ def refute_build(
     suite: Annotated[Path, typer.Argument(help="An expanded suite (written by 'veriscale expand').")],
     out: Annotated[Path, typer.Option("--out", help="Directory for items.jsonl and build_summary.json.")],
     witnesses: Annotated[int, typer.Option(help="Witnesses verified and kept per item.", min=1)] = 5,
+    pool: Annotated[
+        int, typer.Option(help="Blind random draws per task that calibrate the difficulty (0: none).", min=0)
+    ] = 2000,
+    seed: Annotated[int, typer.Option(help="Seed of the blind pool.")] = 0,
     tasks: TasksOption = None,
     task: TaskAliasOption = None,
     backend: BackendOption = "embedded",
+    workers: WorkersOption = None,
+    executor: ExecutorOption = "local",
+    address: AddressOption = None,
     quiet: QuietOption = False,
 ) -> None:
-    """Items (task, wrong implementation that passes the original tests) with verified witnesses."""
-    from veriscale.games.refute.build import build_items, suite_task_dirs
+    """Items (task, wrong implementation that passes the original tests) with verified witnesses
+    and a difficulty bucket (resumable: a rerun with the same --out builds only unfinished tasks)."""
+    from veriscale.games.refute.build import BuildSettings, build_items, suite_task_dirs
 
     if not suite.is_dir():
         raise fail(f"{suite}: not a directory")
@@ -112,14 +120,18 @@ def refute_build(
             typer.echo(f"  {name}: {items} item(s)", err=True)
 
     selected = _selected_or_exit(suite, tasks, task)
-    summary = build_items(suite, out, _backend(backend), witnesses=witnesses, tasks=selected, progress=progress)
+    engine = _backend_name(backend)
+    runner = executor_or_exit(executor, workers, None, address)
+    settings = BuildSettings(witnesses=witnesses, pool_size=pool, seed=seed)
+    summary = build_items(suite, out, engine, settings=settings, tasks=selected, progress=progress, executor=runner)
     data = summary.to_json()
     typer.echo(
         f"{data['items']} item(s) over {data['tasks_with_items']} of {data['tasks_seen']} task(s); "
         f"dropped {data['dropped_total']} {data['dropped']}; adversaries {data['adversaries']}, "
         f"caught by the original tests {data['killed_by_original_tests']}"
     )
-    typer.echo(f"  by bucket: {data['by_bucket']}")
+    typer.echo(f"  by bucket: {data['by_bucket']} (suite route {data['by_suite_bucket']}, "
+               f"blind route {data['by_blind_bucket']})")
     _errors_then_wrote(data["task_errors"], quiet, out)
 
 
@@ -145,7 +157,11 @@ def refute_run(
         raise fail(f"{build}: no {ITEMS_FILE} (run `veriscale refute build` first)")
     if (model is None) == (baseline is None):
         raise fail("give exactly one of --model and --baseline")
-    items = load_items(build)[:limit] if limit else None
+    try:
+        every_item = load_items(build)
+    except (ValueError, KeyError) as exc:
+        raise fail(f"{build / ITEMS_FILE}: {exc}") from exc
+    items = every_item[:limit] if limit else every_item
     if model is not None:
         from veriscale.games.inspect_tasks import run_refute_model
 

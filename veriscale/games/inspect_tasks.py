@@ -150,8 +150,7 @@ def refute_scorer():  # noqa: ANN201 - inspect's Scorer
 
 def _unfinished_refute(judge: RefuteJudge) -> dict[str, Any]:
     """The record of an item the solver did not finish (inspect's message limit ended it): a failure."""
-    item = judge.item
-    record = ItemResult(item.id, item.task, item.bucket, item.kind, item.difficulty).to_json()
+    record = ItemResult.of(judge.item).to_json()
     return {**record, "note": "ended before an answer (message limit)"}
 
 

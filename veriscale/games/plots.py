@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from veriscale.games.common import TranscriptStore
-from veriscale.games.refute.build import DIFFICULTY_BUCKETS
+from veriscale.games.refute.difficulty import BUCKETS
 
 __all__ = [
     "FalsifyRun",
@@ -92,7 +92,7 @@ class RefuteBar:
 
 
 def _bucket_order(names: Iterable[str]) -> list[str]:
-    known = [name for name, _ in DIFFICULTY_BUCKETS]
+    known = list(BUCKETS)
     present = set(names)
     return [n for n in known if n in present] + sorted(present - set(known))
 

@@ -1,12 +1,13 @@
 """LLM-free REFUTE players that play through :func:`~veriscale.games.refute.game.play_item`.
 
 * :class:`RandomPlayer` -- random type-driven sampling: each attempt a fresh random value per
-  parameter (``ValuePools.random_value``; a stream of its own, seeded by the item, independent of
-  the inputs ``expand`` drew);
+  parameter (:func:`~veriscale.games.refute.difficulty.blind_inputs`; a stream of its own, seeded
+  by the item, independent of the inputs ``expand`` drew and of the build's blind pool);
 * :class:`MutationPlayer` -- mutants of the benchmark's original test inputs (chains of
   type-aware single-parameter changes, ``generate.mutation``), in order.
 
-They calibrate difficulty: an item the random sampler solves within 10 attempts is easy.
+The random player draws from the same sampler as the blind pool that calibrates the difficulty
+buckets (:mod:`~veriscale.games.refute.difficulty`), so its success per bucket checks them.
 """
 
 from __future__ import annotations
@@ -16,9 +17,10 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from veriscale.games.common import stored_input
+from veriscale.games.refute.difficulty import blind_inputs
 from veriscale.games.refute.game import Action
 from veriscale.generate.mutation import mutate
-from veriscale.generate.value_space import ValuePools, stable_rng, supports_type
+from veriscale.generate.value_space import stable_rng
 from veriscale.typed_task import TypedTask
 
 __all__ = ["BASELINES", "MutationPlayer", "RandomPlayer"]
@@ -46,17 +48,7 @@ class _ScriptedPlayer:
 
 class RandomPlayer(_ScriptedPlayer):
     def __init__(self, view: TypedTask, *, seed: int, item_id: str) -> None:
-        super().__init__(self._stream(view, seed, item_id))
-
-    @staticmethod
-    def _stream(view: TypedTask, seed: int, item_id: str) -> Iterator[dict[str, Any]]:
-        if not all(supports_type(ty, view.structs) for ty in view.param_types.values()):
-            return
-        pools = ValuePools(view.structs)
-        rng = stable_rng("refute-random", seed, item_id)
-        while True:
-            row = {name: pools.random_value(ty, rng) for name, ty in view.param_types.items()}
-            yield stored_input(row, view)
+        super().__init__(blind_inputs(view, stable_rng("refute-random", seed, item_id)))
 
 
 class MutationPlayer(_ScriptedPlayer):

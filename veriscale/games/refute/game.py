@@ -35,7 +35,8 @@ from veriscale.games.common import (
     precondition_text,
     signature_text,
 )
-from veriscale.games.refute.build import DIFFICULTY_BUCKETS, RefuteItem
+from veriscale.games.refute.build import RefuteItem
+from veriscale.games.refute.difficulty import BUCKETS
 from veriscale.lean.printing import same_as_printed
 from veriscale.task import Task
 from veriscale.typed_task import TypedTask, typed_view
@@ -273,10 +274,16 @@ class ItemResult:
     task: str
     bucket: str
     kind: str
-    difficulty: float
+    suite_share: float
+    pool_rate: float
     attempts: list[Attempt] = field(default_factory=list)
     feedback_used: int = 0
     transcript: list[dict[str, Any]] = field(default_factory=list)
+
+    @classmethod
+    def of(cls, item: RefuteItem) -> ItemResult:
+        """The empty record of playing ``item``."""
+        return cls(item.id, item.task, item.bucket, item.kind, item.suite_share, item.pool_rate)
 
     @property
     def solved_at(self) -> int | None:
@@ -292,7 +299,8 @@ class ItemResult:
             "task": self.task,
             "bucket": self.bucket,
             "kind": self.kind,
-            "difficulty": self.difficulty,
+            "suite_share": self.suite_share,
+            "pool_rate": self.pool_rate,
             "solved_at": self.solved_at,
             "feedback_used": self.feedback_used,
             "attempts": [a.__dict__ for a in self.attempts],
@@ -313,10 +321,9 @@ class RefuteSession:
     and the inspect solver (models), so both are judged and budgeted the same way."""
 
     def __init__(self, judge: RefuteJudge, settings: RefuteSettings) -> None:
-        item = judge.item
         self.judge = judge
         self.settings = settings
-        self.result = ItemResult(item.id, item.task, item.bucket, item.kind, item.difficulty)
+        self.result = ItemResult.of(judge.item)
         self.done = False
 
     def prompt(self) -> str:
@@ -439,7 +446,7 @@ def refute_metrics(results: Iterable[dict[str, Any]], k: int) -> dict[str, Any]:
     for row in rows:
         by_bucket[row["bucket"]].append(row)
         by_kind[row["kind"]].append(row)
-    order = [name for name, _ in DIFFICULTY_BUCKETS]
+    order = list(BUCKETS)
     verdicts: Counter[str] = Counter(a["verdict"] for r in rows for a in r["attempts"])
     return {
         **summary(rows),

@@ -10,9 +10,8 @@ from typing import Any
 from veriscale.backends.base import Backend
 from veriscale.games.common import TranscriptStore
 from veriscale.games.refute.baselines import MutationPlayer, RandomPlayer
-from veriscale.games.refute.build import RefuteItem, load_items
+from veriscale.games.refute.build import RefuteItem, load_items, original_count
 from veriscale.games.refute.game import Player, RefuteJudge, RefuteSettings, play_item, refute_metrics
-from veriscale.stages.expand.writer import SUMMARY_FILE
 from veriscale.task import Task, load_task
 
 __all__ = ["TRANSCRIPTS_FILE", "baseline_player", "run_items", "suite_of"]
@@ -28,8 +27,7 @@ def suite_of(build_dir: Path) -> Path:
 
 
 def original_inputs(suite: Path, task: Task) -> list[dict[str, Any]]:
-    summary = json.loads((suite / task.id / SUMMARY_FILE).read_text(encoding="utf-8"))
-    return [t.input for t in task.tests[: int(summary["tests_original"])]]
+    return [t.input for t in task.tests[: original_count(suite / task.id)]]
 
 
 def baseline_player(name: str, judge: RefuteJudge, suite: Path, *, seed: int, budget: int) -> Player:
