@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from veriscale.backends.base import Answer, UnknownReason
+from veriscale.backends.base import Answer, Check, CheckKind, UnknownReason
 from veriscale.backends.embedded.backend import call_entry
 from veriscale.backends.embedded.program import Program
 from veriscale.lean.values import Arr, Nat, Pair
@@ -150,3 +150,15 @@ def test_a_trusted_answer_is_the_validated_one(status: Any, value: Any, reason: 
     assert pickle.loads(pickle.dumps(fast)) == slow
     with pytest.raises(Exception):  # noqa: B017 - frozen like the validated one
         fast.steps = 3  # type: ignore[misc]
+
+
+@pytest.mark.parametrize("output", [None, nats(3), Nat(0)])
+def test_a_trusted_check_is_the_validated_one(output: Any) -> None:
+    args = {"a": nats(1, 2), "n": Nat(4)}
+    fast = Check.trusted(CheckKind.POSTCOND, args, output)
+    slow = Check(kind=CheckKind.POSTCOND, args=args, output=output)
+    assert fast == slow and repr(fast) == repr(slow)
+    assert fast.model_dump() == slow.model_dump() and fast.model_fields_set == slow.model_fields_set
+    assert pickle.loads(pickle.dumps(fast)) == slow
+    with pytest.raises(Exception):  # noqa: B017 - frozen like the validated one
+        fast.output = 3  # type: ignore[misc]

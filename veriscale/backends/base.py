@@ -48,6 +48,18 @@ class Check(BaseModel):
     output: Any = None
     """The candidate output, for ``postcond`` checks only."""
 
+    @classmethod
+    def trusted(cls, kind: CheckKind, args: dict[str, Any], output: Any = None) -> Check:
+        """A check built without validation, for callers building many from values they already
+        typed (``args`` is kept, not copied): equal to ``Check(kind=…, args=…, output=…)``, as
+        :meth:`Answer.trusted` is to its validated answer."""
+        check = _new_object(cls)
+        check.__dict__.update(kind=kind, args=args, output=output)
+        _set_fields_set(check, {"kind", "args", "output"})
+        _set_extra(check, None)
+        _set_private(check, None)
+        return check
+
 
 AnswerStatus = Literal["value", "true", "false", "unknown"]
 

@@ -191,21 +191,21 @@ def validate_task(task: Task, backend: Backend) -> TaskValidation:
             if test.key in seen_keys:
                 result.defects.append(Defect(kind="duplicate-input", row=row, detail="same input as an earlier test"))
             seen_keys.add(test.key)
-        add("precond_tests", row, raw.input, True, Check(kind=CheckKind.PRECOND, args=test.args))
+        add("precond_tests", row, raw.input, True, Check.trusted(CheckKind.PRECOND, test.args))
         add("code", row, raw.input, test.expected if test.expected_ok else raw.expected,
-            Check(kind=CheckKind.CODE, args=test.args))
+            Check.trusted(CheckKind.CODE, test.args))
         if test.expected_ok:
             add("postcond_expected", row, raw.input, True,
-                Check(kind=CheckKind.POSTCOND, args=test.args, output=test.expected))
+                Check.trusted(CheckKind.POSTCOND, test.args, test.expected))
         for j, value in test.unexpected:
             add("postcond_unexpected", f"{row}.unexpected[{j}]", raw.input, False,
-                Check(kind=CheckKind.POSTCOND, args=test.args, output=value))
+                Check.trusted(CheckKind.POSTCOND, test.args, value))
     for reject in view.rejects:
         if reject.args is None:
             continue
         row = f"reject_inputs.json[{reject.index}]"
         add("precond_rejects", row, task.reject_inputs[reject.index].input, False,
-            Check(kind=CheckKind.PRECOND, args=reject.args))
+            Check.trusted(CheckKind.PRECOND, reject.args))
 
     answers = backend.run(task, checks) if checks else []
     defective_rows: set[str] = set()
@@ -235,14 +235,15 @@ def validate_task(task: Task, backend: Backend) -> TaskValidation:
                 continue
             same = same_as_printed(answer.value, stored)
             verdict: Verdict = "agree" if same else "disagree"
-            engine_view: Any = _render(answer.value, view.return_type)
-            stored_view: Any = _render(stored, view.return_type)
             if not same:
                 explained = _explain_stored_defect(answer.value, task.tests[int(row[10:-1])], view)
                 if explained is not None:
                     result.defects.append(Defect(kind=explained[0], row=row, detail=explained[1]))
                     defective_rows.add(row)
                     continue
+                # rendered for the report of the disagreement only
+                engine_view: Any = _render(answer.value, view.return_type)
+                stored_view: Any = _render(stored, view.return_type)
         elif kind == "postcond_expected" and row in defective_rows:
             continue  # the stored expected value itself is the defect, reported with the code check
         else:

@@ -348,7 +348,7 @@ class _EntryPlan:
 
     __slots__ = ("fn", "names", "types", "ret", "int_coercer", "array_ret", "int_ret", "compiler")
 
-    def __init__(self, program: Program, def_name: str) -> None:
+    def __init__(self, program: Program, def_name: str, output_last: bool = False) -> None:
         comp = program.compiler
         d = _find_entry(program, def_name)
         ptypes, ret = comp.def_types(d)
@@ -356,6 +356,10 @@ class _EntryPlan:
                   if not is_proof_binder(b, program.env, d.namespace)]
         self.names = tuple(n for n, _ in params)
         self.types = tuple(t for _, t in params)
+        if output_last and self.names and d.run is None:
+            # one input is checked against several outputs: what does not read the output is
+            # computed once per input (compiler.hoisting)
+            comp.hoist_over[d.name] = self.names[-1]
         self.fn = comp.def_function(d)
         self.compiler = comp
         self.ret = ret
@@ -391,11 +395,11 @@ class _EntryPlan:
         return result
 
 
-def _entry_plan(program: Program, def_name: str) -> _EntryPlan:
+def _entry_plan(program: Program, def_name: str, output_last: bool = False) -> _EntryPlan:
     plans: dict[str, _EntryPlan] = program.__dict__.setdefault("_entry_plans", {})
     plan = plans.get(def_name)
     if plan is None:
-        plan = plans[def_name] = _EntryPlan(program, def_name)
+        plan = plans[def_name] = _EntryPlan(program, def_name, output_last)
     return plan
 
 
@@ -420,7 +424,7 @@ class _Entries:
     def call(self, def_name: str, args: dict[str, Any], output: Any, with_output: bool) -> Any:
         plan = self.plans.get(def_name)
         if plan is None:
-            plan = self.plans[def_name] = _entry_plan(self.program, def_name)
+            plan = self.plans[def_name] = _entry_plan(self.program, def_name, def_name == self.postcond)
         return plan.call(def_name, args, output, with_output)
 
 

@@ -26,6 +26,7 @@ family, each in its own module:
 * :mod:`.arith`: operators (``binop%`` arithmetic, relations, coercions, connectives);
 * :mod:`.quantifiers`: ``∀``/``∃``, the sound rules for unbounded ones, the witness search;
 * :mod:`.do_notation`: ``do`` blocks and their loops;
+* :mod:`.hoisting`: a postcondition's terms that do not read the output, evaluated once per input;
 * :mod:`.support`: closures, scopes and helpers shared by several of them.
 """
 

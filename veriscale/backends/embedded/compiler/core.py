@@ -18,6 +18,7 @@ from veriscale.backends.embedded.compiler.arith import ArithMixin
 from veriscale.backends.embedded.compiler.calls import CallsMixin
 from veriscale.backends.embedded.compiler.do_notation import DoNotationMixin
 from veriscale.backends.embedded.compiler.families import FamiliesMixin
+from veriscale.backends.embedded.compiler.hoisting import HoistingMixin
 from veriscale.backends.embedded.compiler.lambdas import LambdasMixin
 from veriscale.backends.embedded.compiler.patterns import PatternsMixin
 from veriscale.backends.embedded.compiler.quantifiers import QuantifiersMixin
@@ -64,7 +65,7 @@ from veriscale.lean.values import NONE, UNIT, Arr, Char, Nat, Pair, Some, Undeci
 
 
 class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithMixin, QuantifiersMixin,
-               DoNotationMixin, FamiliesMixin):
+               DoNotationMixin, FamiliesMixin, HoistingMixin):
     """Compiles the definitions of one task's :class:`Env` to Python closures.
 
     Each ``c_<Node>`` method compiles one AST node class; :meth:`compile` dispatches on the
@@ -87,6 +88,11 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         """Namespaces opened by enclosing ``open … in`` terms."""
         #: producers of all sublists allowed to build the symbolic list (:mod:`.builtins.sublists`)
         self._lazy_sites: dict[int, A.Node] = {}
+        #: definitions whose terms independent of one parameter (named here) are recorded and
+        #: replayed between calls (:mod:`.hoisting`): a postcondition and its output
+        self.hoist_over: dict[str, str] = {}
+        self._hoisting = False
+        """A term being compiled is wrapped by :mod:`.hoisting` (its parts are not wrapped again)."""
 
     # -- user definitions -----------------------------------------------------------------
     def def_function(self, d: UserDef) -> Callable[..., Any]:
@@ -173,11 +179,14 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         params = explicit_params(d)
         sc = Scope(ctx)
         arg_slots: list[int] = []
+        named_slots: list[tuple[str, int]] = []
         for i, (name, _b) in enumerate(params):
             if flags[i]:
                 continue
             sc, slot = sc.bind(name, ptypes[i])
             arg_slots.append(slot)
+            named_slots.append((name, slot))
+        ctx.hoist = self.hoist_plan(d.name, d.cmd, named_slots)
         extra = self._equation_extra(d)
         extra_slots = []
         for k in range(extra):
@@ -229,6 +238,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
 
         d.run = run
         saved_target = self._tail_target
+        saved_hoisting = self._hoisting
+        self._hoisting = False  # the terms of another definition compiled on the way are its own
         calls: set[int] = set()
         if d.cmd.alts is not None:
             for alt in d.cmd.alts:
@@ -263,6 +274,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         finally:
             d.compiling = False
             self._tail_target = saved_target
+            self._hoisting = saved_hoisting
 
     def _elaborated_as(self, terms: list[A.Node], ty: LeanType) -> bool:
         """Whether the elaborator typed every one of ``terms`` exactly ``ty``: their compiled values
@@ -333,6 +345,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             # run-time guard, since there Lean may propagate an expected type the elaborator does not)
             expected = self.node_types.of(node) or expected
         try:
+            if sc.ctx.hoist is not None and self.hoist_candidate(node, sc):
+                return self.hoisted(lambda: method(node, sc, expected), sc.ctx)
             return method(node, sc, expected)
         except (Unsupported, Undecidable) as exc:
             # refuse only when evaluation reaches this term (it may sit in a dead branch)

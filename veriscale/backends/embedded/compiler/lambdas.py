@@ -249,6 +249,8 @@ class LambdasMixin:
         if node.is_have:
             return self.compile(node.body, sc, expected)
         inner, setter = self.compile_let_decl(decl, sc)
+        if sc.ctx.hoist is not None:
+            self.note_fixed_let(decl, sc, inner)
         body = self.compile(node.body, inner, expected)
 
         def run(fr: list[Any]) -> Any:
@@ -302,6 +304,8 @@ class LambdasMixin:
 
     def c_LetRec(self, node: A.LetRec, sc: Scope, expected: LeanType | None) -> Closure:
         inner, setter = self.compile_let_rec(node.decls, sc)
+        if sc.ctx.hoist is not None:
+            self.note_fixed_let(node.decls, sc, inner)
         body = self.compile(node.body, inner, expected)
 
         def run(fr: list[Any]) -> Any:

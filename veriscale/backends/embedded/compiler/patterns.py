@@ -118,6 +118,19 @@ class PatternsMixin:
 
             return run1
 
+        first_ms, first_rhs = compiled[0]
+        if all(m is _matches_anything or m in _BIND_SLOTS for m in first_ms):
+            # `| n, p => …` (every pattern of the first alternative a variable or `_`): it always
+            # matches, so the alternative is its bindings (the getters only read slots)
+            binds = [(_BIND_SLOTS[m], g) for m, g in zip(first_ms, getters) if m is not _matches_anything]
+
+            def run_binds(fr: list[Any]) -> Any:
+                for slot, g in binds:
+                    fr[slot] = g(fr)
+                return first_rhs(fr)
+
+            return run_binds
+
         def run(fr: list[Any]) -> Any:
             vals = [g(fr) for g in getters]
             for ms, rhs in compiled:
@@ -137,7 +150,7 @@ class PatternsMixin:
         if isinstance(p, A.Paren):
             return self.compile_pattern(p.term, sc, ty)
         if isinstance(p, A.Hole):
-            return (lambda v, fr: True), sc
+            return _matches_anything, sc
         if isinstance(p, A.Ident):
             name = p.name
             if name in ("none", "Option.none") or (name == "none"):
@@ -372,6 +385,11 @@ class PatternsMixin:
             return Struct(h, tuple(vals))
 
         return run
+
+
+def _matches_anything(v: Any, fr: list[Any]) -> bool:
+    """The matcher of ``_``."""
+    return True
 
 
 _BIND_SLOTS: weakref.WeakKeyDictionary[Callable[..., bool], int] = weakref.WeakKeyDictionary()

@@ -38,7 +38,7 @@ def unsupported(node: A.Node | None, construct: str, detail: str = "") -> Unsupp
 class DefCtx:
     """Per user definition: the slot allocator and the definition's namespace."""
 
-    __slots__ = ("nslots", "namespace", "udef", "monad", "do_depth")
+    __slots__ = ("nslots", "namespace", "udef", "monad", "do_depth", "hoist")
 
     def __init__(self, namespace: str, udef: UserDef | None) -> None:
         self.nslots = 0
@@ -47,6 +47,9 @@ class DefCtx:
         self.monad = "Id"
         self.do_depth = 0
         """How many Id `do` blocks enclose the term being compiled (`pure` means `id` there)."""
+        self.hoist: Any = None
+        """The definition's :class:`.hoisting.HoistPlan` when its output-independent terms are
+        recorded and replayed (``None``: they are not)."""
 
     def alloc(self) -> int:
         i = self.nslots
