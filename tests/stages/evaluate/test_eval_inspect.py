@@ -14,6 +14,7 @@ from fake_openai_server import FakeOpenAIServer, Reply
 from inspect_ai import eval as inspect_eval
 from inspect_ai.model import ModelOutput, ModelUsage, StopReason, get_model
 
+from stages.evaluate.test_eval_proofgen import CLAMP_PROOF
 from veriscale.stages.evaluate.inspect_tasks import codegen, generation_dataset, proofgen, specgen
 from veriscale.stages.evaluate.prompts import build_prompt, headers_for
 from veriscale.task import Task, load_task
@@ -159,13 +160,6 @@ def test_an_undecided_metric_is_not_a_pass(tmp_path, monkeypatch) -> None:
 # ProofGen
 
 PROOF_HEADER = headers_for(CLAMP, "proofgen")[0].text
-CLAMP_PROOF = (
-    "  unfold clampToRange_postcond clampToRange\n"
-    "  unfold clampToRange_precond at h_precond\n"
-    "  split\n"
-    "  · omega\n"
-    "  · split <;> omega\n"
-)
 
 
 @pytest.mark.parametrize(

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
 
@@ -653,8 +653,6 @@ def sexpr(node: object) -> str:
     if isinstance(node, (str, int, bool)) or node is None:
         return repr(node)
     if isinstance(node, Node):
-        from dataclasses import fields
-
         parts = [type(node).__name__]
         for f in fields(node):
             if f.name in ("line", "col", "type_text", "end_line", "modifiers"):
@@ -685,6 +683,20 @@ def children(node: object) -> Iterator[Node]:
             for item in value:
                 if isinstance(item, Node):
                     yield item
+
+
+def subterms(value: object) -> Iterator[Node]:
+    """The nodes directly below ``value`` -- a node's fields, or a list's or tuple's items -- entering
+    lists and tuples at any depth (so ``Quant.bound`` and ``DoFor.clauses`` are included), for the
+    analyses that must see every subterm. Leaves that are not nodes are skipped."""
+    items = [getattr(value, f.name) for f in fields(value)] if isinstance(value, Node) else value
+    if not isinstance(items, (list, tuple)):
+        return
+    for item in items:
+        if isinstance(item, Node):
+            yield item
+        elif isinstance(item, (list, tuple)):
+            yield from subterms(item)
 
 
 def rewrite(node: Node, replace: Callable[[Node], Node | None], *, into_parens: bool = True) -> Node:

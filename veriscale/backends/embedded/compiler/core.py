@@ -8,7 +8,6 @@ one module per construct family (see the package's docstring)."""
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import fields
 from typing import Any
 
 from veriscale.backends.embedded import ast as A
@@ -624,12 +623,8 @@ def branching_recursion(d: UserDef, tail_calls: set[int]) -> bool:
         if isinstance(node, A.App) and isinstance(node.fn, A.Ident) and node.fn.name in names \
                 and id(node) not in tail_calls:
             count += 1
-        if isinstance(node, A.Node):
-            for f in fields(node):
-                walk(getattr(node, f.name))
-        elif isinstance(node, (list, tuple)):
-            for x in node:
-                walk(x)
+        for sub in A.subterms(node):
+            walk(sub)
 
     walk(d.cmd.alts if d.cmd.alts is not None else d.cmd.body)
     return count >= 2

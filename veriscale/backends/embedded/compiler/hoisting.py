@@ -27,7 +27,6 @@ are never taken as fixed.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import fields
 from typing import TYPE_CHECKING, Any
 
 from veriscale.backends.embedded import ast as A
@@ -116,13 +115,7 @@ class HoistingMixin:
 
 
 def _does_work(node: Any) -> bool:
-    if isinstance(node, _WORK):
-        return True
-    if isinstance(node, A.Node):
-        return any(_does_work(getattr(node, f.name)) for f in fields(node))
-    if isinstance(node, (list, tuple)):
-        return any(_does_work(x) for x in node)
-    return False
+    return isinstance(node, _WORK) or any(_does_work(sub) for sub in A.subterms(node))
 
 
 def reassigned_names(body: Any) -> set[str]:
@@ -132,12 +125,8 @@ def reassigned_names(body: Any) -> set[str]:
     def walk(node: Any) -> None:
         if isinstance(node, A.DoReassign):
             referenced_names(node.target, out)
-        if isinstance(node, A.Node):
-            for f in fields(node):
-                walk(getattr(node, f.name))
-        elif isinstance(node, (list, tuple)):
-            for x in node:
-                walk(x)
+        for sub in A.subterms(node):
+            walk(sub)
 
     walk(body)
     return out

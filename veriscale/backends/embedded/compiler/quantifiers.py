@@ -716,13 +716,7 @@ def _only_in_power_divisions(node: Any, name: str, found: list[A.BinOp]) -> bool
     if isinstance(node, _BINDING_NODES):
         # a construct that binds names could shadow `name`: refuse rather than reason about scopes
         return not _mentions(node, name)
-    if isinstance(node, (list, tuple)):
-        return all(_only_in_power_divisions(x, name, found) for x in node)
-    if isinstance(node, A.Node):
-        from dataclasses import fields
-
-        return all(_only_in_power_divisions(getattr(node, f.name), name, found) for f in fields(node))
-    return True
+    return all(_only_in_power_divisions(sub, name, found) for sub in A.subterms(node))
 
 
 _BINDING_NODES = (A.Quant, A.Lambda, A.LambdaMatch, A.Let, A.LetRec, A.Match, A.Do, A.IfLet)
@@ -789,13 +783,7 @@ def _used_as_exponent(node: Any, name: str) -> bool:
     """Whether ``name`` occurs as the exponent of a ``^`` somewhere in ``node``."""
     if isinstance(node, A.BinOp) and node.op == "^" and _is_var(node.rhs, name):
         return True
-    if isinstance(node, A.Node):
-        from dataclasses import fields
-
-        return any(_used_as_exponent(getattr(node, f.name), name) for f in fields(node))
-    if isinstance(node, (list, tuple)):
-        return any(_used_as_exponent(x, name) for x in node)
-    return False
+    return any(_used_as_exponent(sub, name) for sub in A.subterms(node))
 
 
 def _is_var(n: A.Node, name: str) -> bool:
@@ -807,13 +795,7 @@ def _is_var(n: A.Node, name: str) -> bool:
 def _mentions(node: Any, name: str) -> bool:
     if isinstance(node, A.Ident):
         return node.name == name or node.name.startswith(name + ".")
-    if isinstance(node, A.Node):
-        from dataclasses import fields
-
-        return any(_mentions(getattr(node, f.name), name) for f in fields(node))
-    if isinstance(node, (list, tuple)):
-        return any(_mentions(x, name) for x in node)
-    return False
+    return any(_mentions(sub, name) for sub in A.subterms(node))
 
 
 def _mentions_any(node: Any, names: set[str]) -> bool:

@@ -180,13 +180,7 @@ def _has_cdot(node: Any) -> bool:
         return True
     if isinstance(node, A.Paren):
         return False
-    if isinstance(node, A.Node):
-        from dataclasses import fields
-
-        return any(_has_cdot(getattr(node, f.name)) for f in fields(node))
-    if isinstance(node, (list, tuple)):
-        return any(_has_cdot(x) for x in node)
-    return False
+    return any(_has_cdot(sub) for sub in A.subterms(node))
 
 
 def referenced_names(node: Any, out: set[str] | None = None) -> set[str]:
@@ -196,14 +190,9 @@ def referenced_names(node: Any, out: set[str] | None = None) -> set[str]:
         out = set()
     if isinstance(node, A.Ident):
         out.add(node.name.partition(".")[0])
-    elif isinstance(node, A.Node):
-        from dataclasses import fields
-
-        for f in fields(node):
-            referenced_names(getattr(node, f.name), out)
-    elif isinstance(node, (list, tuple)):
-        for x in node:
-            referenced_names(x, out)
+    else:
+        for sub in A.subterms(node):
+            referenced_names(sub, out)
     return out
 
 
