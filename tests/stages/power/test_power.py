@@ -16,6 +16,7 @@ from typer.testing import CliRunner
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.cli import app
 from veriscale.generate.adversaries import all_mutations, llm_free_adversaries
+from veriscale.generate.adversaries.subtle import subtle_mutations
 from veriscale.stages.power import (
     PowerItem,
     conjunct_drops,
@@ -25,7 +26,8 @@ from veriscale.stages.power import (
     power_items,
     power_mutants,
 )
-from veriscale.stages.power.items import expand_overlap
+from veriscale.stages.power import items as items_module
+from veriscale.stages.power.items import expand_edits, expand_overlap
 from veriscale.stages.power.operators import power_mutations
 from veriscale.stages.power.stats import wilson_interval
 from veriscale.task import LeanFile, Parameter, RejectInput, Signature, Task, TestCase, write_task
@@ -169,6 +171,21 @@ def test_power_mutants_share_no_edit_with_expands_adversaries() -> None:
         assert mutants and all(m.order == order for m in mutants)
         assert not any(tuple(sorted(m.sections.items())) in adversaries for m in mutants)
         assert expand_overlap(task, mutants) == (0, 0)
+
+
+def test_expand_overlap_counts_expands_subtle_mutants(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A power mutant made of one of expand's subtle edits is counted as identical and sharing."""
+    task = max_task()
+    subtle = [m for m in subtle_mutations(task) if m.family == "guard-result"]
+    assert subtle
+    borrowed = subtle[0]
+    assert all((borrowed.section, e) in expand_edits(task) for e in borrowed.edits)
+    own = power_mutants(task, seed=3, max_mutants=1000, order=1)
+    monkeypatch.setattr(items_module, "power_mutations", lambda t: [*power_mutations(t), borrowed])
+    mutant = PowerItem(borrowed.id, "code", borrowed.family, borrowed.description,
+                       {borrowed.section: borrowed.apply(task.section(borrowed.section))}, (borrowed.id,), 1)
+    assert expand_overlap(task, [mutant]) == (1, 1)
+    assert expand_overlap(task, [*own, mutant]) == (1, 1)
 
 
 def test_parameter_swap_replaces_one_use() -> None:
