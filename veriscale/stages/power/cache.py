@@ -5,7 +5,7 @@ A task's work is one pool phase (which items count) and one phase per suite (whi
 the suite catches). Each phase runs in a fresh engine unit with its own step budget, so its result
 is a function of what goes into it alone; the key is a digest of all of that:
 
-* the pool phase: the engine, the code (a digest of the ``veriscale`` sources), the ground-truth
+* the pool phase: the engine, the code (:func:`code_fingerprint`), the ground-truth
   task, the items, the pool's seed and size, and the step budget;
 * a suite's phase: the engine, the code, the ground-truth task, the counted items, the suite's
   copy of the task (its tests, unexpected outputs and reject inputs), and the step budget.
@@ -37,14 +37,25 @@ FORMAT = 1
 """Bumped when what a stored phase holds changes."""
 
 
+PHASE_CODE = (
+    "backends", "lean", "generate", "task.py", "typed_task.py", "stages/power/judge.py", "stages/power/pool.py",
+)
+"""The sources a phase's result depends on (inside the ``veriscale`` package): the engines, the Lean
+values, the input generators, the task model, and power's judge and pool. The items are in the
+keys themselves, so the rest of the package (the CLI, other stages, how the table is printed) can
+change without making stored phases stale."""
+
+
 @cache
 def code_fingerprint() -> str:
-    """A digest of every ``veriscale`` source file: a stored phase is only reused by the same code."""
+    """A digest of the sources in :data:`PHASE_CODE`: a stored phase is only reused by the same code."""
     root = Path(__file__).resolve().parents[2]
     digest = hashlib.sha256()
-    for path in sorted(root.rglob("*.py")):
-        digest.update(str(path.relative_to(root)).encode("utf-8") + b"\0")
-        digest.update(path.read_bytes() + b"\0")
+    for part in PHASE_CODE:
+        where = root / part
+        for path in sorted(where.rglob("*.py")) if where.is_dir() else [where]:
+            digest.update(str(path.relative_to(root)).encode("utf-8") + b"\0")
+            digest.update(path.read_bytes() + b"\0")
     return digest.hexdigest()
 
 

@@ -108,6 +108,8 @@ class TaskPower(BaseModel):
     pool_inputs: int = 0
     pool_rows: dict[str, int] = {}
     """Pool rows per check kind with a decided ground-truth answer."""
+    phase_steps: list[int] = []
+    """Engine steps of the pool phase, then of each suite's phase (where the work goes)."""
 
 
 @dataclass
@@ -440,7 +442,7 @@ def evaluate_task(
                 "rows": pool_phase.rows, "out_of_time": pool_phase.out_of_time, "steps": pool_phase.steps})
     results = pool_phase.results
     power.pool_inputs, power.pool_rows, power.pool_out_of_time = pool_phase.inputs, pool_phase.rows, pool_phase.out_of_time
-    total_steps = pool_phase.steps
+    power.phase_steps = [pool_phase.steps]
 
     # Phase 2: each suite on its own, on the counted items only.
     counted = [(item, r) for item, r in zip(items, results, strict=True) if r.status == "counted"]
@@ -467,11 +469,11 @@ def evaluate_task(
             if witness is not None:
                 result.caught_by.append(s)
                 result.caught_with[s] = witness
-        total_steps += phase.steps
+        power.phase_steps.append(phase.steps)
     for result in results:
         if on_item is not None:
             on_item(result)
     power.items = results
     power.seconds = round(time.monotonic() - started, 3)
-    power.steps = total_steps if total_steps else None
+    power.steps = sum(power.phase_steps) or None
     return power

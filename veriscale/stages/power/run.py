@@ -24,6 +24,7 @@ from veriscale.parallel import (
     as_progress,
     worker_memory_limit,
 )
+from veriscale.stages.power.cache import PhaseCache
 from veriscale.stages.power.items import (
     DEFAULT_MAX_FLAWED,
     DEFAULT_MAX_MUTANTS,
@@ -31,7 +32,6 @@ from veriscale.stages.power.items import (
     expand_overlap,
     power_items,
 )
-from veriscale.stages.power.cache import PhaseCache
 from veriscale.stages.power.judge import ItemResult, TaskPower, evaluate_task
 from veriscale.stages.power.pool import DEFAULT_POOL_SEED, DEFAULT_POOL_SIZE
 from veriscale.stages.power.stats import wilson_interval
