@@ -472,3 +472,17 @@ def test_a_phase_cut_by_the_clock_is_not_stored(tmp_path: Path) -> None:
     assert power.pool_out_of_time
     stored = list((tmp_path / "cache").rglob("*.json"))
     assert not any(p.name.startswith("pool-") for p in stored)
+
+
+def test_cli_cache_option_resumes_with_the_same_table(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "s", max_task([({"a": 1, "b": 2}, 2, [0]), ({"a": 5, "b": 0}, 5, [4])]))
+    cache = tmp_path / "cache"
+    outputs = []
+    for n in range(2):
+        out = tmp_path / f"power{n}.json"
+        run = CliRunner().invoke(app, ["power", str(suite), "--cache", str(cache), "--json", str(out), "--jobs", "1",
+                                       "--quiet", "--max-flawed", "3", "--max-mutants", "3"])
+        assert run.exit_code == 0, run.output
+        outputs.append(json.loads(out.read_text(encoding="utf-8"))["suites"])
+    assert outputs[0] == outputs[1]
+    assert any(cache.rglob("pool-*.json")) and any(cache.rglob("suite-*.json"))
