@@ -101,6 +101,8 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--task-steps", type=int, default=DEFAULT_TASK_STEPS, help="engine steps per task")
     parser.add_argument("--task-seconds", type=float, default=DEFAULT_TASK_SECONDS, help="wall-clock backstop per task")
     parser.add_argument("--task", action="append", default=None, help="only these task ids (repeatable)")
+    parser.add_argument("--cache", type=Path, default=None,
+                        help="directory of finished phases: reused, and written as they finish (resumable)")
     args = parser.parse_args(argv)
 
     if args.from_json is not None:
@@ -113,7 +115,7 @@ def main(argv: list[str] | None = None) -> int:
         report = measure_power(
             args.suites, seed=args.seed, max_flawed=args.max_flawed, max_mutants=args.max_mutants,
             pool_size=args.pool_size, jobs=args.jobs, every=args.every, task_seconds=args.task_seconds, task_steps=args.task_steps,
-            task_ids=args.task,
+            task_ids=args.task, cache=args.cache,
         )
         print(format_power(report))
         print(f"wall clock {time.perf_counter() - started:.1f} s")

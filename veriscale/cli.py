@@ -706,6 +706,10 @@ def power(
     task_seconds: Annotated[float | None, _seconds_option(
         "--task-seconds", "Wall-clock limit per task (the budget of an engine without steps; a backstop). Default: 900.")
     ] = None,
+    cache: Annotated[
+        Path | None, typer.Option("--cache", help="Directory of finished phases: reused, and written as they finish "
+                                                  "(a rerun resumes; a suite measured before is not measured again).")
+    ] = None,
     quiet: QuietOption = False,
 ) -> None:
     """How well each suite tells right from wrong, without any LLM: flawed specs caught, mutants killed."""
@@ -721,7 +725,7 @@ def power(
     runner = executor_or_exit(executor, workers, jobs, address)
     given = {"seed": seed, "max_flawed": max_flawed, "max_mutants": max_mutants,
              "mutant_orders": [int(o) for o in orders], "pool_size": pool_size,
-             "every": every, "task_steps": task_steps, "task_seconds": task_seconds}
+             "every": every, "task_steps": task_steps, "task_seconds": task_seconds, "cache": cache}
     options = _options_or_exit(api.PowerOptions, given)
     report = _or_exit(lambda: api.power(suites, options, backend=backend_name, tasks=task_ids(tasks, task),
                                         executor=runner, progress=_progress(quiet)))

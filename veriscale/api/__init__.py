@@ -228,7 +228,8 @@ def power(
                          pool_size=options.pool_size, pool_seed=options.pool_seed,
                          backend=backend, task_ids=_ids(tasks), every=options.every,
                          task_seconds=options.task_seconds, task_steps=options.task_steps,
-                         executor=_executor(executor), progress=_stage_progress(progress, "power"))
+                         executor=_executor(executor), progress=_stage_progress(progress, "power"),
+                         cache=options.cache)
 
 
 def audit(

@@ -79,6 +79,8 @@ class PowerOptions(_Options):
     """Engine steps per task (deterministic); items left are undetermined."""
     task_seconds: float | None = Field(default=DEFAULT_TASK_SECONDS, gt=0)
     """Wall-clock limit per task (the budget of an engine without steps; else a backstop)."""
+    cache: Path | None = None
+    """Directory of finished phases: read instead of run again, written as they finish (resumable)."""
 
 
 class ReportOptions(_Options):

@@ -17,8 +17,10 @@ from typer.testing import CliRunner
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.cli import app
 from veriscale.generate.adversaries import all_mutations, llm_free_adversaries
+from veriscale.generate.adversaries.subtle import subtle_mutations
 from veriscale.stages.power import (
     PowerItem,
+    PowerReport,
     conjunct_drops,
     evaluate_task,
     flawed_specs,
@@ -26,7 +28,8 @@ from veriscale.stages.power import (
     power_items,
     power_mutants,
 )
-from veriscale.stages.power.items import expand_overlap
+from veriscale.stages.power import items as items_module
+from veriscale.stages.power.items import expand_edits, expand_overlap
 from veriscale.stages.power.operators import power_mutations
 from veriscale.stages.power.stats import wilson_interval
 from veriscale.task import RejectInput, Task, TestCase, write_task
@@ -121,6 +124,21 @@ def test_power_mutants_share_no_edit_with_expands_adversaries() -> None:
         assert mutants and all(m.order == order for m in mutants)
         assert not any(tuple(sorted(m.sections.items())) in adversaries for m in mutants)
         assert expand_overlap(task, mutants) == (0, 0)
+
+
+def test_expand_overlap_counts_expands_subtle_mutants(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A power mutant made of one of expand's subtle edits is counted as identical and sharing."""
+    task = max_task()
+    subtle = [m for m in subtle_mutations(task) if m.family == "guard-result"]
+    assert subtle
+    borrowed = subtle[0]
+    assert all((borrowed.section, e) in expand_edits(task) for e in borrowed.edits)
+    own = power_mutants(task, seed=3, max_mutants=1000, order=1)
+    monkeypatch.setattr(items_module, "power_mutations", lambda t: [*power_mutations(t), borrowed])
+    mutant = PowerItem(borrowed.id, "code", borrowed.family, borrowed.description,
+                       {borrowed.section: borrowed.apply(task.section(borrowed.section))}, (borrowed.id,), 1)
+    assert expand_overlap(task, [mutant]) == (1, 1)
+    assert expand_overlap(task, [*own, mutant]) == (1, 1)
 
 
 def test_parameter_swap_replaces_one_use() -> None:
@@ -330,3 +348,93 @@ def test_the_shipped_example_scores_the_same_alone_and_beside_its_plus_and_lite(
     assert alone.model_dump(include=keys) == company[0].model_dump(include=keys)
     assert alone.flawed_specs_caught < alone.flawed_specs_total  # not flattered to 100 %
     assert company[1].flawed_specs_caught >= alone.flawed_specs_caught
+
+
+# ---------------------------------------------------------------------------------------------
+# Stored phases
+
+
+def _rates(report: PowerReport) -> list[dict[str, Any]]:
+    return [row.model_dump(exclude={"path"}) for row in report.suites]
+
+
+def _items(report: PowerReport) -> list[list[dict[str, Any]]]:
+    return [[i.model_dump() for i in task.items] for task in report.per_task]
+
+
+class _CountingBackend(EmbeddedBackend):
+    def __init__(self) -> None:
+        super().__init__(max_steps=200_000, timeout=2.0)
+        self.batches = 0
+
+    def run(self, task: Any, checks: Any) -> Any:
+        self.batches += 1
+        return super().run(task, checks)
+
+
+def test_stored_phases_give_the_same_table_and_a_rerun_runs_nothing(tmp_path: Path) -> None:
+    small = write_suite(tmp_path / "small", max_task([({"a": 1, "b": 2}, 2, [0])], [{"a": -1, "b": 0}]))
+    big = write_suite(
+        tmp_path / "big",
+        max_task([({"a": 1, "b": 2}, 2, [0, 5]), ({"a": 7, "b": 3}, 7, [9, 3]), ({"a": 0, "b": 0}, 0, [1])],
+                 [{"a": -1, "b": 0}, {"a": -3, "b": 4}]),
+    )
+    settings: dict[str, Any] = {"jobs": 1, "progress": False, "max_flawed": 6, "max_mutants": 6, "seed": 11}
+    plain = measure_power([small, big], **settings)
+    cache = tmp_path / "cache"
+    first = measure_power([small, big], cache=cache, **settings)
+    stored = sorted(p.name.split("-")[0] for p in (cache / "own_mx").iterdir())
+    assert stored == ["pool", "suite", "suite"]
+    again = measure_power([small, big], cache=cache, **settings)
+    assert _rates(plain) == _rates(first) == _rates(again)
+    assert _items(plain) == _items(first) == _items(again)
+    # the big suite alone reuses its phase stored in company, and gets the same row
+    alone = measure_power([small], cache=cache, **settings)
+    assert _rates(alone)[0] == _rates(plain)[0]
+    assert sorted(p.name.split("-")[0] for p in (cache / "own_mx").iterdir()) == stored
+
+
+def test_a_stored_phase_is_read_instead_of_run_and_a_changed_suite_is_run_again(tmp_path: Path) -> None:
+    from veriscale.stages.power.cache import PhaseCache
+
+    tests = [({"a": 1, "b": 2}, 2, [0]), ({"a": 7, "b": 3}, 7, [9])]
+    truth = max_task(tests[:1])
+    suite = max_task(tests)
+    items = power_items(truth, seed=11, max_flawed=4, max_mutants=4)
+    store = PhaseCache(tmp_path / "cache")
+    backend = _CountingBackend()
+    first = evaluate_task([truth, suite], items, backend, cache=store)
+    ran = backend.batches
+    assert ran > 0
+    second = evaluate_task([truth, suite], items, backend, cache=store)
+    assert backend.batches == ran  # every phase read back
+    assert [i.model_dump() for i in first.items] == [i.model_dump() for i in second.items]
+    changed = max_task([*tests, ({"a": 0, "b": 4}, 4, [3])])
+    evaluate_task([truth, changed], items, backend, cache=store)
+    assert backend.batches > ran  # the changed suite's phase ran
+
+
+def test_a_phase_cut_by_the_clock_is_not_stored(tmp_path: Path) -> None:
+    from veriscale.stages.power.cache import PhaseCache
+
+    truth = max_task([({"a": 1, "b": 2}, 2, [0])])
+    items = power_items(truth, seed=11, max_flawed=4, max_mutants=4)
+    store = PhaseCache(tmp_path / "cache")
+    power = evaluate_task([truth], items, _CountingBackend(), seconds=-1.0, cache=store)
+    assert power.pool_out_of_time
+    stored = list((tmp_path / "cache").rglob("*.json"))
+    assert not any(p.name.startswith("pool-") for p in stored)
+
+
+def test_cli_cache_option_resumes_with_the_same_table(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "s", max_task([({"a": 1, "b": 2}, 2, [0]), ({"a": 5, "b": 0}, 5, [4])]))
+    cache = tmp_path / "cache"
+    outputs = []
+    for n in range(2):
+        out = tmp_path / f"power{n}.json"
+        run = CliRunner().invoke(app, ["power", str(suite), "--cache", str(cache), "--json", str(out), "--jobs", "1",
+                                       "--quiet", "--max-flawed", "3", "--max-mutants", "3"])
+        assert run.exit_code == 0, run.output
+        outputs.append(json.loads(out.read_text(encoding="utf-8"))["suites"])
+    assert outputs[0] == outputs[1]
+    assert any(cache.rglob("pool-*.json")) and any(cache.rglob("suite-*.json"))

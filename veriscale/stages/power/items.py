@@ -18,6 +18,7 @@ from collections.abc import Sequence
 
 from veriscale.generate.adversaries import all_mutations, llm_free_adversaries, select_mutations
 from veriscale.generate.adversaries.mutants import Edit, Mutation
+from veriscale.generate.adversaries.subtle import subtle_mutations
 from veriscale.generate.flawed_specs import (
     DEFAULT_MAX_FLAWED,
     DEFAULT_SEED,
@@ -37,6 +38,7 @@ __all__ = [
     "ItemKind",
     "PowerItem",
     "conjunct_drops",
+    "expand_edits",
     "expand_overlap",
     "flawed_specs",
     "power_items",
@@ -136,21 +138,36 @@ def power_mutants(
     return out
 
 
+def expand_edits(task: Task) -> set[tuple[str, Edit]]:
+    """Every single edit ``expand`` may put into one of its LLM-free adversaries, by section.
+
+    Its single-change mutants are a seeded choice among :func:`all_mutations`, and its subtle
+    mutants (:mod:`veriscale.generate.adversaries.subtle`) are the subtle candidates that pass a
+    task's original tests, alone or paired with one another or with any of :func:`all_mutations`
+    (which of them pass depends on engine runs). The set holds the edits of all of these, so it
+    is a superset of what any expand run used: an overlap counted with it is never an undercount."""
+    candidates = [*all_mutations(task), *subtle_mutations(task)]
+    return {(m.section, edit) for m in candidates for edit in m.edits}
+
+
 def expand_overlap(task: Task, mutants: Sequence[PowerItem]) -> tuple[int, int]:
     """(mutants identical to one of expand's LLM-free adversaries, mutants sharing an edit with
-    one of them), with expand's defaults (seed 42, up to 60 mutants)."""
-    adversaries = llm_free_adversaries(task)
-    bodies = {
-        tuple(sorted((s, normalised_text(b)) for s, b in a.sections.items())) for a in adversaries
-    }
-    chosen = {a.id for a in adversaries if a.source == "mutant"}
-    expand_edits = {(m.section, m.edits) for m in all_mutations(task) if m.id in chosen}
-    own = {m.id: (m.section, m.edits) for m in power_mutations(task)}
+    one of them).
+
+    Identical: the sections equal those of one of expand's templates and single-change mutants
+    (its defaults: seed 42, up to 60 mutants) or of one of its first-order subtle candidates.
+    Sharing: one of the mutant's edits is one :func:`expand_edits` holds (single-change mutants,
+    subtle mutants of either order)."""
+    bodies = {tuple(sorted((s, normalised_text(b)) for s, b in a.sections.items())) for a in llm_free_adversaries(task)}
+    bodies |= {((m.section, normalised_text(m.apply(task.section(m.section)))),) for m in subtle_mutations(task)}
+    theirs = expand_edits(task)
+    own = {m.id: m for m in power_mutations(task)}
     identical = sharing = 0
     for item in mutants:
         key = tuple(sorted((s, normalised_text(b)) for s, b in item.sections.items()))
         identical += key in bodies
-        sharing += any(own.get(c) in expand_edits for c in item.components)
+        edits = [(own[c].section, e) for c in item.components if c in own for e in own[c].edits]
+        sharing += any(e in theirs for e in edits)
     return identical, sharing
 
 

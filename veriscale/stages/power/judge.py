@@ -31,7 +31,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Literal
 
 from pydantic import BaseModel
@@ -40,6 +40,7 @@ from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownRe
 from veriscale.lean.codec import render_value
 from veriscale.lean.printing import same_as_printed
 from veriscale.lean.safety import screen_sections
+from veriscale.stages.power.cache import PhaseCache, pool_key, suite_key
 from veriscale.stages.power.items import PowerItem
 from veriscale.stages.power.pool import (
     DEFAULT_POOL_SEED,
@@ -107,6 +108,8 @@ class TaskPower(BaseModel):
     pool_inputs: int = 0
     pool_rows: dict[str, int] = {}
     """Pool rows per check kind with a decided ground-truth answer."""
+    phase_steps: list[int] = []
+    """Engine steps of the pool phase, then of each suite's phase (where the work goes)."""
 
 
 @dataclass
@@ -170,12 +173,15 @@ class _Runner:
         self.deadline = time.monotonic() + seconds if seconds is not None else float("inf")
         self.step_budget = step_budget
         self.steps: int | None = None  # stays None while no answer reports steps
+        self.clock_ran_out = False
+        """The wall-clock backstop, not the step budget, ended the phase (a machine-dependent end)."""
 
     def run(self, task: Task, checks: list[Check]) -> list[Answer]:
         # Looked at between batches only.
         if self.steps is not None and self.step_budget is not None and self.steps > self.step_budget:
             raise _Deadline
         if time.monotonic() > self.deadline:
+            self.clock_ran_out = True
             raise _Deadline
         answers = self.backend.run(task, checks)
         counted = [a.steps for a in answers if a.steps is not None]
@@ -303,6 +309,89 @@ def _undetermined(item: PowerItem) -> ItemResult:
     return ItemResult(id=item.id, kind=item.kind, family=item.family, order=item.order, status="undetermined")
 
 
+@dataclass
+class _PoolPhase:
+    """What the pool phase found: every item's status, and the pool's size."""
+
+    results: list[ItemResult]
+    inputs: int = 0
+    rows: dict[str, int] = field(default_factory=dict)
+    out_of_time: bool = False
+    steps: int = 0
+
+
+@dataclass
+class _SuitePhase:
+    """What one suite's phase found, per counted item (in order): the catching row or ``None``,
+    the evaluations, and whether the budget ran out before the item was reached."""
+
+    witnesses: list[str | None]
+    evaluations: list[int]
+    undetermined: list[bool]
+    out_of_time: bool = False
+    steps: int = 0
+
+
+def _pool_phase(
+    truth: Task, items: Sequence[PowerItem], backend: Backend, *, seconds: float | None, steps: int | None,
+    pool_seed: int, pool_size: int,
+) -> tuple[_PoolPhase, bool]:
+    """The pool phase, and whether it ended on its own or on its step budget (not the clock)."""
+    runner = _Runner(backend, seconds, steps)
+    phase = _PoolPhase(results=[])
+    pool: JudgingPool | None = None
+    try:
+        pool = build_pool(truth, runner, seed=pool_seed, size=pool_size)
+        phase.inputs = pool.inputs
+        phase.rows = {k: len(pool.rows(k)) for k in ("precond", "postcond", "code")}
+        judge = _Judge(truth, runner)
+    except _Deadline:
+        phase.out_of_time = True
+    for item in items:
+        if pool is None or phase.out_of_time:
+            phase.results.append(_undetermined(item))
+            continue
+        result = ItemResult(id=item.id, kind=item.kind, family=item.family, order=item.order, status="equivalent")
+        if item.kind == "code" and not screen_sections(item.sections, origin=item.id).ok:
+            result.status = "unsafe"
+        else:
+            try:
+                witness, evaluations, abandoned = judge.witness(item, pool.rows(item.kind), check_truth=False)
+            except _Deadline:
+                phase.out_of_time = True
+                phase.results.append(_undetermined(item))
+                continue
+            result.evaluations += evaluations
+            result.abandoned = abandoned
+            if witness is not None:
+                result.status, result.pool_witness = "counted", witness
+        phase.results.append(result)
+    phase.steps = runner.steps or 0
+    return phase, not runner.clock_ran_out
+
+
+def _suite_phase(
+    truth: Task, counted: Sequence[PowerItem], rows: SuiteChecks, backend: Backend, *, seconds: float | None,
+    steps: int | None,
+) -> tuple[_SuitePhase, bool]:
+    """One suite's phase, and whether it ended on its own or on its step budget (not the clock)."""
+    runner = _Runner(backend, seconds, steps)
+    judge = _Judge(truth, runner)
+    n = len(counted)
+    phase = _SuitePhase(witnesses=[None] * n, evaluations=[0] * n, undetermined=[False] * n)
+    for position, item in enumerate(counted):
+        try:
+            witness, evaluations, _ = judge.witness(item, rows.rows(item.kind), check_truth=True)
+        except _Deadline:
+            phase.out_of_time = True
+            phase.undetermined[position:] = [True] * (n - position)
+            break
+        phase.evaluations[position] = evaluations
+        phase.witnesses[position] = witness
+    phase.steps = runner.steps or 0
+    return phase, not runner.clock_ran_out
+
+
 def evaluate_task(
     suites: Sequence[Task],
     items: Sequence[PowerItem],
@@ -314,13 +403,15 @@ def evaluate_task(
     pool_size: int = DEFAULT_POOL_SIZE,
     pool_steps: int | None = None,
     on_item: Callable[[ItemResult], None] | None = None,
+    cache: PhaseCache | None = None,
 ) -> TaskPower:
     """Judge every item on the task's pool, then ask each suite about the items that count.
 
     ``suites[0]`` is the ground truth (its task text; the pool and the items come from it alone).
     Phases are independent of each other: the pool phase and each suite's phase get a fresh engine
     unit and their own budget (``pool_steps``, default ``steps``; ``steps`` per suite; ``seconds``
-    of wall clock each), so a suite's result is the same alone and in company.
+    of wall clock each), so a suite's result is the same alone and in company. With ``cache``,
+    phases stored there are read instead of run, and phases run are stored (:mod:`.cache`).
     """
     started = time.monotonic()
     power = TaskPower(task=suites[0].id)
@@ -332,61 +423,57 @@ def evaluate_task(
     power.checks = [c.size for c in checks]
     power.parts = [c.parts for c in checks]
     truth = suites[0]
+    engine = backend.name
 
     # Phase 1: the pool decides which items count (not equivalent to the ground truth).
-    runner = _Runner(backend, seconds, pool_steps if pool_steps is not None else steps)
-    results: list[ItemResult] = []
-    try:
-        pool = build_pool(truth, runner, seed=pool_seed, size=pool_size)
-        power.pool_inputs = pool.inputs
-        power.pool_rows = {k: len(pool.rows(k)) for k in ("precond", "postcond", "code")}
-        judge = _Judge(truth, runner)
-    except _Deadline:
-        pool, power.pool_out_of_time = None, True
-    total_steps = 0
-    for item in items:
-        if pool is None or power.pool_out_of_time:
-            results.append(_undetermined(item))
-            continue
-        result = ItemResult(id=item.id, kind=item.kind, family=item.family, order=item.order, status="equivalent")
-        if item.kind == "code" and not screen_sections(item.sections, origin=item.id).ok:
-            result.status = "unsafe"
-        else:
-            try:
-                witness, evaluations, abandoned = judge.witness(item, pool.rows(item.kind), check_truth=False)
-            except _Deadline:
-                power.pool_out_of_time = True
-                results.append(_undetermined(item))
-                continue
-            result.evaluations += evaluations
-            result.abandoned = abandoned
-            if witness is not None:
-                result.status, result.pool_witness = "counted", witness
-        results.append(result)
-    total_steps += runner.steps or 0
+    budget = pool_steps if pool_steps is not None else steps
+    key = pool_key(engine, truth, items, pool_seed=pool_seed, pool_size=pool_size, steps=budget)
+    stored = cache.get(truth.id, "pool", key) if cache is not None else None
+    if stored is not None:
+        pool_phase = _PoolPhase(results=[ItemResult.model_validate(r) for r in stored["results"]],
+                                inputs=stored["inputs"], rows=stored["rows"], out_of_time=stored["out_of_time"],
+                                steps=stored["steps"])
+    else:
+        pool_phase, deterministic = _pool_phase(truth, items, backend, seconds=seconds, steps=budget,
+                                                pool_seed=pool_seed, pool_size=pool_size)
+        if cache is not None and deterministic:
+            cache.put(truth.id, "pool", key, {
+                "results": [r.model_dump(mode="json") for r in pool_phase.results], "inputs": pool_phase.inputs,
+                "rows": pool_phase.rows, "out_of_time": pool_phase.out_of_time, "steps": pool_phase.steps})
+    results = pool_phase.results
+    power.pool_inputs, power.pool_rows, power.pool_out_of_time = pool_phase.inputs, pool_phase.rows, pool_phase.out_of_time
+    power.phase_steps = [pool_phase.steps]
 
     # Phase 2: each suite on its own, on the counted items only.
     counted = [(item, r) for item, r in zip(items, results, strict=True) if r.status == "counted"]
+    counted_items = [item for item, _ in counted]
     for s, suite_rows in enumerate(checks):
-        runner = _Runner(backend, seconds, steps)
-        judge = _Judge(truth, runner)
-        for n, (item, result) in enumerate(counted):
-            try:
-                witness, evaluations, _ = judge.witness(item, suite_rows.rows(item.kind), check_truth=True)
-            except _Deadline:
-                power.out_of_time = True
-                for _, rest in counted[n:]:
-                    rest.undetermined_for.append(s)
-                break
+        key = suite_key(engine, truth, counted_items, suites[s], steps=steps)
+        stored = cache.get(truth.id, "suite", key) if cache is not None else None
+        if stored is not None:
+            phase = _SuitePhase(witnesses=stored["witnesses"], evaluations=stored["evaluations"],
+                                undetermined=stored["undetermined"], out_of_time=stored["out_of_time"],
+                                steps=stored["steps"])
+        else:
+            phase, deterministic = _suite_phase(truth, counted_items, suite_rows, backend, seconds=seconds, steps=steps)
+            if cache is not None and deterministic:
+                cache.put(truth.id, "suite", key, asdict(phase))
+        power.out_of_time = power.out_of_time or phase.out_of_time
+        for (_, result), witness, evaluations, undetermined in zip(
+            counted, phase.witnesses, phase.evaluations, phase.undetermined, strict=True
+        ):
+            if undetermined:
+                result.undetermined_for.append(s)
+                continue
             result.evaluations += evaluations
             if witness is not None:
                 result.caught_by.append(s)
                 result.caught_with[s] = witness
-        total_steps += runner.steps or 0
+        power.phase_steps.append(phase.steps)
     for result in results:
         if on_item is not None:
             on_item(result)
     power.items = results
     power.seconds = round(time.monotonic() - started, 3)
-    power.steps = total_steps if total_steps else None
+    power.steps = sum(power.phase_steps) or None
     return power

@@ -24,6 +24,7 @@ from veriscale.parallel import (
     as_progress,
     worker_memory_limit,
 )
+from veriscale.stages.power.cache import PhaseCache
 from veriscale.stages.power.items import (
     DEFAULT_MAX_FLAWED,
     DEFAULT_MAX_MUTANTS,
@@ -134,6 +135,8 @@ class _Unit:
     seconds: float | None
     steps: int | None
     kinds: tuple[str, ...] = ("precond", "postcond", "code")
+    cache: str | None = None
+    """Directory of stored phases (:mod:`.cache`), or ``None``."""
 
 
 @dataclass
@@ -160,7 +163,8 @@ def _run_unit(unit: _Unit) -> _UnitResult:
         generated = {k: sum(1 for i in items if i.kind == k) for k in unit.kinds}
         identical, sharing = expand_overlap(truth, [i for i in items if i.kind == "code"]) if "code" in unit.kinds else (0, 0)
         power = evaluate_task(unit.suites, items, worker_engine(), seconds=unit.seconds, steps=unit.steps,
-                              pool_seed=unit.pool_seed, pool_size=unit.pool_size)
+                              pool_seed=unit.pool_seed, pool_size=unit.pool_size,
+                              cache=PhaseCache(Path(unit.cache)) if unit.cache is not None else None)
         return _UnitResult(power, generated, identical, sharing)
     except Exception as exc:  # noqa: BLE001 - one broken task must not end the run
         return _UnitResult(TaskPower(task=truth.id, error=f"internal {type(exc).__name__}: {exc}"[:300]), {}, 0, 0)
@@ -223,13 +227,16 @@ def measure_power(
     task_steps: int | None = DEFAULT_TASK_STEPS,
     progress: ProgressOption = None,
     executor: Executor | None = None,
+    cache: Path | None = None,
 ) -> PowerReport:
     """Measure every suite against the same items, generated from the first suite's tasks and
     judged on a pool of inputs generated independently of every suite.
 
     Only the tasks every suite has are compared (the others are listed in ``left_out``);
     ``every=n`` keeps every n-th of them in sorted order (a deterministic subset). Tasks run on
-    ``executor`` (default: ``jobs`` local worker processes).
+    ``executor`` (default: ``jobs`` local worker processes). ``cache``: a directory of finished
+    phases (:mod:`.cache`), read instead of running them again and written as they finish, so an
+    interrupted run resumes and a suite already measured beside others is not measured again.
     """
     from veriscale.backends.select import resolve_backend_name
 
@@ -256,7 +263,7 @@ def measure_power(
     ids = ids[:: max(1, every)]
     units = [
         _Unit(tuple(tasks[i] for tasks in by_suite), seed, max_flawed, max_mutants, tuple(mutant_orders),
-              pool_seed, pool_size, task_seconds, task_steps)
+              pool_seed, pool_size, task_seconds, task_steps, cache=str(cache) if cache is not None else None)
         for i in ids
     ]
     # Biggest tasks first keeps the workers busy until the end.
