@@ -65,6 +65,44 @@ def test_a_subtraction_typed_nat_only_by_the_elaborator_is_static_but_guarded() 
         call_entry(program, "h", {"n": Nat(2)}, None)
 
 
+# binrel% (Lean.Elab.Extra, `elabBinRelCore`) analyses both sides of a relation as one tree with
+# no expected type (`analyze tree none`), and unifies a leaf whose type is still unknown with the
+# maximal type of the others (`applyCoe`). So with a leaf declared `Nat`, a fold or sum that only
+# the elaborator types is `Nat` in Lean as well: the subtraction truncates, `3 - 5 = 0`.
+_RELATION_WITH_A_NAT_LEAF = [
+    ("def p (r : Nat) (xs : List Nat) : Prop :=\n  r - xs.foldl (fun acc x => acc + x) 0 = 0\n",
+     {"r": Nat(3), "xs": (Nat(5),)}),
+    ("def p (r : Nat) (xs : List Nat) : Prop :=\n  xs.foldl (fun acc x => acc + x) 0 - r = 0\n",
+     {"r": Nat(5), "xs": (Nat(1), Nat(2))}),
+    ("def p (r : Nat) (xs : List Int) (t : Int) : Prop :=\n"
+     "  r - xs.foldl (fun c x => if x < t then c + 1 else c) 0 = 0\n",
+     {"r": Nat(1), "xs": (-4, -3, 8), "t": 0}),
+    ("def p (r : Nat) (xs : List Nat) : Prop :=\n  (xs.map (fun x => x * 2)).sum - r ≤ 0\n",
+     {"r": Nat(7), "xs": (Nat(1), Nat(2))}),
+]
+
+
+@pytest.mark.parametrize(("source", "args"), _RELATION_WITH_A_NAT_LEAF)
+def test_a_relation_with_a_declared_nat_leaf_truncates_at_nat(source: str, args: dict[str, object]) -> None:
+    # each left side truncates (in Int it would be negative and the relation false)
+    assert call_entry(Program(source), "p", args, None) is True
+
+
+def test_the_same_relation_with_a_declared_int_leaf_computes_in_int() -> None:
+    # the maximal type is `Int`: the fold's accumulator is `Int` and `3 - 5 = -2`
+    program = Program("def p (r : Int) (xs : List Int) : Prop :=\n  r - xs.foldl (fun acc x => acc + x) 0 = -2\n")
+    assert call_entry(program, "p", {"r": 3, "xs": (5,)}, None) is True
+
+
+def test_a_relation_typed_nat_only_by_the_elaborator_keeps_its_guard() -> None:
+    # no leaf is `Nat` by its declaration: the elaborator's `Nat` for `f n` rests on its own
+    # inference of `f`, so a truncating subtraction is still refused, never guessed
+    program = Program("def p (n : Nat) : Prop :=\n  let f := fun k => k + 1\n  f n - 5 = 0\n")
+    with pytest.raises(Unsupported, match="truncating"):
+        call_entry(program, "p", {"n": Nat(2)}, None)
+    assert call_entry(program, "p", {"n": Nat(4)}, None) is True
+
+
 @pytest.mark.parametrize("head", ["(fun x => x)", "id"])
 def test_a_subtraction_at_an_expected_int_propagated_through_an_application(head: str) -> None:
     # Lean.Elab.App `propagateExpectedType`: the result type of the head is unified with `Int`

@@ -201,9 +201,13 @@ class ArithMixin:
         return self._tree_closure([tree], leaves, sc, exp, node, unsure=expected is UNSURE)[0][0]
 
     def _tree_closure(self, trees: list[Any], leaves: list[A.Node], sc: Scope, exp: LeanType | None,
-                      node: A.Node, unsure: bool = False) -> tuple[list[Closure], str | None]:
+                      node: A.Node, unsure: bool = False,
+                      relation: bool = False) -> tuple[list[Closure], str | None]:
         """The closures of ``trees`` (sharing ``leaves``) and the name of their type when it is
-        known statically (``None``: decided at run time from the leaves' values)."""
+        known statically (``None``: decided at run time from the leaves' values).
+
+        ``relation``: the trees are the two sides of a ``binrel%`` relation, whose type Lean
+        computes from the leaves alone, never from an expected type."""
         stypes = [self.stype(lf, sc) for lf in leaves]
         if unsure:
             stypes.append(None)
@@ -294,11 +298,12 @@ class ArithMixin:
             # The type is known now: numerals, operator lookups and coercions are settled once,
             # here, instead of on every evaluation (this is the evaluator's hottest path).
             T = head(static_T) or "Nat"
-            if T == "Nat" and any(i not in coe_idx and not is_known(self.declared_stype(lf, sc))
-                                  for i, lf in enumerate(leaves)):
+            if T == "Nat" and not (relation and self._declared_nat_leaf(leaves, coe_idx, sc)) and any(
+                    i not in coe_idx and not is_known(self.declared_stype(lf, sc)) for i, lf in enumerate(leaves)):
                 # `Nat` only by the elaborator's inference for some leaf: where Lean propagates an
                 # expected type the elaborator does not (`(fun x => x) (n - 5) : Int`), Lean
-                # computes in `Int`, so a subtraction that truncates is refused, never guessed
+                # computes in `Int`, so a subtraction that truncates is refused, never guessed.
+                # Not so in a relation with a leaf declared `Nat` (see `_declared_nat_leaf`).
                 T = "NatChecked"
             return [self._static_tree(t, T, leaf_cs, sc, node) for t in trees], T
         builders = [build(t) for t in trees]
@@ -330,6 +335,19 @@ class ArithMixin:
             return b(fr, T, vals)
 
         return [lambda fr, b=b: run_dynamic(fr, b) for b in builders], None
+
+    def _declared_nat_leaf(self, leaves: list[A.Node], coe_idx: set[int], sc: Scope) -> bool:
+        """Whether some leaf (not under ``↑``) is ``Nat`` by declared types alone.
+
+        Lean elaborates a relation's sides as one ``binrel%`` tree whose maximal type is taken
+        over the leaves only, the expected type unused (``Lean.Elab.Extra``, ``elabBinRelCore``
+        calls ``analyze tree none``); a leaf whose type is still a metavariable is then unified
+        with that maximal type when coercions are applied (``applyCoe``). With a leaf declared
+        ``Nat`` and every other leaf typed ``Nat`` by the elaborator, no context can make Lean
+        compute the relation's sides in ``Int``: the elaborator's ``Nat`` is Lean's.
+        """
+        return any(i not in coe_idx and head(self.declared_stype(lf, sc)) == "Nat"
+                   for i, lf in enumerate(leaves))
 
     def _static_tree(self, t: Any, T: str, leaf_cs: list[Closure], sc: Scope, node: A.Node) -> Closure:
         """A binop% tree whose type ``T`` is known statically, as one closure per node."""
@@ -393,7 +411,7 @@ class ArithMixin:
                 # both sides statically of one scalar type: Lean's order and equality are Python's
                 return _integer_rel(op, a, b, node)
         else:
-            (a, b), T = self._tree_closure([lt, rt], leaves, sc, None, node)
+            (a, b), T = self._tree_closure([lt, rt], leaves, sc, None, node, relation=True)
             if T is not None and _python_relation(op, T) and not self._user_instance_types(op):
                 # both sides computed at one scalar type known statically
                 return _integer_rel(op, a, b, node)
