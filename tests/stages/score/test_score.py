@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 from typer.testing import CliRunner
 
+from stages.score.conftest import score_one
 from veriscale.backends.base import Answer, Backend, Check, CheckKind, UnknownReason
 from veriscale.benchmark import load_benchmark
 from veriscale.cli import app
@@ -36,22 +37,6 @@ DEFECTS = SUITE / "score_defects"
 SPEC_AND_CODE = ("code", "code_aux", "precond", "precond_aux", "postcond", "postcond_aux")
 
 
-@pytest.fixture(scope="module")
-def clamp() -> Task:
-    return load_task(CLAMP)
-
-
-@pytest.fixture(scope="module")
-def embedded() -> Backend:
-    from veriscale.backends.embedded.backend import EmbeddedBackend
-
-    return EmbeddedBackend(max_steps=300_000)
-
-
-def _score(task: Task, backend: Backend, **sections: str) -> TaskScore:
-    return merge_groups(task.id, score_task(task, Submission(task=task.id, **sections), backend))
-
-
 def _bounds(score: TaskScore, metrics: Sequence[str] = BASE_METRICS) -> dict[str, tuple[int, int]]:
     return {m: (b.lower, b.upper) for m in metrics if (b := score.bound(m)) is not None}
 
@@ -72,14 +57,14 @@ def test_ground_truth_scores_one_on_everything_but_the_proof(clamp: Task, embedd
 
 
 def test_only_submitted_metrics_are_scored(clamp: Task, embedded: Backend) -> None:
-    assert set(_bounds(_score(clamp, embedded, code="  xs.map (clampOne lo hi)"))) == {"code"}
-    assert set(_bounds(_score(clamp, embedded, precond_aux=""))) == {
+    assert set(_bounds(score_one(clamp, embedded, code="  xs.map (clampOne lo hi)"))) == {"code"}
+    assert set(_bounds(score_one(clamp, embedded, precond_aux=""))) == {
         "precond_sound", "precond_complete"}
-    assert set(_bounds(_score(clamp, embedded, postcond="  True"))) == {"postcond_sound", "postcond_complete"}
+    assert set(_bounds(score_one(clamp, embedded, postcond="  True"))) == {"postcond_sound", "postcond_complete"}
 
 
 def test_every_failing_test_is_named_with_the_first_ones_values(clamp: Task, embedded: Backend) -> None:
-    score = _score(clamp, embedded, code="  xs")
+    score = score_one(clamp, embedded, code="  xs")
     assert _bounds(score) == {"code": (0, 0)}
     assert score.checks == 5  # a wrong answer does not stop the metric
     # `xs` unchanged is right where every element is already in range (tests 2 and 3).
@@ -92,7 +77,7 @@ def test_every_failing_test_is_named_with_the_first_ones_values(clamp: Task, emb
 
 
 def test_an_accepted_wrong_output_is_shown(clamp: Task, embedded: Backend) -> None:
-    score = _score(clamp, embedded, postcond="  result.length = xs.length")
+    score = score_one(clamp, embedded, postcond="  result.length = xs.length")
     failing = score.failures["postcond_sound"]
     # test 1's unexpected outputs: [5, -2, 11] (right length: accepted), [5, 0] (rejected), [5, 0, 9]
     assert failing.failing[:2] == ["test 1 unexpected 1", "test 1 unexpected 3"]
@@ -104,13 +89,13 @@ def test_an_accepted_wrong_output_is_shown(clamp: Task, embedded: Backend) -> No
 def test_a_wrong_answer_on_a_later_test_is_found(clamp: Task, embedded: Backend) -> None:
     # Right on tests 0-3, wrong only on test 4 (a range narrower than the values).
     code = "  if lo = 2 then xs else xs.map (clampOne lo hi)"
-    score = _score(clamp, embedded, code=code)
+    score = score_one(clamp, embedded, code=code)
     assert _bounds(score) == {"code": (0, 0)}
     assert score.reasons[0].startswith("code: test 5: returned [1, 2, 3, 4]")
 
 
 def test_alternative_correct_answers_pass(clamp: Task, embedded: Backend) -> None:
-    score = _score(
+    score = score_one(
         clamp, embedded,
         code="  xs.map (fun x => max lo (min hi x))",
         precond="  ¬ (hi < lo)",
@@ -123,7 +108,7 @@ def test_alternative_correct_answers_pass(clamp: Task, embedded: Backend) -> Non
 
 def test_undecidable_answers_lift_only_the_upper_bound(clamp: Task, embedded: Backend) -> None:
     # An unbounded quantifier the engine cannot decide: neither a pass nor a failure.
-    score = _score(clamp, embedded, precond="  lo ≤ hi ∧ ∀ n : Nat, n + 0 = n")
+    score = score_one(clamp, embedded, precond="  lo ≤ hi ∧ ∀ n : Nat, n + 0 = n")
     bounds = _bounds(score)
     # undecided on the test inputs (soundness); decided false on the reject inputs (completeness)
     assert bounds["precond_sound"] == (0, 1)
@@ -172,7 +157,7 @@ def test_engine_answers_of_the_wrong_kind_are_failures(clamp: Task) -> None:
 
 def test_chunks_grow_so_passing_metrics_cost_few_engine_calls(clamp: Task) -> None:
     backend = ScriptedBackend({CheckKind.POSTCOND: Answer.of_bool(False, "scripted")})
-    score = _score(clamp, backend, postcond="  False")
+    score = score_one(clamp, backend, postcond="  False")
     assert _bounds(score) == {"postcond_sound": (1, 1), "postcond_complete": (0, 0)}
     # First call: one check per metric; then 4 more of each, then the rest of postcond_sound (a
     # failing metric runs on, to name every failing test).
@@ -201,7 +186,7 @@ def test_skipped_tests_do_not_hide_a_wrong_answer() -> None:
     from veriscale.backends.embedded.backend import EmbeddedBackend
 
     task = load_task(DEFECTS)
-    score = _score(task, EmbeddedBackend(), code="  xs.map (fun x => x + x + 1)", postcond="  result.length = xs.length")
+    score = score_one(task, EmbeddedBackend(), code="  xs.map (fun x => x + x + 1)", postcond="  result.length = xs.length")
     assert _bounds(score) == {"code": (0, 0), "postcond_sound": (0, 0), "postcond_complete": (1, 1)}
 
 
@@ -215,7 +200,7 @@ def test_a_metric_whose_every_test_is_unreadable_is_unknown(tmp_path: Path) -> N
         row["expected"] = "9]"
     (suite / "score_defects" / "test.json").write_text(json.dumps(rows), encoding="utf-8")
     task = load_task(suite / "score_defects")
-    score = _score(task, EmbeddedBackend(), code="  []")
+    score = score_one(task, EmbeddedBackend(), code="  []")
     assert _bounds(score) == {"code": (0, 1)}
     assert any("no test could be judged" in r for r in score.reasons)
 
@@ -225,7 +210,7 @@ def test_a_metric_without_tests_is_vacuously_satisfied(tmp_path: Path, embedded:
     shutil.copytree(CLAMP, suite / "score_clamp_all")
     (suite / "score_clamp_all" / "reject_inputs.json").write_text("[]", encoding="utf-8")
     task = load_task(suite / "score_clamp_all")
-    score = _score(task, embedded, precond="  True")
+    score = score_one(task, embedded, precond="  True")
     assert _bounds(score) == {"precond_sound": (1, 1), "precond_complete": (1, 1)}
     assert any("vacuously" in r for r in score.reasons)
 
