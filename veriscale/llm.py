@@ -110,15 +110,18 @@ class LLMCallError(Exception):
 
     ``kind`` is ``timeout``, ``connection``, ``rate_limit`` (429), ``server`` (5xx), ``client``
     (another 4xx) or ``response`` (a reply the client could not read); ``status`` is the HTTP
-    status when there was one; ``attempts`` how many requests were sent.
+    status when there was one; ``attempts`` how many requests were sent, ``None`` when the caller
+    cannot know (inspect's retries run out of sight of ``veriscale eval``), and then not claimed.
     """
 
-    def __init__(self, kind: CallErrorKind, message: str, *, status: int | None = None, attempts: int = 1) -> None:
+    def __init__(
+        self, kind: CallErrorKind, message: str, *, status: int | None = None, attempts: int | None = None
+    ) -> None:
         self.kind = kind
         self.status = status
         self.attempts = attempts
-        super().__init__(f"LLM request failed ({kind}{f', HTTP {status}' if status else ''}, "
-                         f"{attempts} attempt{'s' if attempts != 1 else ''}): {message}")
+        count = "" if attempts is None else f", {attempts} attempt{'s' if attempts != 1 else ''}"
+        super().__init__(f"LLM request failed ({kind}{f', HTTP {status}' if status else ''}{count}): {message}")
 
     @property
     def retryable(self) -> bool:

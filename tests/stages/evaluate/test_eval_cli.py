@@ -154,6 +154,7 @@ def test_an_endpoint_that_cannot_be_reached_stops_the_run(tmp_path: Path) -> Non
     with pytest.raises(LLMCallError) as raised:
         run_eval(MINI, config, EvalOptions(kind="codegen", workers=1), tmp_path / "run", progress=False)
     assert raised.value.kind == "connection"
+    assert "attempt" not in str(raised.value)  # inspect retried out of eval's sight: no count is claimed
     assert not (tmp_path / "run").exists()
 
 
