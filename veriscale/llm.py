@@ -44,6 +44,7 @@ import hashlib
 import json
 import os
 import random
+import socket
 import threading
 import time
 from collections import Counter
@@ -431,6 +432,32 @@ def _is_local(base_url: str | None) -> bool:
         return False
     host = urlparse(base_url).hostname or ""
     return host in _LOCAL_HOSTS
+
+
+def endpoint_unreachable(base_url: str, timeout_s: float) -> str | None:
+    """Why nothing can connect to ``base_url``'s host and port (refused, unknown host, no answer
+    within ``timeout_s``); ``None`` when a TCP connection opens. No request is sent.
+
+    Clients retry a failed connection with backoff (inspect's retries take minutes before they give
+    up), which is right for a flaky network but makes a wrong URL or a server that is not running
+    look like a hang; one connection attempt up front tells them apart in at most ``timeout_s``."""
+    parsed = urlparse(base_url)
+    host = parsed.hostname
+    if not host:
+        return f"{base_url!r} names no host"
+    try:
+        port = parsed.port or (443 if parsed.scheme == "https" else 80)
+    except ValueError as exc:  # a port that is not a number or out of range
+        return str(exc)
+    try:
+        with socket.create_connection((host, port), timeout=timeout_s):
+            return None
+    except socket.gaierror as exc:
+        return f"unknown host {host!r} ({exc.strerror or exc})"
+    except TimeoutError:
+        return f"no answer from {host}:{port} within {timeout_s:g} s"
+    except OSError as exc:
+        return str(exc.strerror or exc)
 
 
 def resolve_endpoint(config: LLMConfig) -> tuple[str | None, str]:

@@ -21,8 +21,8 @@ from fake_openai_server import Behaviour, FakeOpenAIServer, HttpError, Reply
 from typer.testing import CliRunner
 
 from veriscale.cli import app
-from veriscale.llm import LLMCallError, LLMConfig, RetryPolicy
-from veriscale.stages.evaluate import EvalOptions, run_eval
+from veriscale.llm import LLMCallError, LLMConfig, RetryPolicy, endpoint_unreachable
+from veriscale.stages.evaluate import EvalOptions, pipeline, run_eval
 
 MINI = EXAMPLES_DIR / "mini"
 CLAMP_HEADER = (
@@ -156,6 +156,52 @@ def test_an_endpoint_that_cannot_be_reached_stops_the_run(tmp_path: Path) -> Non
     assert raised.value.kind == "connection"
     assert "attempt" not in str(raised.value)  # inspect retried out of eval's sight: no count is claimed
     assert not (tmp_path / "run").exists()
+
+
+def test_an_endpoint_nothing_listens_on_stops_the_run_before_anything_is_asked(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeOpenAIServer() as gone:
+        dead_url = gone.base_url
+    asked: list[str] = []
+    monkeypatch.setattr(pipeline, "_ask_through_inspect", lambda *a, **k: asked.append("asked"))
+    result = CliRunner().invoke(app, ["eval", "--model", "m", "--suite", str(MINI), "--mode", "codegen",
+                                      "--base-url", dead_url, "--out", str(tmp_path / "run"), "--workers", "1"])
+    assert result.exit_code == 2 and not asked  # no retries with backoff against a port nobody serves
+    (line,) = result.stderr.strip().splitlines()
+    assert line.startswith("error: ") and f"cannot connect to {dead_url}" in line
+    assert not (tmp_path / "run").exists()
+
+
+def test_a_run_with_cached_replies_goes_on_without_the_endpoint(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    with FakeOpenAIServer() as gone:
+        dead_url = gone.base_url
+    out = tmp_path / "run"
+    (out / "cache" / "entries").mkdir(parents=True)
+    (out / "cache" / "entries" / "reply").write_bytes(b"cached")
+
+    class Asked(Exception):
+        pass
+
+    def ask(*args: Any, **kwargs: Any) -> None:
+        raise Asked  # the run went on to its (cached) replies
+
+    monkeypatch.setattr(pipeline, "_ask_through_inspect", ask)
+    config = LLMConfig(model="m", base_url=dead_url)
+    with pytest.raises(Asked):
+        run_eval(MINI, config, EvalOptions(kind="codegen", workers=1), out, progress=False)
+
+
+@pytest.mark.parametrize("url, reason", [("http://127.0.0.1:notaport/v1", "port"),
+                                          ("http:///v1", "names no host"),
+                                          ("http://no-such-host.invalid/v1", "unknown host")])
+def test_the_endpoint_probe_says_why_it_cannot_connect(url: str, reason: str) -> None:
+    assert reason in (endpoint_unreachable(url, 2.0) or "")
+
+
+def test_the_endpoint_probe_connects_to_a_live_server() -> None:
+    with FakeOpenAIServer() as server:
+        assert endpoint_unreachable(server.base_url, 2.0) is None
+        assert server.request_count == 0  # a connection, not a request
 
 
 def by_status(status: int) -> Callable[[Any], Behaviour]:

@@ -18,6 +18,9 @@ feature where it has one:
   model) would fail every request the same way, and scoring the model 0 for it would be wrong:
   the run stops (:class:`~veriscale.llm.LLMCallError`); HTTP 400/413/422 (this request is wrong,
   say a prompt too long) and timeouts, 429 or 5xx that outlasted the retries fail only the task.
+  Before a run with nothing in its cache, one TCP connection to the endpoint is tried (at most
+  ``PROBE_TIMEOUT_S``), so a wrong URL or a server that is not up stops the run at once instead
+  of after inspect's minutes of connection retries.
 
 Each reply is read strictly (:mod:`veriscale.stages.evaluate.replies`). Readable replies become
 submissions (``submissions.jsonl``), scored by :func:`veriscale.stages.score.score_suite` on the
@@ -65,6 +68,7 @@ from veriscale.llm import (
     LLMConfig,
     PriceTable,
     TokenBudgetExceeded,
+    endpoint_unreachable,
     resolve_endpoint,
 )
 from veriscale.parallel import Executor
@@ -508,6 +512,16 @@ def _ask_through_inspect(
     return [replies[(t.id, k)] for t in tasks for k in range(options.samples)], ledger
 
 
+PROBE_TIMEOUT_S = 10.0
+"""The longest ``veriscale eval`` waits for the endpoint to accept a connection before asking."""
+
+
+def _has_cached_replies(out: Path) -> bool:
+    """Whether an earlier run in ``out`` left replies in its cache (a rerun may need no endpoint)."""
+    cache = out / "cache"
+    return cache.is_dir() and any(path.is_file() for path in cache.rglob("*"))
+
+
 def run_eval(
     suite: Path,
     llm: LLMConfig,
@@ -540,8 +554,13 @@ def run_eval(
     resolve_backend_name(options.backend)  # raises BackendUnavailable before any request is sent
     load = load_benchmark(suite)
     tasks = _selected_tasks(load.tasks, [f.task for f in load.failures], options.tasks, suite)
-    resolve_endpoint(llm)  # raises LLMConfigError (no key) before the run directory exists
+    base_url, _ = resolve_endpoint(llm)  # raises LLMConfigError (no key) before the run directory exists
     out = Path(out) if out is not None else default_out_dir(llm.model, suite, options.kind)
+    if not _has_cached_replies(out):  # every reply must come from the endpoint: it must be there
+        url = base_url or OPENAI_API_URL
+        unreachable = endpoint_unreachable(url, min(llm.timeout_s, PROBE_TIMEOUT_S))
+        if unreachable is not None:
+            raise LLMCallError("connection", f"cannot connect to {url}: {unreachable}")
     created = not out.exists()
     out.mkdir(parents=True, exist_ok=True)
 
