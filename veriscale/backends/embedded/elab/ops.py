@@ -250,7 +250,31 @@ class OpsMixin(ElabCore):
         if h == "Std.Range":
             self.check(node.lhs, ctx, NAT)
             return PROP
-        self.elab(node.lhs, ctx, None)
+        lhs = self.elab(node.lhs, ctx, None)
+        if isinstance(z, MVar):
+            # `Membership.mem acc x`: the `Membership` instance (and with it the element type, its
+            # out-parameter) waits until the collection's type is known
+            self.resumes.append(lambda: self._resume_membership(node, coll, lhs))
+            return PROP
+        return self._membership_without_elements(node, z)
+
+    def _resume_membership(self, node: A.BinOp, coll: LeanType, lhs: LeanType) -> bool:
+        """Run a postponed membership; ``False`` while the collection's type is still unknown."""
+        z = zonk(coll)
+        if isinstance(z, MVar):
+            return False
+        h = head_name(z)
+        if h in ("List", "Array", "Std.HashSet") and args(z):
+            self.expect(node.lhs, lhs, args(z)[0])
+        elif h == "Std.Range":
+            self.expect(node.lhs, lhs, NAT)
+        else:
+            self._membership_without_elements(node, z)
+        return True
+
+    def _membership_without_elements(self, node: A.BinOp, z: LeanType) -> LeanType:
+        """Membership in a type the fragment gives no elements: an error or a gap."""
+        h = head_name(z)
         if isinstance(z, Gap) or has_gap(z):
             return PROP
         if h in ("Nat", "Int", "Bool", "Char", "Float", "String"):
