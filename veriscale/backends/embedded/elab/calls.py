@@ -34,6 +34,7 @@ from veriscale.backends.embedded.elab.types import (
 )
 from veriscale.backends.embedded.registry import BUILTINS
 from veriscale.backends.embedded.resolve import MATHLIB_NAMES
+from veriscale.backends.embedded.signatures import BinderKind
 from veriscale.backends.embedded.statics import TVar, evaluated_type, signature
 from veriscale.lean.types import FunType, LeanType, NamedType, ProdType, PropType
 
@@ -53,6 +54,8 @@ class Sig:
     result: LeanType
     name: str
     self_index: int = 0
+    instances: tuple[LeanType, ...] = ()
+    """The classes of the instance binders (``BEq α`` of ``List.contains``)."""
 
 
 def instantiate(ty: LeanType, mapping: dict[str, LeanType], fresh: object) -> LeanType:
@@ -159,8 +162,11 @@ def builtin_sig(name: str) -> Sig | None:
     if registered is None:
         return _statics_sig(name)
     params: list[Param] = []
+    instances: list[LeanType] = []
     bound: set[str] = set()  # names bound by earlier binders are type variables (`α`, `n` of `Fin n`)
     for binder in registered.binders:
+        if binder.kind is BinderKind.INST:
+            instances.append(evaluated_type(binder.type, frozenset(bound)))
         if binder.is_explicit:
             ty = binder.type
             if isinstance(ty, PropType):
@@ -172,7 +178,8 @@ def builtin_sig(name: str) -> Sig | None:
             params.append(Param(binder.name or f"x{len(params)}", ptype, kind))
         if binder.name is not None:
             bound.add(binder.name)
-    return Sig(tuple(params), evaluated_type(registered.result, frozenset(bound)), name, b.self_index)
+    return Sig(tuple(params), evaluated_type(registered.result, frozenset(bound)), name, b.self_index,
+               tuple(instances))
 
 
 def _proof_type(text: str) -> LeanType:
@@ -212,7 +219,8 @@ class CallsMixin(ElabCore):
     def instantiate_sig(self, sig: Sig) -> Sig:
         mapping: dict[str, LeanType] = {}
         params = tuple(Param(p.name, instantiate(p.type, mapping, self.fresh), p.kind) for p in sig.params)
-        return Sig(params, instantiate(sig.result, mapping, self.fresh), sig.name, sig.self_index)
+        instances = tuple(instantiate(t, mapping, self.fresh) for t in sig.instances)
+        return Sig(params, instantiate(sig.result, mapping, self.fresh), sig.name, sig.self_index, instances)
 
     # -- identifiers ----------------------------------------------------------------------------
     def e_Ident(self, node: A.Ident, ctx: Ctx, expected: LeanType | None) -> LeanType:
@@ -351,7 +359,7 @@ class CallsMixin(ElabCore):
         index = self.self_position(sig, h)
         if index is None:
             return self.gap(node, f"`{sig.name}` has no explicit parameter of type {h}", "field-notation")
-        remaining = Sig(sig.params[:index] + sig.params[index + 1:], sig.result, sig.name)
+        remaining = Sig(sig.params[:index] + sig.params[index + 1:], sig.result, sig.name, instances=sig.instances)
         return self.apply_sig(node, remaining, arg_nodes, ctx, expected,
                               receiver=Receiver(sig.params[index].name, base_node, base, sig.params[index].type, index))
 
@@ -395,6 +403,10 @@ class CallsMixin(ElabCore):
     def structure_field(self, t: LeanType, field: str) -> LeanType | None:  # pragma: no cover - driver
         raise NotImplementedError
 
+    def use_instances_of_call(self, node: A.Node, name: str, instances: tuple[LeanType, ...],
+                              params: tuple[LeanType, ...], ctx: Ctx) -> None:
+        """Hook: the instance arguments of a call (:mod:`.instances`)."""
+
     # -- application ----------------------------------------------------------------------------
     def apply_sig(self, node: A.Node, sig: Sig, arg_nodes: list[A.Node], ctx: Ctx,
                   expected: LeanType | None, receiver: Receiver | None = None) -> LeanType:
@@ -423,6 +435,8 @@ class CallsMixin(ElabCore):
         bindings = {p.name: a for p, a in pairs}
         if receiver is not None:
             bindings[receiver.name] = receiver.node
+        self.use_instances_of_call(node, sig.name, sig.instances,
+                                   tuple(p.type for p in sig.params), ctx)
         pending = receiver
         for i, (p, a) in enumerate(pairs):
             if pending is not None and i >= pending.index:

@@ -234,10 +234,17 @@ class OpsMixin(ElabCore):
                 return BOOL if node.op in ("==", "!=") else PROP
             self.gap(node, "a relation between types related only by user instances")
             return BOOL if node.op in ("==", "!=") else PROP
-        self._finish_tree(node, leaves, ops, exps, types, max_t, False, ctx)
+        common = self._finish_tree(node, leaves, ops, exps, types, max_t, False, ctx)
         if node.op in ("==", "!="):
+            self.use_class(node, "BEq", common, ctx, direct=True)
             return BOOL
         return PROP if not _wants_bool(expected) else BOOL
+
+    def use_class(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool) -> None:
+        """Hook: a use of a class (:mod:`.instances`)."""
+
+    def use_membership(self, node: A.Node, elem: LeanType, ctx: Ctx) -> None:
+        """Hook: a membership's decidability (:mod:`.instances`)."""
 
     # -- membership -----------------------------------------------------------------------------
     def membership(self, node: A.BinOp, ctx: Ctx) -> LeanType:
@@ -246,6 +253,7 @@ class OpsMixin(ElabCore):
         h = head_name(z)
         if h in ("List", "Array", "Std.HashSet") and args(z):
             self.check(node.lhs, ctx, args(z)[0])
+            self.use_membership(node, args(z)[0], ctx)
             return PROP
         if h == "Std.Range":
             self.check(node.lhs, ctx, NAT)
@@ -254,11 +262,11 @@ class OpsMixin(ElabCore):
         if isinstance(z, MVar):
             # `Membership.mem acc x`: the `Membership` instance (and with it the element type, its
             # out-parameter) waits until the collection's type is known
-            self.resumes.append(lambda: self._resume_membership(node, coll, lhs))
+            self.resumes.append(lambda: self._resume_membership(node, coll, lhs, ctx))
             return PROP
         return self._membership_without_elements(node, z)
 
-    def _resume_membership(self, node: A.BinOp, coll: LeanType, lhs: LeanType) -> bool:
+    def _resume_membership(self, node: A.BinOp, coll: LeanType, lhs: LeanType, ctx: Ctx) -> bool:
         """Run a postponed membership; ``False`` while the collection's type is still unknown."""
         z = zonk(coll)
         if isinstance(z, MVar):
@@ -266,6 +274,7 @@ class OpsMixin(ElabCore):
         h = head_name(z)
         if h in ("List", "Array", "Std.HashSet") and args(z):
             self.expect(node.lhs, lhs, args(z)[0])
+            self.use_membership(node, args(z)[0], ctx)
         elif h == "Std.Range":
             self.expect(node.lhs, lhs, NAT)
         else:
