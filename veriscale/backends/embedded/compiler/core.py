@@ -351,7 +351,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             expected = self.node_types.of(node) or expected
         try:
             if self.instance_choices:
-                choice = self.instance_choice(node)
+                choice = self.instance_choice(node, sc)
                 if choice is not None:
                     return self.compile_instance_use(node, choice, sc)
             if sc.ctx.hoist is not None and self.hoist_candidate(node, sc):

@@ -14,15 +14,20 @@ from __future__ import annotations
 from typing import Any
 
 from veriscale.backends.embedded import ast as A
-from veriscale.backends.embedded.compiler.support import Closure, Scope, unsupported
-from veriscale.backends.embedded.elab.instances import InstanceChoice, method_type
+from veriscale.backends.embedded.compiler.support import INSTANCE_SLOT_PREFIX, Closure, Scope, unsupported
+from veriscale.backends.embedded.elab.instances import (
+    CLASS_METHOD_FUNCTIONS,
+    InstanceChoice,
+    method_type,
+    use_key,
+)
 
 
 class InstancesMixin:
     """Compiling local instances and their uses (part of :class:`~.core.Compiler`)."""
 
     local_instances: dict[int, tuple[A.LetDecl, str, A.Node]]
-    instance_choices: dict[int, tuple[A.Node, Any]]
+    instance_choices: dict[tuple[str, int, int], Any]
     _instance_slots: dict[int, int]
 
     def compile_local_instance(self, decl: A.LetDecl, sc: Scope) -> tuple[Scope, Any] | None:
@@ -30,9 +35,11 @@ class InstancesMixin:
         entry = self.local_instances.get(id(decl))
         if entry is None or entry[0] is not decl:
             return None
-        _decl, _cls, impl = entry
+        _decl, cls, impl = entry
         fn = self.compile(impl, sc, None)  # type: ignore[attr-defined]
-        inner, slot = sc.bind(decl.name or "this", None)
+        # bound under a name no term mentions: uses find it by the declaration (a later `inst`
+        # may shadow the name, not the instance), and every closure in its scope captures it
+        inner, slot = sc.bind(f"{INSTANCE_SLOT_PREFIX}{cls}#{len(self._instance_slots)}", None)
         self._instance_slots[id(decl)] = slot
 
         def set_instance(fr: list[Any]) -> None:
@@ -40,11 +47,19 @@ class InstancesMixin:
 
         return inner, set_instance
 
-    def instance_choice(self, node: A.Node) -> InstanceChoice | None:
-        entry = self.instance_choices.get(id(node))
-        if entry is None or entry[0] is not node:
+    def instance_choice(self, node: A.Node, sc: Scope) -> InstanceChoice | None:
+        """The local instance the elaborator chose for ``node``; a use it did not resolve, in the
+        scope of a local instance, is refused (the elaborator gave it no answer to follow)."""
+        if not isinstance(node, (A.BinOp, A.App, A.Ident)):
             return None
-        return entry[1]  # type: ignore[no-any-return]
+        choice = self.instance_choices.get(use_key(node))
+        if choice is not None:
+            return choice  # type: ignore[no-any-return]
+        cls = _class_used(node)
+        if cls is not None and any(n.startswith(f"{INSTANCE_SLOT_PREFIX}{cls}#") for n in sc.vars):
+            raise unsupported(node, "a class use in the scope of a local instance",
+                              "the elaborator did not resolve it")
+        return None
 
     def compile_instance_use(self, node: A.Node, choice: InstanceChoice, sc: Scope) -> Closure:
         """A use of a class resolved to a local instance: its method applied to the arguments."""
@@ -71,6 +86,14 @@ class InstancesMixin:
         if isinstance(node, A.Ident):
             return lambda fr: fr[slot]
         raise unsupported(node, f"local instance of {choice.cls}", f"used by `{type(node).__name__}`")
+
+
+def _class_used(node: A.Node) -> str | None:
+    """The class of a use whose local instances can be evaluated: ``==``/``!=``, ``max``/``min``."""
+    if isinstance(node, A.BinOp):
+        return "BEq" if node.op in ("==", "!=") else None
+    fn = node.fn if isinstance(node, A.App) else node
+    return CLASS_METHOD_FUNCTIONS.get(fn.name) if isinstance(fn, A.Ident) else None
 
 
 __all__ = ["InstancesMixin", "method_type"]

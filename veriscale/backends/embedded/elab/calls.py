@@ -439,7 +439,7 @@ class CallsMixin(ElabCore):
                                    tuple(p.type for p in sig.params), ctx)
         pending = receiver
         for i, (p, a) in enumerate(pairs):
-            if pending is not None and i >= pending.index:
+            if pending is not None and i >= pending.position:
                 self.expect(pending.node, pending.type, pending.param_type)
                 pending = None
             self.check_arg(a, ctx, p.type, bindings)
@@ -598,14 +598,14 @@ def _unparen(a: A.Node) -> A.Node:
 
 class Receiver(NamedTuple):
     """The receiver of generalized field notation (``xs`` in ``xs.map f``): the parameter it
-    fills (``name``, ``param_type``, position ``index`` among the explicit parameters) and the
+    fills (``name``, ``param_type``, position ``position`` among the explicit parameters) and the
     term with its elaborated type."""
 
     name: str
     node: A.Node
     type: LeanType
     param_type: LeanType
-    index: int
+    position: int
 
 
 def _wants_function(expected: LeanType | None) -> bool:

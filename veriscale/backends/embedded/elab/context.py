@@ -138,9 +138,9 @@ class Report:
     local_instances: dict[int, tuple[A.LetDecl, str, A.Node]] = field(default_factory=dict)
     """Local instance declarations the engine evaluates, by ``id`` of the ``let``/``have``
     declaration: the declaration, its class and the method's implementation (:mod:`.instances`)."""
-    instance_choices: dict[int, tuple[A.Node, Any]] = field(default_factory=dict)
-    """Uses of a class that resolve to one of those local instances, by ``id`` of the using term:
-    the term and its :class:`.instances.InstanceChoice`."""
+    instance_choices: dict[tuple[str, int, int], Any] = field(default_factory=dict)
+    """Uses of a class that resolve to one of those local instances, by
+    :func:`.instances.use_key` of the using term: its :class:`.instances.InstanceChoice`."""
 
     @property
     def errors(self) -> list[Diagnostic]:

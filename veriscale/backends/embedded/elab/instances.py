@@ -64,6 +64,13 @@ class InstanceChoice:
     cls: str
 
 
+def use_key(node: A.Node) -> tuple[str, int, int]:
+    """The key of a use of a class: by position, not identity, because the elaborator and the
+    compiler each expand ``(· == x)`` into a ``fun`` of their own (copies of the same terms)."""
+    what = node.op if isinstance(node, A.BinOp) else type(node).__name__
+    return what, node.line, node.col
+
+
 def class_application(ty: A.Node | None) -> tuple[str, A.Node | None] | None:
     """``(C, arg)`` when the type term ``ty`` is a core class applied (``BEq Int``, ``DecidableEq α``)."""
     while isinstance(ty, A.Paren):
@@ -97,7 +104,7 @@ class InstancesMixin(ElabCore):
     """Local instance declarations and the resolution of class uses among them."""
 
     local_instances: dict[int, tuple[A.LetDecl, str, A.Node]]
-    instance_choices: dict[int, tuple[A.Node, InstanceChoice]]
+    instance_choices: dict[tuple[str, int, int], InstanceChoice]
 
     def init_instances(self) -> None:
         self.local_instances = {}
@@ -171,7 +178,12 @@ class InstancesMixin(ElabCore):
                 self.gap(node, f"this use of {cls} {show(want)} resolves to the local instance `{inst.name}` "
                                "(not modelled here)", "local-instance")
                 return
-            self.instance_choices[id(node)] = (node, InstanceChoice(inst.decl, cls))
+            key = use_key(node)
+            previous = self.instance_choices.get(key)
+            if previous is not None and previous.decl is not inst.decl:
+                self.gap(node, "two uses of a class at one position resolve differently", "local-instance")
+                return
+            self.instance_choices[key] = InstanceChoice(inst.decl, cls)
             return
 
     def use_instances_of_call(self, node: A.Node, name: str, instances: tuple[LeanType, ...],
@@ -228,4 +240,4 @@ def _method_node(value: A.Node | None, cls: str, method: str) -> A.Node | None:
 
 
 __all__ = ["CLASS_METHOD_FUNCTIONS", "CORE_CLASSES", "MODELLED_METHODS", "InstanceChoice", "InstancesMixin",
-           "class_application", "method_type"]
+           "class_application", "method_type", "use_key"]
