@@ -132,10 +132,16 @@ def test_a_list_int_result_built_by_recursion_keeps_its_values() -> None:
 
 @pytest.mark.parametrize("declaration", ["have inst : BEq Int := ⟨fun _ _ => true⟩",
                                          "let inst : BEq Int := ⟨fun _ _ => true⟩"])
-def test_a_local_instance_is_refused_not_replaced_by_the_global_one(declaration: str) -> None:
+def test_a_local_instance_is_evaluated_not_replaced_by_the_global_one(declaration: str) -> None:
     # Lean's `==` here is the local instance (always true); the global one would say false
     program = Program(f"def f (a : Int) (b : Int) : Bool :=\n  {declaration}\n  a == b\n")
-    with pytest.raises(Unsupported, match="local instance of BEq"):
+    assert call_entry(program, "f", {"a": 1, "b": 2}, None) is True
+
+
+def test_a_local_instance_of_a_class_the_engine_does_not_evaluate_is_refused() -> None:
+    program = Program("def f (a : Int) (b : Int) : Bool :=\n  have inst : LT Int := ⟨fun _ _ => True⟩\n  a == b\n")
+    assert [d.rule for d in program.elaboration.gaps] == ["local-instance"]
+    with pytest.raises(Unsupported, match="local instance of LT"):
         call_entry(program, "f", {"a": 1, "b": 2}, None)
 
 

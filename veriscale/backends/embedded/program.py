@@ -42,7 +42,7 @@ class Program:
     def compiler(self) -> Compiler:
         if self._compiler is None:
             # the compiler reads the elaborator's type of every term (typed evaluation)
-            self._compiler = Compiler(self.env, self.elaboration.node_types)
+            self._compiler = Compiler(self.env, self.elaboration.node_types, self.elaboration)
         return self._compiler
 
     @property

@@ -18,6 +18,7 @@ from veriscale.backends.embedded.compiler.calls import CallsMixin
 from veriscale.backends.embedded.compiler.do_notation import DoNotationMixin
 from veriscale.backends.embedded.compiler.families import FamiliesMixin
 from veriscale.backends.embedded.compiler.hoisting import HoistingMixin
+from veriscale.backends.embedded.compiler.instances import InstancesMixin
 from veriscale.backends.embedded.compiler.lambdas import LambdasMixin
 from veriscale.backends.embedded.compiler.patterns import PatternsMixin
 from veriscale.backends.embedded.compiler.quantifiers import QuantifiersMixin
@@ -35,6 +36,7 @@ from veriscale.backends.embedded.compiler.support import (
     tail_apps,
     unsupported,
 )
+from veriscale.backends.embedded.elab.context import Report
 from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.env import Env, UserDef, find_scoped, resolve_in
 from veriscale.backends.embedded.memo import MISSING, NotKeyable, memo_key, memo_put
@@ -64,17 +66,21 @@ from veriscale.lean.values import NONE, UNIT, Arr, Char, Nat, Pair, Some, Undeci
 
 
 class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithMixin, QuantifiersMixin,
-               DoNotationMixin, FamiliesMixin, HoistingMixin):
+               DoNotationMixin, FamiliesMixin, HoistingMixin, InstancesMixin):
     """Compiles the definitions of one task's :class:`Env` to Python closures.
 
     Each ``c_<Node>`` method compiles one AST node class; :meth:`compile` dispatches on the
     node's class name. The methods live in this class and in the mixins, one per construct
     family; they call each other through ``self``."""
 
-    def __init__(self, env: Env, node_types: NodeTypes | None = None) -> None:
+    def __init__(self, env: Env, node_types: NodeTypes | None = None, report: Report | None = None) -> None:
         self.env = env
         #: the elaborator's type of each term (empty when the file was not elaborated)
         self.node_types = node_types if node_types is not None else NodeTypes()
+        #: local instances the elaborator modelled, and the uses it resolved to them (:mod:`.instances`)
+        self.local_instances = report.local_instances if report is not None else {}
+        self.instance_choices = report.instance_choices if report is not None else {}
+        self._instance_slots: dict[int, int] = {}
         self.budget = Budget()
         #: the function whose self tail calls are being compiled (None: no tail calls)
         self._tail_target: TailTarget | None = None
@@ -344,6 +350,10 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             # run-time guard, since there Lean may propagate an expected type the elaborator does not)
             expected = self.node_types.of(node) or expected
         try:
+            if self.instance_choices:
+                choice = self.instance_choice(node, sc)
+                if choice is not None:
+                    return self.compile_instance_use(node, choice, sc)
             if sc.ctx.hoist is not None and self.hoist_candidate(node, sc):
                 return self.hoisted(lambda: method(node, sc, expected), sc.ctx)
             return method(node, sc, expected)

@@ -85,6 +85,9 @@ class HoistingMixin:
         plan = sc.ctx.hoist
         if plan is None or self._hoisting or not isinstance(node, _HOISTABLE) or not _does_work(node):
             return False
+        if getattr(self, "local_instances", None):
+            # a term may use a local instance without naming it (`a == b`): never taken as fixed
+            return False
         return set(captured_slots(node, sc)) <= plan.fixed
 
     def note_fixed_let(self, decl: A.LetDecl | list[A.LetDecl], outer: Scope, inner: Scope) -> None:

@@ -241,6 +241,17 @@ class LambdasMixin:
     # -- let / let rec ----------------------------------------------------------------------
     def c_Let(self, node: A.Let, sc: Scope, expected: LeanType | None) -> Closure:
         decl = node.decl
+        modelled = self.compile_local_instance(decl, sc)
+        if modelled is not None:
+            # a local instance the elaborator modelled: its uses call its method (.instances)
+            inner_sc, set_instance = modelled
+            body_c = self.compile(node.body, inner_sc, expected)
+
+            def run_with_instance(fr: list[Any]) -> Any:
+                set_instance(fr)
+                return body_c(fr)
+
+            return run_with_instance
         cls = local_instance_class(decl)
         if cls is not None:
             # Lean resolves instances among the local ones first (Lean.Meta.SynthInstance): every

@@ -199,4 +199,11 @@ def referenced_names(node: Any, out: set[str] | None = None) -> set[str]:
 def captured_slots(node: A.Node, sc: Scope) -> tuple[int, ...]:
     """The frame slots of the variables of ``sc`` that ``node`` may read (a superset)."""
     names = referenced_names(node)
-    return tuple(sorted({sc.vars[n][0] for n in names if n in sc.vars}))
+    slots = {sc.vars[n][0] for n in names if n in sc.vars}
+    # a local instance is read by the terms that use its class, not by name (`a == b`)
+    slots.update(slot for n, (slot, _ty) in sc.vars.items() if n.startswith(INSTANCE_SLOT_PREFIX))
+    return tuple(sorted(slots))
+
+
+INSTANCE_SLOT_PREFIX = "⟦instance⟧"
+"""Scope names of local instances (:mod:`.instances`): no Lean identifier starts so."""

@@ -21,6 +21,7 @@ from veriscale.backends.embedded.elab.context import Ctx, Diagnostic, ProofType,
 from veriscale.backends.embedded.elab.core import ElabBudgetExceeded
 from veriscale.backends.embedded.elab.dos import DoMixin
 from veriscale.backends.embedded.elab.getelem import GetElemMixin
+from veriscale.backends.embedded.elab.instances import InstancesMixin, class_application
 from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.elab.ops import OpsMixin
 from veriscale.backends.embedded.elab.patterns import PatternsMixin
@@ -41,9 +42,11 @@ from veriscale.lean.types import FunType, LeanType, NamedType, substitute
 _GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψω")
 
 
-class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, BindingMixin, OpsMixin, CallsMixin):
+class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, InstancesMixin, BindingMixin, OpsMixin,
+                 CallsMixin):
     def __init__(self, env: Env) -> None:
         super().__init__()
+        self.init_instances()
         self.env = env
         self.has_mathlib = env.has_mathlib
         self.current: UserDef | None = None
@@ -167,7 +170,12 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
         for g in _greek_names(cmd):
             tvars.setdefault(g, TVar(g))
         params: list[Param] = []
+        instances: list[LeanType] = []
         for b in cmd.binders:
+            found = class_application(b.type) if b.kind == "inst" else None
+            if found is not None:
+                arg = self.reader.read(found[1], tvars) if found[1] is not None else GAP
+                instances.append(NamedType(found[0], (arg,)))
             if b.kind != "explicit":
                 continue
             t = self.reader.read(b.type, tvars) if b.type is not None else GAP
@@ -182,7 +190,7 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
         while isinstance(result, FunType):
             params.append(Param(f"_{len(params)}", result.domain))
             result = result.codomain
-        return Sig(tuple(params), result, d.name)
+        return Sig(tuple(params), result, d.name, instances=tuple(instances))
 
     def structure_field(self, t: LeanType, field: str) -> LeanType | None:  # type: ignore[override]
         h = head_name(t)
@@ -299,7 +307,7 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
         root = d
         while parent is not None:
             # a `where` helper sees the parameters of the definition it belongs to
-            ctx = self.bind_binders(parent.cmd, ctx)
+            ctx = self.binder_instances(parent.cmd, self.bind_binders(parent.cmd, ctx))
             root = parent
             parent = self.parent_of.get(id(parent.cmd))
         self.aux_root = root.name
@@ -315,6 +323,7 @@ class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, Binding
                 ctx = ctx.bind(n, t)
                 if isinstance(t, ProofType):
                     ctx = ctx.assume(t.prop, "binder")
+        ctx = self.binder_instances(cmd, ctx)
         ret = self.read_type(cmd.type, ctx) if cmd.type is not None else self.fresh()
         if isinstance(ret, Gap) and cmd.type is not None:
             self.gap(cmd, f"the type `{cmd.type_text}` is not modelled")
@@ -378,6 +387,8 @@ def elaborate(env: Env) -> Report:
         elab.diagnostics.append(Diagnostic("error" if sd.certain else "gap", sd.line, sd.col, sd.message,
                                            "declaration", ""))
     report.diagnostics = _dedupe(elab.diagnostics)
+    report.local_instances = elab.local_instances
+    report.instance_choices = elab.instance_choices
     return report
 
 

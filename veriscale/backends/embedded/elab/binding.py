@@ -9,6 +9,8 @@ hypothesis (``Init/BinderPredicates.lean``).
 
 from __future__ import annotations
 
+from typing import Literal
+
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import Ctx, ProofType
 from veriscale.backends.embedded.elab.core import ElabCore
@@ -201,6 +203,9 @@ class BindingMixin(ElabCore):
 
     # -- let ------------------------------------------------------------------------------------
     def let_decl(self, decl: A.LetDecl, ctx: Ctx, kind: str = "let") -> Ctx:
+        with_instance = self.local_instance_decl(decl, ctx, "let")
+        if with_instance is not None:
+            return with_instance
         if decl.alts is not None or decl.binders:
             ft = self.local_function(decl, ctx)
             return ctx.bind(decl.name or "_", ft, "let")
@@ -219,6 +224,10 @@ class BindingMixin(ElabCore):
         if isinstance(zonk(t), ProofType):
             return ctx.bind(decl.name or "this", t).assume(zonk(t).prop, "have")  # type: ignore[attr-defined]
         return ctx.bind(decl.name or "_", t, kind)  # type: ignore[arg-type]
+
+    def local_instance_decl(self, decl: A.LetDecl, ctx: Ctx, kind: Literal["have", "let"]) -> Ctx | None:
+        """Hook: a local instance declaration (:mod:`.instances`)."""
+        return None
 
     def local_function(self, decl: A.LetDecl, ctx: Ctx, rec_name: str | None = None) -> LeanType:
         """``let f (x : T) : U := body`` (or with equations): its type, after checking the body."""

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Literal
+from typing import Literal, NamedTuple
 
 import veriscale.backends.embedded.builtins  # noqa: F401  (registers the builtins)
 from veriscale.backends.embedded import ast as A
@@ -34,6 +34,7 @@ from veriscale.backends.embedded.elab.types import (
 )
 from veriscale.backends.embedded.registry import BUILTINS
 from veriscale.backends.embedded.resolve import MATHLIB_NAMES
+from veriscale.backends.embedded.signatures import BinderKind
 from veriscale.backends.embedded.statics import TVar, evaluated_type, signature
 from veriscale.lean.types import FunType, LeanType, NamedType, ProdType, PropType
 
@@ -53,6 +54,8 @@ class Sig:
     result: LeanType
     name: str
     self_index: int = 0
+    instances: tuple[LeanType, ...] = ()
+    """The classes of the instance binders (``BEq α`` of ``List.contains``)."""
 
 
 def instantiate(ty: LeanType, mapping: dict[str, LeanType], fresh: object) -> LeanType:
@@ -159,8 +162,11 @@ def builtin_sig(name: str) -> Sig | None:
     if registered is None:
         return _statics_sig(name)
     params: list[Param] = []
+    instances: list[LeanType] = []
     bound: set[str] = set()  # names bound by earlier binders are type variables (`α`, `n` of `Fin n`)
     for binder in registered.binders:
+        if binder.kind is BinderKind.INST:
+            instances.append(evaluated_type(binder.type, frozenset(bound)))
         if binder.is_explicit:
             ty = binder.type
             if isinstance(ty, PropType):
@@ -172,7 +178,8 @@ def builtin_sig(name: str) -> Sig | None:
             params.append(Param(binder.name or f"x{len(params)}", ptype, kind))
         if binder.name is not None:
             bound.add(binder.name)
-    return Sig(tuple(params), evaluated_type(registered.result, frozenset(bound)), name, b.self_index)
+    return Sig(tuple(params), evaluated_type(registered.result, frozenset(bound)), name, b.self_index,
+               tuple(instances))
 
 
 def _proof_type(text: str) -> LeanType:
@@ -212,7 +219,8 @@ class CallsMixin(ElabCore):
     def instantiate_sig(self, sig: Sig) -> Sig:
         mapping: dict[str, LeanType] = {}
         params = tuple(Param(p.name, instantiate(p.type, mapping, self.fresh), p.kind) for p in sig.params)
-        return Sig(params, instantiate(sig.result, mapping, self.fresh), sig.name, sig.self_index)
+        instances = tuple(instantiate(t, mapping, self.fresh) for t in sig.instances)
+        return Sig(params, instantiate(sig.result, mapping, self.fresh), sig.name, sig.self_index, instances)
 
     # -- identifiers ----------------------------------------------------------------------------
     def e_Ident(self, node: A.Ident, ctx: Ctx, expected: LeanType | None) -> LeanType:
@@ -351,10 +359,9 @@ class CallsMixin(ElabCore):
         index = self.self_position(sig, h)
         if index is None:
             return self.gap(node, f"`{sig.name}` has no explicit parameter of type {h}", "field-notation")
-        self.expect(base_node, base, sig.params[index].type)
-        remaining = Sig(sig.params[:index] + sig.params[index + 1:], sig.result, sig.name)
+        remaining = Sig(sig.params[:index] + sig.params[index + 1:], sig.result, sig.name, instances=sig.instances)
         return self.apply_sig(node, remaining, arg_nodes, ctx, expected,
-                              receiver=(sig.params[index].name, base_node))
+                              receiver=Receiver(sig.params[index].name, base_node, base, sig.params[index].type, index))
 
     def _resume_method(self, node: A.Node, base_node: A.Node, base: LeanType, field: str,
                        arg_nodes: list[A.Node], ctx: Ctx, expected: LeanType | None, result: LeanType) -> bool:
@@ -362,7 +369,9 @@ class CallsMixin(ElabCore):
         if isinstance(zonk(base), MVar):
             return False
         out = self.method(node, base_node, base, field, arg_nodes, ctx, expected)
-        unify(out, result)
+        # Lean's `resumePostponed` ends with `ensureHasType`: the type the rest of the declaration
+        # gave the postponed term meanwhile wins, with a coercion (`↑` Nat→Int) where one exists
+        self.expect(node, out, result)
         return True
 
     def surely_absent(self, name: str) -> bool:
@@ -394,9 +403,13 @@ class CallsMixin(ElabCore):
     def structure_field(self, t: LeanType, field: str) -> LeanType | None:  # pragma: no cover - driver
         raise NotImplementedError
 
+    def use_instances_of_call(self, node: A.Node, name: str, instances: tuple[LeanType, ...],
+                              params: tuple[LeanType, ...], ctx: Ctx) -> None:
+        """Hook: the instance arguments of a call (:mod:`.instances`)."""
+
     # -- application ----------------------------------------------------------------------------
     def apply_sig(self, node: A.Node, sig: Sig, arg_nodes: list[A.Node], ctx: Ctx,
-                  expected: LeanType | None, receiver: tuple[str, A.Node] | None = None) -> LeanType:
+                  expected: LeanType | None, receiver: Receiver | None = None) -> LeanType:
         params = list(sig.params)
         positional = [a for a in arg_nodes if not isinstance(a, A.NamedArg)]
         named = [a for a in arg_nodes if isinstance(a, A.NamedArg)]
@@ -412,19 +425,26 @@ class CallsMixin(ElabCore):
             # (`elabAppArgs`, `propagateExpectedType`): `Id.run do …` learns its monad from it
             if unify(sig.result, expected) is False:  # type: ignore[arg-type]
                 pass  # reported by the final check, with coercions considered
-        # Lean elaborates arguments left to right but postpones `fun` whose binder types are
-        # still unknown; unify the other arguments first so lambdas see their domains.
+        # Lean elaborates the arguments left to right (`ElabAppArgs.processExplicitArg`), the
+        # receiver of field notation at its own position (`addLValArg` inserts it as an already
+        # elaborated argument): in `xs.map (·.length)` the function comes first, while the element
+        # type is still unknown, so its body is postponed (field notation on an unknown type) and
+        # resumed only after the rest of the declaration had its say.
         pairs = list(zip(params, positional))
         # a proof parameter's statement mentions earlier parameters: `(h : foo_precond xs)`
         bindings = {p.name: a for p, a in pairs}
         if receiver is not None:
-            bindings[receiver[0]] = receiver[1]
-        for p, a in pairs:
-            if not _is_lambda(a):
-                self.check_arg(a, ctx, p.type, bindings)
-        for p, a in pairs:
-            if _is_lambda(a):
-                self.check_arg(a, ctx, p.type, bindings)
+            bindings[receiver.name] = receiver.node
+        self.use_instances_of_call(node, sig.name, sig.instances,
+                                   tuple(p.type for p in sig.params), ctx)
+        pending = receiver
+        for i, (p, a) in enumerate(pairs):
+            if pending is not None and i >= pending.position:
+                self.expect(pending.node, pending.type, pending.param_type)
+                pending = None
+            self.check_arg(a, ctx, p.type, bindings)
+        if pending is not None:
+            self.expect(pending.node, pending.type, pending.param_type)
         rest_params = params[len(positional):]
         extra = positional[len(params):]
         if extra:
@@ -576,12 +596,16 @@ def _unparen(a: A.Node) -> A.Node:
     return a
 
 
-def _is_lambda(a: A.Node) -> bool:
-    from veriscale.backends.embedded.elab.core import _has_cdot
+class Receiver(NamedTuple):
+    """The receiver of generalized field notation (``xs`` in ``xs.map f``): the parameter it
+    fills (``name``, ``param_type``, position ``position`` among the explicit parameters) and the
+    term with its elaborated type."""
 
-    if isinstance(a, (A.Lambda, A.LambdaMatch)):
-        return True
-    return isinstance(a, A.Paren) and (isinstance(a.term, (A.Lambda, A.LambdaMatch)) or _has_cdot(a.term))
+    name: str
+    node: A.Node
+    type: LeanType
+    param_type: LeanType
+    position: int
 
 
 def _wants_function(expected: LeanType | None) -> bool:

@@ -7,8 +7,8 @@ it does not model). Gaps are never silent: a section with a gap is not known to 
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
-from typing import Literal
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.node_types import NodeTypes
@@ -67,6 +67,20 @@ class LocalDecl:
 
 
 @dataclass(frozen=True, slots=True)
+class LocalInstance:
+    """A local of class type (:mod:`.instances`): ``have``/``let`` in a term, or an instance binder."""
+
+    name: str
+    cls: str
+    type: LeanType
+    """The class's argument (``Int`` in ``BEq Int``)."""
+    source: Literal["have", "let", "binder"]
+    decl: A.LetDecl | None
+    modelled: bool = True
+    """Whether the engine evaluates it (:data:`.instances.MODELLED_METHODS`)."""
+
+
+@dataclass(frozen=True, slots=True)
 class Fact:
     """A proposition a tactic may use: a hypothesis in scope (named or anonymous), or a fact the
     elaborator knows from the construct (``i ∈ [a:b]`` of ``for h : i in [a:b]``)."""
@@ -86,6 +100,8 @@ class Ctx:
     do_return: LeanType | None = None
     """Inside ``do``: the type ``return`` must give."""
     in_loop: bool = False
+    instances: tuple[LocalInstance, ...] = ()
+    """The local instances in scope, oldest first (Lean tries the most recent first)."""
 
     def lookup(self, name: str) -> LocalDecl | None:
         for decl in reversed(self.locals):
@@ -97,13 +113,18 @@ class Ctx:
         if not name or name == "_":
             return self
         return Ctx(self.locals + (LocalDecl(name, ty, kind, aux_of),), self.facts, self.monad, self.do_return,
-                   self.in_loop)
+                   self.in_loop, self.instances)
 
     def assume(self, prop: A.Node, source: str) -> Ctx:
-        return Ctx(self.locals, self.facts + (Fact(prop, source),), self.monad, self.do_return, self.in_loop)
+        return Ctx(self.locals, self.facts + (Fact(prop, source),), self.monad, self.do_return, self.in_loop,
+                   self.instances)
 
     def with_do(self, monad: LeanType | None, do_return: LeanType | None, in_loop: bool | None = None) -> Ctx:
-        return Ctx(self.locals, self.facts, monad, do_return, self.in_loop if in_loop is None else in_loop)
+        return Ctx(self.locals, self.facts, monad, do_return, self.in_loop if in_loop is None else in_loop,
+                   self.instances)
+
+    def with_instance(self, inst: LocalInstance) -> Ctx:
+        return replace(self, instances=self.instances + (inst,))
 
 
 @dataclass
@@ -114,6 +135,12 @@ class Report:
     declarations: int = 0
     node_types: NodeTypes = field(default_factory=NodeTypes)
     """The type of each term of the declarations elaborated without an error (the compiler's)."""
+    local_instances: dict[int, tuple[A.LetDecl, str, A.Node]] = field(default_factory=dict)
+    """Local instance declarations the engine evaluates, by ``id`` of the ``let``/``have``
+    declaration: the declaration, its class and the method's implementation (:mod:`.instances`)."""
+    instance_choices: dict[tuple[str, int, int], Any] = field(default_factory=dict)
+    """Uses of a class that resolve to one of those local instances, by
+    :func:`.instances.use_key` of the using term: its :class:`.instances.InstanceChoice`."""
 
     @property
     def errors(self) -> list[Diagnostic]:

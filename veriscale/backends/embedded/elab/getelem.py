@@ -32,11 +32,29 @@ class GetElemMixin(ElabCore):
     def e_Index(self, node: A.Index, ctx: Ctx, expected: LeanType | None) -> LeanType:
         ct = self.elab(node.coll, ctx, None)
         z = zonk(ct)
+        if isinstance(z, MVar):
+            # `xs[i]` is `getElem xs i _`, whose `GetElem` instance waits until the collection's
+            # type is known (`synthesizeAppInstMVars` registers it as pending); the element type is
+            # its out-parameter, fixed only then
+            result = self.fresh()
+            self.resumes.append(lambda: self._resume_index(node, ct, ctx, expected, result))
+            return result
+        return self._index_at(node, z, ctx)
+
+    def _resume_index(self, node: A.Index, coll: LeanType, ctx: Ctx, expected: LeanType | None,
+                      result: LeanType) -> bool:
+        """Run a postponed indexing; ``False`` while the collection's type is still unknown."""
+        z = zonk(coll)
+        if isinstance(z, MVar):
+            return False
+        self.expect(node, self._index_at(node, z, ctx), result)
+        return True
+
+    def _index_at(self, node: A.Index, z: LeanType, ctx: Ctx) -> LeanType:
         h = head_name(z)
-        if isinstance(z, (Gap, MVar)) or has_gap(z):
+        if isinstance(z, Gap) or has_gap(z):
             self.elab(node.index, ctx, None)
-            return GAP if isinstance(z, Gap) or has_gap(z) else self.gap(node, "indexing a term of unknown type",
-                                                                         "postponed")
+            return GAP
         if h in ("List", "Array", "Subarray") and args(z):
             elem = args(z)[0]
         elif h == "Std.HashMap" and len(args(z)) == 2:

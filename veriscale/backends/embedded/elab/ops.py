@@ -234,10 +234,17 @@ class OpsMixin(ElabCore):
                 return BOOL if node.op in ("==", "!=") else PROP
             self.gap(node, "a relation between types related only by user instances")
             return BOOL if node.op in ("==", "!=") else PROP
-        self._finish_tree(node, leaves, ops, exps, types, max_t, False, ctx)
+        common = self._finish_tree(node, leaves, ops, exps, types, max_t, False, ctx)
         if node.op in ("==", "!="):
+            self.use_class(node, "BEq", common, ctx, direct=True)
             return BOOL
         return PROP if not _wants_bool(expected) else BOOL
+
+    def use_class(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool) -> None:
+        """Hook: a use of a class (:mod:`.instances`)."""
+
+    def use_membership(self, node: A.Node, elem: LeanType, ctx: Ctx) -> None:
+        """Hook: a membership's decidability (:mod:`.instances`)."""
 
     # -- membership -----------------------------------------------------------------------------
     def membership(self, node: A.BinOp, ctx: Ctx) -> LeanType:
@@ -246,11 +253,37 @@ class OpsMixin(ElabCore):
         h = head_name(z)
         if h in ("List", "Array", "Std.HashSet") and args(z):
             self.check(node.lhs, ctx, args(z)[0])
+            self.use_membership(node, args(z)[0], ctx)
             return PROP
         if h == "Std.Range":
             self.check(node.lhs, ctx, NAT)
             return PROP
-        self.elab(node.lhs, ctx, None)
+        lhs = self.elab(node.lhs, ctx, None)
+        if isinstance(z, MVar):
+            # `Membership.mem acc x`: the `Membership` instance (and with it the element type, its
+            # out-parameter) waits until the collection's type is known
+            self.resumes.append(lambda: self._resume_membership(node, coll, lhs, ctx))
+            return PROP
+        return self._membership_without_elements(node, z)
+
+    def _resume_membership(self, node: A.BinOp, coll: LeanType, lhs: LeanType, ctx: Ctx) -> bool:
+        """Run a postponed membership; ``False`` while the collection's type is still unknown."""
+        z = zonk(coll)
+        if isinstance(z, MVar):
+            return False
+        h = head_name(z)
+        if h in ("List", "Array", "Std.HashSet") and args(z):
+            self.expect(node.lhs, lhs, args(z)[0])
+            self.use_membership(node, args(z)[0], ctx)
+        elif h == "Std.Range":
+            self.expect(node.lhs, lhs, NAT)
+        else:
+            self._membership_without_elements(node, z)
+        return True
+
+    def _membership_without_elements(self, node: A.BinOp, z: LeanType) -> LeanType:
+        """Membership in a type the fragment gives no elements: an error or a gap."""
+        h = head_name(z)
         if isinstance(z, Gap) or has_gap(z):
             return PROP
         if h in ("Nat", "Int", "Bool", "Char", "Float", "String"):

@@ -1,0 +1,243 @@
+"""Local instances: which instance Lean's resolution picks at each use, when locals are in scope.
+
+A local whose type is a class application is a *local instance*: ``have inst : BEq Int := …``,
+``let inst : Max Int := …`` (``Lean.Meta.withLocalDecl``/``withLetDecl`` add every local of class
+type to the local instances, ``Lean.Meta.Basic``), and an instance binder ``[inst : BEq α]`` /
+``[BEq α]`` of a definition (``Lean.Elab.Binders``, ``elabBinderViews``). Instance resolution
+(``Lean.Meta.SynthInstance``, ``getInstances``) tries the local instances before the global ones,
+the most recent first; a local instance also answers the subgoals of global instances (``BEq
+(List Int)`` from ``List``'s instance and a local ``BEq Int``).
+
+The engine evaluates a local instance when it is one it can read and its use is direct:
+
+* classes ``BEq`` (``==``, ``!=``), ``Max`` (``max``) and ``Min`` (``min``), given as ``⟨f⟩``,
+  ``{ beq := f }`` or ``C.mk f``: the elaborator checks ``f`` at the method's type, records
+  (:attr:`Report.local_instances`) the declaration and its method, and at each use at exactly the
+  instance's type records the declaration chosen (:attr:`Report.instance_choices`) -- the
+  compiler then calls that method;
+* an instance binder of a definition stands for the caller's instance: at an entry call that is
+  the global instance, which evaluation already implements, and a call passing a local instance
+  to such a binder is a gap.
+
+Anything else is a gap (never a silent use of the global instance): a local instance of another
+class or with another value, a use that reaches the instance through a global one (``==`` on
+``List Int``, ``xs.contains x``, ``x ∈ xs``), a use whose type is not known.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Literal
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.elab.context import Ctx, LocalInstance
+from veriscale.backends.embedded.elab.core import ElabCore
+from veriscale.backends.embedded.elab.types import BOOL, Gap, MVar, deep, has_gap, show, zonk
+from veriscale.lean.types import FunType, LeanType, NamedType, ProdType
+
+CORE_CLASSES = frozenset({
+    "BEq", "DecidableEq", "Hashable", "Ord", "LT", "LE", "Max", "Min", "ToString", "Repr", "Inhabited",
+    "Add", "Sub", "Mul", "Div", "Mod", "Neg", "Pow", "HAdd", "HSub", "HMul", "HDiv", "HMod", "HPow",
+    "HAppend", "Append", "OfNat", "Zero", "One", "Membership", "GetElem", "GetElem?", "Decidable",
+    "DecidableRel", "DecidablePred", "Coe", "CoeTail", "CoeHead", "CoeOut", "CoeDep", "CoeFun", "CoeSort",
+    "Functor", "Applicative", "Monad", "ForIn", "EmptyCollection", "Singleton", "Insert", "Std.ToFormat",
+})
+"""Lean's core type classes whose instances decide what evaluation computes."""
+
+MODELLED_METHODS: dict[str, str] = {"BEq": "beq", "Max": "max", "Min": "min"}
+"""The classes whose local instances the engine evaluates, and each one's method."""
+
+CLASS_METHOD_FUNCTIONS: dict[str, str] = {
+    "max": "Max", "Max.max": "Max", "min": "Min", "Min.min": "Min", "BEq.beq": "BEq", "bne": "BEq",
+}
+"""Global functions that are a class's method, used directly (``max a b`` is ``Max.max a b``)."""
+
+_CONTAINERS = frozenset({"List", "Array", "Option", "Subarray"})
+"""Type formers whose core instances of these classes are built from their elements' instances."""
+
+
+@dataclass(frozen=True, slots=True)
+class InstanceChoice:
+    """A use of a class resolved to a local instance: ``decl`` declared it."""
+
+    decl: A.LetDecl
+    cls: str
+
+
+def use_key(node: A.Node) -> tuple[str, int, int]:
+    """The key of a use of a class: by position, not identity, because the elaborator and the
+    compiler each expand ``(· == x)`` into a ``fun`` of their own (copies of the same terms)."""
+    what = node.op if isinstance(node, A.BinOp) else type(node).__name__
+    return what, node.line, node.col
+
+
+def class_application(ty: A.Node | None) -> tuple[str, A.Node | None] | None:
+    """``(C, arg)`` when the type term ``ty`` is a core class applied (``BEq Int``, ``DecidableEq α``)."""
+    while isinstance(ty, A.Paren):
+        ty = ty.term
+    arg: A.Node | None = None
+    if isinstance(ty, A.App) and isinstance(ty.fn, A.Ident):
+        arg = ty.args[0] if len(ty.args) == 1 else None
+        ty = ty.fn
+    if isinstance(ty, A.Ident):
+        name = ty.name.removeprefix("_root_.")
+        if name in CORE_CLASSES:
+            return name, arg
+    return None
+
+
+def method_type(cls: str, t: LeanType) -> LeanType:
+    """The method's type at ``t``: ``t → t → Bool`` for ``BEq``, ``t → t → t`` for ``Max``/``Min``."""
+    return FunType(t, FunType(t, BOOL if cls == "BEq" else t))
+
+
+def _mentions(outer: LeanType, inner: LeanType) -> bool:
+    """Whether ``inner`` occurs strictly inside ``outer`` (as a container's element or a product's part)."""
+    if isinstance(outer, NamedType):
+        return any(a == inner or _mentions(a, inner) for a in outer.args)
+    if isinstance(outer, ProdType):
+        return any(a == inner or _mentions(a, inner) for a in (outer.fst, outer.snd))
+    return False
+
+
+class InstancesMixin(ElabCore):
+    """Local instance declarations and the resolution of class uses among them."""
+
+    local_instances: dict[int, tuple[A.LetDecl, str, A.Node]]
+    instance_choices: dict[tuple[str, int, int], InstanceChoice]
+
+    def init_instances(self) -> None:
+        self.local_instances = {}
+        self.instance_choices = {}
+
+    # -- declarations ---------------------------------------------------------------------------
+    def local_instance_decl(self, decl: A.LetDecl, ctx: Ctx, kind: Literal["have", "let"]) -> Ctx | None:
+        """``have inst : C T := v``: the context with the local instance, or ``None`` when
+        ``decl`` does not declare one."""
+        found = class_application(decl.type)
+        if found is None or decl.binders or decl.alts is not None or decl.pattern is not None:
+            return None
+        cls, arg = found
+        name = decl.name or "this"
+        method = MODELLED_METHODS.get(cls)
+        t = self.read_type(arg, ctx) if arg is not None else None  # type: ignore[attr-defined]
+        impl = _method_node(decl.value, cls, method) if method is not None else None
+        if method is None or t is None or isinstance(zonk(t), Gap) or has_gap(t) or impl is None:
+            # (its value is not elaborated: without the class's structure its type is not known)
+            self.gap(decl, f"a local instance of {cls} (`{decl.type_text}`) is not modelled: every use of "
+                           f"{cls} in its scope may mean it", "local-instance")
+            inst = LocalInstance(name, cls, t if t is not None else self.fresh(), kind, decl, modelled=False)
+            return ctx.bind(name, NamedType(cls), "let").with_instance(inst)
+        self.check(impl, ctx, method_type(cls, t))
+        self.local_instances[id(decl)] = (decl, cls, impl)
+        return ctx.bind(name, NamedType(cls), "let").with_instance(LocalInstance(name, cls, t, kind, decl))
+
+    def binder_instances(self, cmd: A.DefCmd, ctx: Ctx) -> Ctx:
+        """A definition's instance binders (``[inst : BEq α]``): local instances standing for the
+        caller's."""
+        for b in cmd.binders:
+            if b.kind != "inst":
+                continue
+            found = class_application(b.type)
+            if found is None:
+                continue
+            cls, arg = found
+            t = self.read_type(arg, ctx) if arg is not None else self.fresh()  # type: ignore[attr-defined]
+            name = b.names[0] if b.names else "inst✝"
+            ctx = ctx.with_instance(LocalInstance(name, cls, t, "binder", None))
+        return ctx
+
+    # -- uses -----------------------------------------------------------------------------------
+    def use_class(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool) -> None:
+        """A use of class ``cls`` at ``t`` in ``node`` (checked once types are settled): ``direct``
+        when ``node`` is the method itself (``a == b``, ``max a b``), which the compiler can send
+        to a local instance; otherwise (``xs.contains x``) a local instance that applies is a gap."""
+        if not ctx.instances:
+            return
+        self.postponed.append(lambda: self._resolve(node, cls, t, ctx, direct))
+
+    def _resolve(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool) -> None:
+        want = deep(t)
+        for inst in reversed(ctx.instances):
+            if inst.cls not in (cls, "DecidableEq" if cls == "BEq" else cls):
+                continue
+            have = deep(inst.type)
+            if _unknown(want) or _unknown(have):
+                self.gap(node, f"cannot tell whether the local instance `{inst.name} : {inst.cls} {show(have)}` "
+                               f"is the one Lean uses for {cls} {show(want)}", "local-instance")
+                return
+            if _mentions(want, have) and inst.source != "binder":
+                self.gap(node, f"{cls} {show(want)} uses the local instance `{inst.name} : {inst.cls} {show(have)}` "
+                               "for its components (not modelled)", "local-instance")
+                return
+            if have != want:
+                continue
+            if inst.source == "binder":
+                return  # the caller's instance: the global one at an entry call
+            if not direct or not inst.modelled or inst.cls != cls or inst.decl is None:
+                self.gap(node, f"this use of {cls} {show(want)} resolves to the local instance `{inst.name}` "
+                               "(not modelled here)", "local-instance")
+                return
+            key = use_key(node)
+            previous = self.instance_choices.get(key)
+            if previous is not None and previous.decl is not inst.decl:
+                self.gap(node, "two uses of a class at one position resolve differently", "local-instance")
+                return
+            self.instance_choices[key] = InstanceChoice(inst.decl, cls)
+            return
+
+    def use_instances_of_call(self, node: A.Node, name: str, instances: tuple[LeanType, ...],
+                              params: tuple[LeanType, ...], ctx: Ctx) -> None:
+        """The instance arguments of a call of ``name``: its instance binders (``[BEq α]`` of
+        ``List.contains``, of a user definition), or the class of a method used directly."""
+        if not ctx.instances:
+            return
+        cls = CLASS_METHOD_FUNCTIONS.get(name)
+        if cls is not None and params:
+            self.use_class(node, cls, params[0], ctx, direct=True)
+        for inst_type in instances:
+            z = zonk(inst_type)
+            if isinstance(z, NamedType) and len(z.args) == 1:
+                self.use_class(node, z.name, z.args[0], ctx, direct=False)
+            elif isinstance(z, NamedType) and z.name in CORE_CLASSES:
+                self.gap(node, f"the instance argument {show(z)} of `{name}` with local instances in scope",
+                         "local-instance")
+
+    def use_membership(self, node: A.Node, elem: LeanType, ctx: Ctx) -> None:
+        """``x ∈ xs``: its ``Decidable`` instance may be built from ``BEq`` (``LawfulBEq``)."""
+        self.use_class(node, "BEq", elem, ctx, direct=False)
+
+
+def _unknown(t: LeanType) -> bool:
+    return isinstance(t, (MVar, Gap)) or has_gap(t) or _has_mvar(t)
+
+
+def _has_mvar(t: LeanType) -> bool:
+    if isinstance(t, MVar):
+        return True
+    if isinstance(t, NamedType):
+        return any(_has_mvar(a) for a in t.args)
+    if isinstance(t, ProdType):
+        return _has_mvar(t.fst) or _has_mvar(t.snd)
+    if isinstance(t, FunType):
+        return _has_mvar(t.domain) or _has_mvar(t.codomain)
+    return False
+
+
+def _method_node(value: A.Node | None, cls: str, method: str) -> A.Node | None:
+    """The method's implementation in an instance value ``⟨f⟩``, ``{ m := f }`` or ``C.mk f``."""
+    while isinstance(value, A.Paren):
+        value = value.term
+    if isinstance(value, A.AnonCtor) and len(value.items) == 1:
+        return value.items[0]
+    if isinstance(value, A.StructInst) and value.source is None and len(value.fields) == 1:
+        field, impl = value.fields[0]
+        return impl if field == method else None
+    if isinstance(value, A.App) and isinstance(value.fn, A.Ident) and value.fn.name == f"{cls}.mk" \
+            and len(value.args) == 1:
+        return value.args[0]
+    return None
+
+
+__all__ = ["CLASS_METHOD_FUNCTIONS", "CORE_CLASSES", "MODELLED_METHODS", "InstanceChoice", "InstancesMixin",
+           "class_application", "method_type", "use_key"]
