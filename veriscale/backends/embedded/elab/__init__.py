@@ -24,6 +24,7 @@ from veriscale.backends.embedded.elab.getelem import GetElemMixin
 from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.elab.ops import OpsMixin
 from veriscale.backends.embedded.elab.patterns import PatternsMixin
+from veriscale.backends.embedded.elab.proofs import ProofsMixin
 from veriscale.backends.embedded.elab.termination import TerminationMixin
 from veriscale.backends.embedded.elab.types import (
     GAP,
@@ -41,7 +42,7 @@ from veriscale.lean.types import FunType, LeanType, NamedType, substitute
 _GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψω")
 
 
-class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, BindingMixin, OpsMixin, CallsMixin):
+class Elaborator(TerminationMixin, ProofsMixin, PatternsMixin, DoMixin, GetElemMixin, BindingMixin, OpsMixin, CallsMixin):
     def __init__(self, env: Env) -> None:
         super().__init__()
         self.env = env
