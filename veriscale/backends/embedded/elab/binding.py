@@ -209,6 +209,7 @@ class BindingMixin(ElabCore):
             self.gap(decl, f"the type `{decl.type_text}` is not modelled")
         if decl.value is None:
             return ctx
+        t: LeanType
         if isinstance(declared, ProofType) and _checkable_proof(decl.value):
             self.check_have_proof(decl, declared.prop, ctx)
             t = declared

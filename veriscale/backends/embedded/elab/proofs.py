@@ -226,9 +226,9 @@ def _check_script(text: str, prop: A.Node, ctx: Ctx, is_nat: Callable[[A.Node], 
             raise ProofError(f"`{step}` runs with no goal left (Lean: no goals to be proved)")
         if word == "exact" and arg is not None:
             _check_term(arg, goals.pop(0), ctx, is_nat)
-        elif word == "apply" and isinstance(_strip(arg) if arg is not None else None, A.Ident) \
-                and lemma(_strip(arg).name) is not None:  # type: ignore[union-attr]
-            goals = _apply_goals(_strip(arg).name, goals.pop(0), is_nat) + goals  # type: ignore[union-attr]
+        elif word == "apply" and isinstance(head := _strip(arg) if arg is not None else None, A.Ident) \
+                and lemma(head.name) is not None:
+            goals = _apply_goals(head.name, goals.pop(0), is_nat) + goals
         else:
             raise ProofError(f"the tactic `{step}` is not modelled")
     if goals:

@@ -130,7 +130,7 @@ class TerminationMixin(ElabCore):
             return measure if not positional else None
         if len(binders) != len(unnamed):
             return None
-        mapping = {b: A.Ident(0, 0, p) for b, p in zip(binders, unnamed) if b != "_"}
+        mapping: dict[str, A.Node] = {b: A.Ident(0, 0, p) for b, p in zip(binders, unnamed) if b != "_"}
         return wf.substitute(measure, mapping)
 
     def _param_kinds(self, params: list[str]) -> tuple[dict[str, str], dict[str, str]]:

@@ -32,7 +32,7 @@ cells this model proves is one Lean's search also finds (its cells are proved by
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from veriscale.backends.embedded import ast as A
@@ -267,10 +267,10 @@ def _names(node: object) -> set[str]:
 # -- the goal ---------------------------------------------------------------------------------------
 
 
-def substitute(node: A.Node, mapping: dict[str, A.Node]) -> A.Node:
+def substitute(node: A.Node, mapping: Mapping[str, A.Node]) -> A.Node:
     from veriscale.backends.embedded.elab.getelem import _substitute
 
-    return _substitute(node, mapping) if mapping else node
+    return _substitute(node, dict(mapping)) if mapping else node
 
 
 def zeta(node: A.Node, lets: dict[str, A.Node]) -> A.Node:
@@ -530,8 +530,8 @@ def _iterator_step(smaller: A.Node, current: A.Node, facts: list[A.Node], types:
 def _is_field(node: A.Node, var: str, name: str) -> bool:
     """``it.atEnd`` or ``it.atEnd = true`` (a ``Bool`` condition is ``b = true`` as a ``Prop``)."""
     node = _strip(node)
-    if isinstance(node, A.BinOp) and node.op == "=" and isinstance(_strip(node.rhs), A.Ident) \
-            and _strip(node.rhs).name == "true":  # type: ignore[union-attr]
+    rhs = _strip(node.rhs) if isinstance(node, A.BinOp) and node.op == "=" else None
+    if isinstance(node, A.BinOp) and isinstance(rhs, A.Ident) and rhs.name == "true":
         node = _strip(node.lhs)
     return isinstance(node, A.Ident) and node.name == f"{var}.{name}"
 
