@@ -24,10 +24,11 @@ from __future__ import annotations
 
 import itertools
 
+import veriscale.backends.embedded.elab.termination.wf as wf
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import Ctx, ProofType
 from veriscale.backends.embedded.elab.core import ElabCore
-from veriscale.backends.embedded.elab.termination import wf
+from veriscale.backends.embedded.elab.termination.wf import _bound_names
 from veriscale.backends.embedded.elab.types import head_name, zonk
 from veriscale.backends.embedded.env import UserDef
 from veriscale.lean.types import FunType, LeanType, NamedType
@@ -455,57 +456,6 @@ def _param_index(discr: A.Node, params: list[str], sub: dict[str, int]) -> int |
             return params.index(discr.name)
         return sub.get(discr.name)
     return None
-
-
-def _bound_names(node: object) -> set[str]:
-    """Every name some binder inside ``node`` introduces (a parameter's name rebound there makes a
-    call that mentions it not "unchanged")."""
-    out: set[str] = set()
-    if isinstance(node, A.Binder):
-        out.update(node.names)
-        if node.pattern is not None:
-            out.update(_vars_deep(node.pattern))
-    elif isinstance(node, A.LetDecl):
-        if node.name:
-            out.add(node.name)
-        if node.pattern is not None:
-            out.update(_vars_deep(node.pattern))
-    elif isinstance(node, A.MatchAlt):
-        for p in node.patterns:
-            out.update(_vars_deep(p))
-    elif isinstance(node, A.Quant):
-        out.add(node.name)
-    elif isinstance(node, A.DoFor):
-        for pat, _ in node.clauses:
-            out.update(_vars_deep(pat))
-    if isinstance(node, A.Node):
-        for f in getattr(node, "__slots__", ()):
-            v = getattr(node, f, None)
-            if isinstance(v, (list, tuple)):
-                for x in v:
-                    if isinstance(x, tuple):
-                        for y in x:
-                            out |= _bound_names(y)
-                    else:
-                        out |= _bound_names(x)
-            elif isinstance(v, A.Node):
-                out |= _bound_names(v)
-    return out
-
-
-def _vars_deep(p: object) -> set[str]:
-    out: set[str] = set()
-    if isinstance(p, A.Ident) and "." not in p.name:
-        out.add(p.name)
-    elif isinstance(p, A.Node):
-        for f in getattr(p, "__slots__", ()):
-            v = getattr(p, f, None)
-            if isinstance(v, list):
-                for x in v:
-                    out |= _vars_deep(x)
-            elif isinstance(v, A.Node) and f != "fn":
-                out |= _vars_deep(v)
-    return out
 
 
 def _identifier_roots(node: object) -> set[str]:

@@ -243,8 +243,6 @@ def _pattern_vars(p: object) -> list[str]:
 def _bound_here(node: A.Node) -> list[str]:
     """Names a binder node introduces for its children (conservatively: every name bound anywhere
     below a ``fun``/quantifier/``do``)."""
-    from veriscale.backends.embedded.elab.termination.driver import _bound_names
-
     if isinstance(node, (A.Lambda, A.LambdaMatch, A.Quant, A.Do, A.LetRec, A.IfLet)):
         return sorted(_bound_names(node))
     return []
@@ -261,6 +259,57 @@ def _names(node: object) -> set[str]:
             for x in (value if isinstance(value, (list, tuple)) else [value]):
                 if isinstance(x, A.Node):
                     out |= _names(x)
+    return out
+
+
+def _bound_names(node: object) -> set[str]:
+    """Every name some binder inside ``node`` introduces (a parameter's name rebound there makes a
+    call that mentions it not "unchanged")."""
+    out: set[str] = set()
+    if isinstance(node, A.Binder):
+        out.update(node.names)
+        if node.pattern is not None:
+            out.update(_vars_deep(node.pattern))
+    elif isinstance(node, A.LetDecl):
+        if node.name:
+            out.add(node.name)
+        if node.pattern is not None:
+            out.update(_vars_deep(node.pattern))
+    elif isinstance(node, A.MatchAlt):
+        for p in node.patterns:
+            out.update(_vars_deep(p))
+    elif isinstance(node, A.Quant):
+        out.add(node.name)
+    elif isinstance(node, A.DoFor):
+        for pat, _ in node.clauses:
+            out.update(_vars_deep(pat))
+    if isinstance(node, A.Node):
+        for f in getattr(node, "__slots__", ()):
+            v = getattr(node, f, None)
+            if isinstance(v, (list, tuple)):
+                for x in v:
+                    if isinstance(x, tuple):
+                        for y in x:
+                            out |= _bound_names(y)
+                    else:
+                        out |= _bound_names(x)
+            elif isinstance(v, A.Node):
+                out |= _bound_names(v)
+    return out
+
+
+def _vars_deep(p: object) -> set[str]:
+    out: set[str] = set()
+    if isinstance(p, A.Ident) and "." not in p.name:
+        out.add(p.name)
+    elif isinstance(p, A.Node):
+        for f in getattr(p, "__slots__", ()):
+            v = getattr(p, f, None)
+            if isinstance(v, list):
+                for x in v:
+                    out |= _vars_deep(x)
+            elif isinstance(v, A.Node) and f != "fn":
+                out |= _vars_deep(v)
     return out
 
 
