@@ -273,6 +273,7 @@ class LetDecl(Node):
     """For ``let rec``: ``termination_by`` / ``decreasing_by`` given, in order."""
     termination_measure: Term | None = None
     decreasing_tactic: str = ""
+    termination_binders: tuple[str, ...] = ()
 
 
 @dataclass(slots=True, eq=False)
@@ -504,6 +505,8 @@ class DefCmd(Node):
     """The measure of ``termination_by e`` when it has that form."""
     decreasing_tactic: str = ""
     """The source text of the ``decreasing_by`` tactic."""
+    termination_binders: tuple[str, ...] = ()
+    """``termination_by x y => e``: the names bound to the parameters after the colon."""
 
 
 @dataclass(slots=True, eq=False)

@@ -25,6 +25,7 @@ from veriscale.backends.embedded.elab.instances import InstancesMixin, class_app
 from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.elab.ops import OpsMixin
 from veriscale.backends.embedded.elab.patterns import PatternsMixin
+from veriscale.backends.embedded.elab.proofs import ProofsMixin
 from veriscale.backends.embedded.elab.termination import TerminationMixin
 from veriscale.backends.embedded.elab.types import (
     GAP,
@@ -42,8 +43,8 @@ from veriscale.lean.types import FunType, LeanType, NamedType, substitute
 _GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψω")
 
 
-class Elaborator(TerminationMixin, PatternsMixin, DoMixin, GetElemMixin, InstancesMixin, BindingMixin, OpsMixin,
-                 CallsMixin):
+class Elaborator(TerminationMixin, ProofsMixin, PatternsMixin, DoMixin, GetElemMixin, InstancesMixin, BindingMixin,
+                 OpsMixin, CallsMixin):
     def __init__(self, env: Env) -> None:
         super().__init__()
         self.init_instances()

@@ -214,7 +214,11 @@ class BindingMixin(ElabCore):
             self.gap(decl, f"the type `{decl.type_text}` is not modelled")
         if decl.value is None:
             return ctx
-        if declared is not None and not isinstance(declared, Gap):
+        t: LeanType
+        if isinstance(declared, ProofType) and _checkable_proof(decl.value):
+            self.check_have_proof(decl, declared.prop, ctx)
+            t = declared
+        elif declared is not None and not isinstance(declared, Gap):
             self.check(decl.value, ctx, declared)
             t = declared
         else:
@@ -301,6 +305,9 @@ class BindingMixin(ElabCore):
         result = self.read_type(decl.type, ctx) if decl.type is not None else self.fresh()
         return _curried(doms, result)
 
+    def check_have_proof(self, decl: A.LetDecl, prop: A.Node, ctx: Ctx) -> None:
+        """Hook: check the proof of a ``have`` (see :mod:`.proofs`)."""
+
     def note_recursion(self, decl: A.LetDecl, ctx: Ctx) -> None:
         """Hook for the termination check of ``let rec``."""
 
@@ -309,8 +316,9 @@ class BindingMixin(ElabCore):
         self.as_condition(node.cond, ctx)
         then_ctx, else_ctx = ctx, ctx
         if node.hyp:
-            then_ctx = ctx.bind(node.hyp, PROP).assume(node.cond, "if")
-            else_ctx = ctx.bind(node.hyp, PROP).assume(A.UnOp(node.line, node.col, "¬", node.cond), "if")
+            negated = A.UnOp(node.line, node.col, "¬", node.cond)
+            then_ctx = ctx.bind(node.hyp, ProofType(node.cond, A.sexpr(node.cond))).assume(node.cond, "if")
+            else_ctx = ctx.bind(node.hyp, ProofType(negated, A.sexpr(negated))).assume(negated, "if")
         result = expected if expected is not None else self.fresh()
         t1 = self.elab(node.then, then_ctx, result)
         self.expect(node.then, t1, result)
@@ -489,3 +497,10 @@ def _replace_cdots(node: A.Node, names: list[str]) -> A.Node:
 
 
 __all__ = ["BindingMixin"]
+
+
+def _checkable_proof(value: A.Node) -> bool:
+    """A proof :mod:`.proofs` reads: a tactic block, a hypothesis or a lemma application."""
+    while isinstance(value, A.Paren):
+        value = value.term
+    return isinstance(value, (A.ProofTerm, A.Ident)) or (isinstance(value, A.App) and isinstance(value.fn, A.Ident))

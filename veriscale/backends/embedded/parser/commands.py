@@ -180,7 +180,7 @@ class CommandsMixin(ParserCore):
             raise self.error(f"expected ':=' or '|' in definition of {name}, found {self.tok.describe()}")
         body, alts = value or (None, None)
         hints = self.skip_termination_hints()
-        measure, decreasing = self.last_measure, self.last_decreasing
+        measure, decreasing, binders_tb = self.last_measure, self.last_decreasing, self.last_binders
         where: list[A.DefCmd] = []
         if self.at_kw("where"):
             self.advance()
@@ -190,7 +190,8 @@ class CommandsMixin(ParserCore):
             while self.tok.kind == IDENT or self.at_sym(","):
                 self.advance()
         return A.DefCmd(t.line, t.col, kind, name, binders, ty, text, body, alts, where, mods, self.tok.line,
-                        termination_hints=hints, termination_measure=measure, decreasing_tactic=decreasing)
+                        termination_hints=hints, termination_measure=measure, decreasing_tactic=decreasing,
+                        termination_binders=binders_tb)
 
     def decl_value(self) -> tuple[A.Node | None, list[A.MatchAlt] | None] | None:
         """A declaration's ``:= term`` (as ``(term, None)``) or ``| alternatives`` (as ``(None, alts)``);
@@ -222,7 +223,8 @@ class CommandsMixin(ParserCore):
                 hints = self.skip_termination_hints()
                 decls.append(A.DefCmd(nt.line, nt.col, "def", nt.value, binders, ty, text, body, alts, [], mods,
                                       termination_hints=hints, termination_measure=self.last_measure,
-                                      decreasing_tactic=self.last_decreasing))
+                                      decreasing_tactic=self.last_decreasing,
+                                      termination_binders=self.last_binders))
                 if self.at_sym(";"):
                     self.advance()
                 if self.tok.kind == EOF or self.tok.col != col or not (self.tok.kind == IDENT or self.at_sym("@[")):

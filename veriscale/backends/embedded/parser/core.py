@@ -149,6 +149,7 @@ class ParserCore:
         hints: list[str] = []
         self.last_measure: A.Node | None = None
         self.last_decreasing: str = ""
+        self.last_binders: tuple[str, ...] = ()
         while self.at_kw("termination_by", "decreasing_by"):
             kw = self.advance()
             hints.append(kw.value)
@@ -165,11 +166,21 @@ class ParserCore:
         node.termination_hints = self.skip_termination_hints()
         node.termination_measure = self.last_measure
         node.decreasing_tactic = self.last_decreasing
+        node.termination_binders = self.last_binders
 
     def _measure(self, start: int, end: int) -> A.Node | None:
         """The measure of ``termination_by e`` (``None`` for other forms: binders, ``structural``)."""
         toks = self.toks[start:end]
-        if not toks or any(t.kind == SYM and t.value == "=>" for t in toks) or toks[0].kind == IDENT and toks[0].value == "structural":
+        arrows = [k for k, t in enumerate(toks) if t.kind == SYM and t.value == "=>"]
+        if arrows:
+            # `termination_by x y => e`: names for the parameters after the colon
+            head = toks[:arrows[0]]
+            if len(arrows) > 1 or not head or not all(t.kind == IDENT and "." not in t.value for t in head):
+                return None
+            self.last_binders = tuple(t.value for t in head)
+            toks = toks[arrows[0] + 1:]
+        if not toks or toks[0].kind == IDENT and toks[0].value == "structural":
+            self.last_binders = ()
             return None
         last = toks[-1]
         eof = Token(EOF, "", "", last.line, last.col, last.end, last.end, True, True)

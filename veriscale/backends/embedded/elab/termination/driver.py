@@ -24,11 +24,14 @@ from __future__ import annotations
 
 import itertools
 
+import veriscale.backends.embedded.elab.termination.wf as wf
 from veriscale.backends.embedded import ast as A
-from veriscale.backends.embedded.elab.context import Ctx
+from veriscale.backends.embedded.elab.context import Ctx, ProofType
 from veriscale.backends.embedded.elab.core import ElabCore
-from veriscale.backends.embedded.elab.types import head_name
+from veriscale.backends.embedded.elab.termination.wf import _bound_names
+from veriscale.backends.embedded.elab.types import head_name, zonk
 from veriscale.backends.embedded.env import UserDef
+from veriscale.lean.types import FunType, LeanType, NamedType
 
 
 class TerminationMixin(ElabCore):
@@ -40,71 +43,150 @@ class TerminationMixin(ElabCore):
         names = {d.name, cmd.name}
         if "." in d.name:
             names.add(d.name.rpartition(".")[2])
-        body = cmd.body
+        body, params = _open_lambdas(cmd.body, params, cmd.alts)
         # report at the body: that is where a submitted section puts the definition
-        where = body if body is not None else (cmd.alts[0] if cmd.alts else cmd)
+        where = cmd.body if cmd.body is not None else (cmd.alts[0] if cmd.alts else cmd)
         self._termination(where, names, params, body, cmd.alts, cmd.termination_hints)
 
     def note_recursion(self, decl: A.LetDecl, ctx: Ctx) -> None:  # type: ignore[override]
         params = self._enter(decl, ctx)
-        self._termination(decl, {decl.name or ""}, params, decl.value, decl.alts, decl.termination_hints)
+        body, params = _open_lambdas(decl.value, params, decl.alts)
+        self._termination(decl, {decl.name or ""}, params, body, decl.alts, decl.termination_hints)
 
     def _enter(self, decl: A.DefCmd | A.LetDecl, ctx: Ctx) -> list[str]:
         """Take in a recursive declaration's termination clauses, binders and the facts in scope;
         returns its explicit parameter names."""
         self._measure = decl.termination_measure
         self._tactic = decl.decreasing_tactic
+        self._decl = decl
+        self._domains = self._arrow_domains(decl.type, ctx)
         self._facts = [f.prop for f in ctx.facts]
         self._param_types = self._binder_heads(decl.binders, ctx)
         self._ctx = ctx
         self._other_binders = any(b.kind != "explicit" and not _is_type_binder(b) for b in decl.binders)
-        return [n for b in decl.binders if b.kind == "explicit" for n in (b.names or ["_"])]
+        self._explicit = [n for b in decl.binders if b.kind == "explicit" for n in (b.names or ["_"])]
+        return list(self._explicit)
 
     _measure: A.Node | None = None
     _tactic: str = ""
     _facts: list[A.Node] = []
 
-    def _decreases(self, names: set[str], params: list[str], roots: list[tuple[A.Node, dict[str, int]]]) -> bool:
-        from veriscale.backends.embedded.elab.arith import Goal, decide_lt
-        from veriscale.backends.embedded.elab.getelem import _substitute
+    _decl: A.DefCmd | A.LetDecl | None = None
+    _domains: list[LeanType] = []
 
-        if not _decreasing_tactic_is_linear(self._tactic):
+    def _decreases(self, names: set[str], params: list[str], body: A.Node | None,
+                   alts: list[A.MatchAlt] | None) -> bool:
+        """Well-founded recursion Lean surely accepts (:mod:`.wf`): the ``termination_by`` measure,
+        or a lexicographic combination of ``GuessLex``'s basic measures, decreases at every call
+        by what ``decreasing_tactic`` (or a ``decreasing_by omega``) surely proves."""
+        tactic = _tactic_model(self._tactic)
+        if tactic is None:
             return False
-        sites = [site for root, _ in roots for site in _calls_with_facts(root, names, [])]
-        if not sites:
-            return False
-        facts = [self.unfold_fact(f) for f in self._facts]  # type: ignore[attr-defined]
-        if self._measure is not None:
-            candidates = [self._measure]
-        else:
-            # GuessLex: each parameter, and `b - a` for a condition `a < b` guarding a call
-            candidates = [A.Ident(0, 0, p) for p in params]
-            for _, path in sites:
-                for cond in path:
-                    gap = _difference_of(cond)
-                    if gap is not None and all(A.sexpr(gap) != A.sexpr(c) for c in candidates):
-                        candidates.append(gap)
-        for measure in candidates:
-            ok = True
-            for call, path in sites:
-                if len(call) < len(params):
-                    ok = False
-                    break
-                smaller = _substitute(measure, {p: A.Paren(0, 0, a) for p, a in zip(params, call)})
-                path_facts = facts + [self.unfold_fact(f) for f in path]  # type: ignore[attr-defined]
-                if decide_lt(Goal(smaller, measure), path_facts) != "proved":
-                    ok = False
-                    break
-            if ok and self._measure_is_nat(measure, params):
-                return True
-        return False
+        types, elems = self._param_kinds(params)
+        positional = [f"_{k}" for k in range(len(alts[0].patterns))] if alts else []
+        all_params = params + positional
+        for k, name in enumerate(positional):
+            if k < len(self._domains):
+                types[name] = head_name(self._domains[k]) or ""
+                elems[name] = _elem_head(self._domains[k])
+        if any(v == "" for v in types.values()):
+            types = {k: v for k, v in types.items() if v}
+        sites: list[wf.Site] = []
+        base = [self.unfold_fact(f) for f in self._facts]  # type: ignore[attr-defined]
+        inner_names = set(all_params) | (_bound_names(body) if body is not None else set())
+        for alt in alts or []:
+            inner_names |= _bound_names(alt)
+        # hypotheses of the enclosing scope that mention a name rebound here are not about it
+        base = [f for f in base if not (wf._names(f) & inner_names)]
+        outer = {n: h for n, h in self._outer_kinds().items() if n not in inner_names}
+        roots: list[tuple[A.Node, list[A.Node]]] = []
+        if body is not None:
+            roots.append((body, [A.Ident(0, 0, p) for p in all_params]))
+        for alt in alts or []:
+            if len(alt.patterns) != len(positional):
+                return False
+            roots.append((alt.rhs, [A.Ident(0, 0, p) for p in params] + list(alt.patterns)))
+        for root, here in roots:
+            scope = wf.Scope(here, list(base), {}, {**outer, **types})
+            for k, pat in enumerate(here[len(params):]):
+                wf._type_pattern(pat, types.get(positional[k], ""), elems.get(positional[k], ""), scope.types)
+            sites.extend(wf.collect_sites(root, names, scope, self._is_prop_type, elems))
+        measure = self._measure
+        if measure is not None:
+            measure = self._bind_measure(measure, params, positional)
+            if measure is None or not self._measure_is_nat(measure, all_params + sorted(outer), {**outer, **types}):
+                return False
+            parts = list(measure.items) if isinstance(measure, A.Tuple) else [measure]
+            return wf.decreases(sites, all_params, parts, tactic, fixed=True)
+        fixed_vars = set(outer) - inner_names
+        return wf.decreases(sites, all_params, wf.basic_measures(all_params, {**outer, **types}, sites, fixed_vars),
+                            tactic, fixed=False)
 
-    def _measure_is_nat(self, measure: A.Node, params: list[str]) -> bool:
-        """``Nat`` subtraction truncates; the prover reads ``-`` that way, so only a measure over
-        ``Nat`` values is accepted (parameters of other types make the check a gap)."""
-        names = _identifier_roots(measure)
-        decl_types = self._param_types
-        return all(decl_types.get(n) == "Nat" or n not in params for n in names)
+    def _bind_measure(self, measure: A.Node, params: list[str], positional: list[str]) -> A.Node | None:
+        """``termination_by x y => e`` names the parameters after the colon; only the form that
+        names all of them is read."""
+        binders = getattr(self._decl, "termination_binders", ())
+        unnamed = positional or params[len(self._explicit):]
+        if not binders:
+            return measure if not positional else None
+        if len(binders) != len(unnamed):
+            return None
+        mapping: dict[str, A.Node] = {b: A.Ident(0, 0, p) for b, p in zip(binders, unnamed) if b != "_"}
+        return wf.substitute(measure, mapping)
+
+    def _param_kinds(self, params: list[str]) -> tuple[dict[str, str], dict[str, str]]:
+        types: dict[str, str] = {}
+        elems: dict[str, str] = {}
+        decl = self._decl
+        binders = decl.binders if decl is not None else []
+        for b in binders:
+            if b.type is None or b.kind != "explicit":
+                continue
+            t = self.read_type(b.type, self._ctx)
+            # a type the reader does not model (`String.Iterator`) keeps its written name
+            written = b.type.name if isinstance(b.type, A.Ident) else ""
+            for n in b.names:
+                types[n] = head_name(t) or written
+                elems[n] = _elem_head(t)
+        # parameters of a `fun` body take the declared arrow's domains
+        extra = [p for p in params if p not in types]
+        for k, p in enumerate(extra):
+            if k < len(self._domains):
+                types[p] = head_name(self._domains[k]) or ""
+                elems[p] = _elem_head(self._domains[k])
+        return types, elems
+
+    def _outer_kinds(self) -> dict[str, str]:
+        """Head types of the enclosing scope's variables (a ``let rec`` closes over them: fixed
+        parameters of the recursion, which measures may mention)."""
+        out: dict[str, str] = {}
+        for decl in self._ctx.locals:
+            if decl.kind in ("var", "pattern", "let"):
+                out[decl.name] = head_name(zonk(decl.type)) or ""
+            else:
+                out.pop(decl.name, None)
+        return {k: v for k, v in out.items() if v}
+
+    def _arrow_domains(self, ty: A.Node | None, ctx: Ctx) -> list[LeanType]:
+        if ty is None:
+            return []
+        t = self.read_type(ty, ctx)
+        out: list[LeanType] = []
+        while isinstance(t, FunType):
+            out.append(t.domain)
+            t = t.codomain
+        return out
+
+    def _is_prop_type(self, node: A.Node) -> bool:
+        return isinstance(self.read_type(node, self._ctx), ProofType)
+
+    _explicit: list[str] = []
+
+    def _measure_is_nat(self, measure: A.Node, params: list[str], types: dict[str, str]) -> bool:
+        """``Nat`` subtraction truncates; the prover reads ``-`` that way, so only a measure whose
+        every term is surely a ``Nat`` is accepted (other measures make the check a gap)."""
+        parts = list(measure.items) if isinstance(measure, A.Tuple) else [measure]
+        return all(wf._is_nat_term(p, types) and wf._names(p) <= set(params) for p in parts)
 
     _param_types: dict[str, str] = {}
     _ctx: Ctx = Ctx()
@@ -225,7 +307,7 @@ class TerminationMixin(ElabCore):
                 self.error(node, "fail to show termination: a recursive call passes the parameters unchanged, so "
                                  "no measure decreases", "termination")
                 return
-        if self._decreases(names, params, roots):
+        if self._decreases(names, params, body, alts):
             return
         if not hints and not alts and body is not None and not self._other_binders:
             stuck = self._call_no_measure_decreases(body, names, params, rebound)
@@ -240,12 +322,37 @@ class TerminationMixin(ElabCore):
 
 
 
-_LINEAR_TACTICS = frozenset({"", "omega", "decreasing_tactic", "simp_wf; omega", "simp_wf <;> omega",
-                             "simp_wf\n  omega", "decreasing_trivial", "simp_wf"})
+_DEFAULT_TACTICS = frozenset({"", "decreasing_tactic"})
+_OMEGA_TACTICS = frozenset({"omega", "simp_wf; omega", "simp_wf <;> omega", "simp_wf omega"})
 
 
-def _decreasing_tactic_is_linear(text: str) -> bool:
-    return " ".join(text.split()).replace(" ;", ";") in {" ".join(t.split()) for t in _LINEAR_TACTICS}
+def _tactic_model(text: str) -> wf.Tactic | None:
+    """How a ``decreasing_by`` tactic is modelled: the default ``decreasing_tactic``, ``omega`` on
+    the ``clean_wf`` goal (``simp_wf`` is a ``simp only`` of the same lemmas), or not at all."""
+    norm = " ".join(text.split()).replace(" ;", ";")
+    if norm in _DEFAULT_TACTICS:
+        return wf.DEFAULT
+    if norm in _OMEGA_TACTICS:
+        return wf.OMEGA
+    return None
+
+
+def _open_lambdas(body: A.Node | None, params: list[str],
+                  alts: list[A.MatchAlt] | None) -> tuple[A.Node | None, list[str]]:
+    """``def f : A → B → C := fun a b => e``: the recursion is over ``a`` and ``b`` too (the
+    well-founded and structural encodings take the body's leading lambdas as parameters)."""
+    while alts is None and isinstance(body, A.Lambda) and all(
+            b.kind == "explicit" and b.pattern is None and b.names for b in body.binders):
+        params = params + [n for b in body.binders for n in b.names]
+        body = body.body
+    return body, params
+
+
+def _elem_head(t: LeanType) -> str:
+    z = zonk(t)
+    if isinstance(z, NamedType) and z.name == "List" and z.args:
+        return head_name(z.args[0]) or ""
+    return ""
 
 
 def _is_strict_subterm(arg: A.Node, k: int, subterms: dict[str, int]) -> bool:
@@ -349,57 +456,6 @@ def _param_index(discr: A.Node, params: list[str], sub: dict[str, int]) -> int |
             return params.index(discr.name)
         return sub.get(discr.name)
     return None
-
-
-def _bound_names(node: object) -> set[str]:
-    """Every name some binder inside ``node`` introduces (a parameter's name rebound there makes a
-    call that mentions it not "unchanged")."""
-    out: set[str] = set()
-    if isinstance(node, A.Binder):
-        out.update(node.names)
-        if node.pattern is not None:
-            out.update(_vars_deep(node.pattern))
-    elif isinstance(node, A.LetDecl):
-        if node.name:
-            out.add(node.name)
-        if node.pattern is not None:
-            out.update(_vars_deep(node.pattern))
-    elif isinstance(node, A.MatchAlt):
-        for p in node.patterns:
-            out.update(_vars_deep(p))
-    elif isinstance(node, A.Quant):
-        out.add(node.name)
-    elif isinstance(node, A.DoFor):
-        for pat, _ in node.clauses:
-            out.update(_vars_deep(pat))
-    if isinstance(node, A.Node):
-        for f in getattr(node, "__slots__", ()):
-            v = getattr(node, f, None)
-            if isinstance(v, (list, tuple)):
-                for x in v:
-                    if isinstance(x, tuple):
-                        for y in x:
-                            out |= _bound_names(y)
-                    else:
-                        out |= _bound_names(x)
-            elif isinstance(v, A.Node):
-                out |= _bound_names(v)
-    return out
-
-
-def _vars_deep(p: object) -> set[str]:
-    out: set[str] = set()
-    if isinstance(p, A.Ident) and "." not in p.name:
-        out.add(p.name)
-    elif isinstance(p, A.Node):
-        for f in getattr(p, "__slots__", ()):
-            v = getattr(p, f, None)
-            if isinstance(v, list):
-                for x in v:
-                    out |= _vars_deep(x)
-            elif isinstance(v, A.Node) and f != "fn":
-                out |= _vars_deep(v)
-    return out
 
 
 def _identifier_roots(node: object) -> set[str]:
