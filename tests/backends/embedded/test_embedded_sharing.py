@@ -17,6 +17,7 @@ from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded import program as program_module
 from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.backends.embedded.compiler import core as core_module
+from veriscale.backends.embedded.compiler import sharing
 from veriscale.backends.embedded.compiler.sharing import repeated_terms, structure_key
 from veriscale.backends.embedded.parser import parse_term
 from veriscale.task import Task, load_task
@@ -102,6 +103,15 @@ def test_the_answers_do_not_depend_on_the_checks_before(clamp: Task) -> None:
     backward = _run(clamp, DIGITS, TWICE, _checks(pairs[::-1]))[::-1]
     assert [(a.status, a.steps) for a in forward] == [(a.status, a.steps) for a in backward]
     assert _decided(forward) == ["true", "false", "true", "true", "false"]
+
+
+def test_a_full_memo_table_takes_no_more_shared_values(clamp: Task, monkeypatch: pytest.MonkeyPatch) -> None:
+    right = _count_reference(300)
+    checks = _checks([(300, right), (300, right + 1)])
+    plain = _plain(monkeypatch, clamp, DIGITS, TWICE, checks)
+    monkeypatch.setattr(sharing, "SHARE_TABLE_LIMIT", 0)
+    full = _run(clamp, DIGITS, TWICE, checks)
+    assert [(a.status, a.steps) for a in full] == [(a.status, a.steps) for a in plain]
 
 
 @pytest.mark.parametrize(("postcond", "expected"), [

@@ -19,8 +19,8 @@ occurrence keeps its own compiled closure and is wrapped in a *sharing site*
 * at run time: the exact values of those variables (:func:`..memo.memo_key`: ``Nat 3`` and
   ``Int 3`` differ, lists and arrays differ).
 
-The value is recorded in the check's memo table (``Budget.memo``) with the steps its evaluation
-took; a later occurrence with the same key returns it for one step (none when the evaluation
+The value is recorded in the check's memo table (``Budget.memo``, while it is less than half
+full) with the steps its evaluation took; a later occurrence with the same key returns it for one step (none when the evaluation
 took none), never more than evaluating it again would cost. The table is emptied with the budget,
 so a check's answer and step count depend on that check alone, and the entries are copied by a
 replay of :mod:`.hoisting` like any memo entry. An evaluation that raises (out of steps,
@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.compiler.support import Closure, Scope, referenced_names
-from veriscale.backends.embedded.memo import MISSING, NotKeyable, memo_key, memo_put
+from veriscale.backends.embedded.memo import MAX_ENTRIES, MISSING, NotKeyable, memo_key
 from veriscale.backends.embedded.runtime_support import Budget, TailCall
 
 if TYPE_CHECKING:
@@ -52,6 +52,10 @@ _SHAREABLE = (A.App, A.Proj, A.Quant)
 _STEP_WORK = (A.Lambda, A.LambdaMatch, A.Quant)
 #: constructs whose meaning depends on more than the variables a term names
 _CONTEXTUAL = (A.Do, A.DoSeq, A.DoReturn, A.Hole, A.Sorry, A.Cdot)
+#: entries of the check's memo table past which sharing sites record nothing more, so that
+#: a repeated term inside a ``fun`` applied to a long list leaves room for the memoised
+#: recursions of :mod:`.core` (the table as a whole holds ``memo.MAX_ENTRIES``)
+SHARE_TABLE_LIMIT = MAX_ENTRIES // 2
 #: fields that locate a node and do not change its meaning
 _POSITION_FIELDS = frozenset({"line", "col", "end_line"})
 
@@ -171,8 +175,8 @@ def _site(inner: Closure, token: Hashable, slots: tuple[int, ...], budget: Budge
             return value
         start = budget.used()
         value = inner(fr)
-        if type(value) is not TailCall:
-            memo_put(table, key, (value, budget.used() - start))
+        if type(value) is not TailCall and len(table) < SHARE_TABLE_LIMIT:
+            table[key] = (value, budget.used() - start)
         return value
 
     return run
