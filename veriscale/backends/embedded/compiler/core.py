@@ -22,6 +22,7 @@ from veriscale.backends.embedded.compiler.instances import InstancesMixin
 from veriscale.backends.embedded.compiler.lambdas import LambdasMixin
 from veriscale.backends.embedded.compiler.patterns import PatternsMixin
 from veriscale.backends.embedded.compiler.quantifiers import QuantifiersMixin
+from veriscale.backends.embedded.compiler.sharing import SharingMixin, repeated_terms
 from veriscale.backends.embedded.compiler.static_types import StaticTypesMixin
 from veriscale.backends.embedded.compiler.support import (
     UNSURE,
@@ -66,7 +67,7 @@ from veriscale.lean.values import NONE, UNIT, Arr, Char, Nat, Pair, Some, Undeci
 
 
 class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithMixin, QuantifiersMixin,
-               DoNotationMixin, FamiliesMixin, HoistingMixin, InstancesMixin):
+               DoNotationMixin, FamiliesMixin, HoistingMixin, InstancesMixin, SharingMixin):
     """Compiles the definitions of one task's :class:`Env` to Python closures.
 
     Each ``c_<Node>`` method compiles one AST node class; :meth:`compile` dispatches on the
@@ -96,6 +97,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         #: definitions whose terms independent of one parameter (named here) are recorded and
         #: replayed between calls (:mod:`.hoisting`): a postcondition and its output
         self.hoist_over: dict[str, str] = {}
+        self._user_name_set: frozenset[str] | None = None
         self._hoisting = False
         """A term being compiled is wrapped by :mod:`.hoisting` (its parts are not wrapped again)."""
 
@@ -254,6 +256,9 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         if branching_recursion(d, calls):
             d.run = memoised(run, nargs, budget, d.name)
         self.note_family_sites(d.cmd.alts if d.cmd.alts is not None else d.cmd.body)
+        body_node = d.cmd.alts if d.cmd.alts is not None else (
+            _with_capturing_helpers(d.cmd, [n for n, _ in params]) if d.cmd.body is not None else None)
+        ctx.shared = repeated_terms(body_node, self._user_names()) or None
         self._tail_target = TailTarget(d, nargs, calls)
         try:
             if d.cmd.alts is not None:
@@ -263,7 +268,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             elif d.cmd.body is None:
                 raise unsupported(d.cmd, f"definition {d.name} without a body")
             else:
-                body = self.compile(_with_capturing_helpers(d.cmd, [n for n, _ in params]), sc, ret)
+                assert isinstance(body_node, A.Node)
+                body = self.compile(body_node, sc, ret)
             if ret is not None and is_known(ret) and head(ret) in ("Int", "List", "Array", "Option", "Prod") and \
                     _needs_int(ret) and not self._elaborated_as(_result_terms(d.cmd), ret):
                 inner = body
@@ -280,6 +286,14 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             d.compiling = False
             self._tail_target = saved_target
             self._hoisting = saved_hoisting
+
+    def _user_names(self) -> frozenset[str]:
+        """The names of the task's definitions, full and last component (a call of one costs
+        steps: :mod:`.sharing`)."""
+        if self._user_name_set is None:
+            defs = self.env.defs
+            self._user_name_set = frozenset({*defs, *(n.rpartition(".")[2] for n in defs)})
+        return self._user_name_set
 
     def _elaborated_as(self, terms: list[A.Node], ty: LeanType) -> bool:
         """Whether the elaborator typed every one of ``terms`` exactly ``ty``: their compiled values
@@ -354,9 +368,17 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                 choice = self.instance_choice(node, sc)
                 if choice is not None:
                     return self.compile_instance_use(node, choice, sc)
+            shared = sc.ctx.shared
+            if shared is not None and id(node) in shared:
+                def compile_term() -> Closure:
+                    return self.shared(node, sc, expected, method(node, sc, expected))
+            else:
+                def compile_term() -> Closure:
+                    return method(node, sc, expected)  # type: ignore[no-any-return]
             if sc.ctx.hoist is not None and self.hoist_candidate(node, sc):
-                return self.hoisted(lambda: method(node, sc, expected), sc.ctx)
-            return method(node, sc, expected)
+                # the sharing site sits inside the recording, so a replay puts its entry back
+                return self.hoisted(compile_term, sc.ctx)
+            return compile_term()
         except (Unsupported, Undecidable) as exc:
             # refuse only when evaluation reaches this term (it may sit in a dead branch)
             err = exc

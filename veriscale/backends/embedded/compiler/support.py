@@ -38,7 +38,7 @@ def unsupported(node: A.Node | None, construct: str, detail: str = "") -> Unsupp
 class DefCtx:
     """Per user definition: the slot allocator and the definition's namespace."""
 
-    __slots__ = ("nslots", "namespace", "udef", "monad", "do_depth", "hoist")
+    __slots__ = ("nslots", "namespace", "udef", "monad", "do_depth", "hoist", "shared")
 
     def __init__(self, namespace: str, udef: UserDef | None) -> None:
         self.nslots = 0
@@ -50,6 +50,9 @@ class DefCtx:
         self.hoist: Any = None
         """The definition's :class:`.hoisting.HoistPlan` when its output-independent terms are
         recorded and replayed (``None``: they are not)."""
+        self.shared: dict[int, Any] | None = None
+        """The definition's repeated terms, by node id, with their structure keys
+        (:func:`.sharing.repeated_terms`); ``None`` when it has none."""
 
     def alloc(self) -> int:
         i = self.nslots
