@@ -496,6 +496,26 @@ class LeanPanic(LeanRuntimeError):
 # Type names
 
 
+def value_size(value: Any) -> int:
+    """How big a runtime value is, deterministically: its elements, characters and fields, and the
+    bit length of a number (a loop may run up to it). Used to order work from small to large."""
+    if isinstance(value, int):  # bool, Nat and the fixed-width types too
+        return 1 + abs(value).bit_length()
+    if isinstance(value, str):
+        return 1 + len(value)
+    if isinstance(value, (tuple, Arr)):
+        return 1 + sum(value_size(item) for item in value)
+    if isinstance(value, Pair):
+        return 1 + value_size(value.fst) + value_size(value.snd)
+    if isinstance(value, Some):
+        return 1 + value_size(value.value)
+    if isinstance(value, Struct):
+        return 1 + sum(value_size(field) for _, field in value.fields)
+    if isinstance(value, Ctor):
+        return 1 + sum(value_size(arg) for arg in value.args)
+    return 1
+
+
 def type_name_of(value: Any) -> str:
     """The Lean type head of a runtime value (``Nat``, ``List``, ``Prod`` ...).
 

@@ -108,6 +108,21 @@ def test_repeated_timeouts_shorten_then_stop_paying_the_step_budget() -> None:
     assert answers[-1].status == "true"
 
 
+def test_small_inputs_are_answered_before_large_ones_exhaust_the_caps() -> None:
+    """The caps above stop paying for a kind once its checks ran out of steps; the large inputs
+    that run out must not cost the small ones listed after them their answers."""
+    task = load_task(MINI / "mini_clamp")
+    linear = task.with_sections(code_aux="def walk : Nat → Nat\n  | 0 => 0\n  | n + 1 => walk n + 1",
+                                code="Int.ofNat (walk x.toNat)")
+    engine = EmbeddedBackend(max_steps=20_000, timeout_streak=1, short_max_steps=2_000, batch_step_budget=26_000)
+    large = [Check(kind=CheckKind.CODE, args={"x": 10**6 + i, "lo": 0, "hi": 5}) for i in range(6)]
+    small = [Check(kind=CheckKind.CODE, args={"x": i, "lo": 0, "hi": 5}) for i in range(10)]
+    answers = engine.run(linear, [*large, *small])
+    assert [a.value for a in answers[6:]] == list(range(10))  # answered, in their own places
+    assert all(a.status == "unknown" and a.reason == UnknownReason.TIMEOUT for a in answers[:6])
+    assert any(a.detail.startswith("not run:") for a in answers[:6])  # the caps still hold
+
+
 def test_runaway_recursion_in_a_thread_does_not_crash_the_process() -> None:
     """The evaluator thread must really get its large stack (it is set before the thread starts)."""
     task = load_task(MINI / "mini_clamp")

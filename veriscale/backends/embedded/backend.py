@@ -40,6 +40,7 @@ from veriscale.lean.values import (
     Nat,
     Undecidable,
     Unsupported,
+    value_size,
 )
 
 if TYPE_CHECKING:
@@ -67,6 +68,10 @@ DEFAULT_BACKSTOP_SECONDS = 30.0
 #: take most of a suite's time. Small inputs still get answered past the cap.
 DEFAULT_TASK_STEP_BUDGET = 10_000_000
 OVER_BUDGET_MAX_STEPS = 5_000
+
+
+def _input_size(check: Check) -> int:
+    return sum(value_size(value) for value in check.args.values())
 
 
 class EmbeddedBackend(Backend):
@@ -193,21 +198,25 @@ class EmbeddedBackend(Backend):
         entries = _Entries(program, name)
         budget = program.compiler.budget
         thread_time = time.thread_time
-        out: list[Answer] = []
+        out: list[Answer | None] = [None] * len(checks)
         streak: dict[CheckKind, int] = {}
         timed_out_kinds: set[CheckKind] = set()
         steps_on_timeouts = 0
         seconds_on_backstops = 0.0
-        for i, check in enumerate(checks):
+        # Smallest inputs first (ties in the given order, so the checks of one input stay
+        # together): the caps below then cost the large inputs that run out of steps, not the
+        # small ones that would have finished after them. Answers go back to their places.
+        for position, i in enumerate(sorted(range(len(checks)), key=lambda k: (_input_size(checks[k]), k))):
+            check = checks[i]
             kind = check.kind
             if timed_out_kinds and kind in timed_out_kinds and (
                 steps_on_timeouts >= self.batch_step_budget or seconds_on_backstops >= self.batch_backstop_seconds
             ):
-                out.append(Answer(
+                out[i] = Answer(
                     status="unknown", reason=UnknownReason.TIMEOUT, engine=ENGINE, steps=0,
                     detail=(f"not run: this task's checks already spent {steps_on_timeouts} steps "
                             "on checks that ran out of steps"),
-                ))
+                )
                 continue
             limit = self.short_max_steps if streak and streak.get(kind, 0) >= self.timeout_streak else self.max_steps
             over = self.task_step_budget is not None and task_spent >= self.task_step_budget
@@ -215,7 +224,7 @@ class EmbeddedBackend(Backend):
                 limit = min(limit, self.over_budget_max_steps)
             started = thread_time()  # this thread's CPU clock, as the watchdog reads it
             try:
-                self._current = (i, started)
+                self._current = (position, started)
                 budget.start(limit, self.timeout, started)
                 answer = self._answer(entries, check, budget)
                 self._current = _IDLE
@@ -230,7 +239,7 @@ class EmbeddedBackend(Backend):
             if answer.reason is None:
                 if streak:
                     streak[kind] = 0
-                out.append(answer)
+                out[i] = answer
                 continue
             if over and answer.reason == UnknownReason.TIMEOUT and "step budget" in answer.detail:
                 answer = Answer(
@@ -246,9 +255,9 @@ class EmbeddedBackend(Backend):
                     seconds_on_backstops += thread_time() - started
             else:
                 streak[kind] = 0
-            out.append(answer)
+            out[i] = answer
         self._task_steps[task_key] = task_spent
-        return out
+        return [answer for answer in out if answer is not None]
 
     def _one(self, program: Program, name: str, check: Check, max_steps: int | None = None,
              now: float | None = None) -> Answer:
