@@ -250,7 +250,8 @@ class TacticsMixin(ProofsMixin):
         verdict = decide_lt(goal, usable, free=self._free(ctx), opaque=frozenset(opaque))
         if verdict == "proved":
             return ACCEPTED
-        if verdict == "refuted":
+        if verdict == "refuted" and not any(isinstance(zonk(d.type), (Gap, MVar)) for d in ctx.locals):
+            # a local of unknown type may be a hypothesis omega reads: no refutation then
             return ProofVerdict("error", f"omega could not prove the goal `{shown}`: no hypothesis in scope implies it "
                                          "(a counterexample satisfies every hypothesis)")
         return ProofVerdict("gap", f"cannot tell whether `omega` proves `{shown}` from the hypotheses in scope")
