@@ -161,6 +161,8 @@ class Index(Node):
     coll: Term
     index: Term
     mode: str
+    proof: Term | None = None
+    """In ``mode='proof'``: the proof ``h`` of the bound (checked by the elaborator, never run)."""
 
 
 @dataclass(slots=True, eq=False)

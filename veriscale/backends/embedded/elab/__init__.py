@@ -25,7 +25,7 @@ from veriscale.backends.embedded.elab.instances import InstancesMixin, class_app
 from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.elab.ops import OpsMixin
 from veriscale.backends.embedded.elab.patterns import PatternsMixin
-from veriscale.backends.embedded.elab.proofs import ProofsMixin
+from veriscale.backends.embedded.elab.tactics import TacticsMixin
 from veriscale.backends.embedded.elab.termination import TerminationMixin
 from veriscale.backends.embedded.elab.types import (
     GAP,
@@ -43,7 +43,7 @@ from veriscale.lean.types import FunType, LeanType, NamedType, substitute
 _GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψω")
 
 
-class Elaborator(TerminationMixin, ProofsMixin, PatternsMixin, DoMixin, GetElemMixin, InstancesMixin, BindingMixin,
+class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElemMixin, InstancesMixin, BindingMixin,
                  OpsMixin, CallsMixin):
     def __init__(self, env: Env) -> None:
         super().__init__()

@@ -216,18 +216,19 @@ class Goal:
 
 
 def decide_lt(goal: Goal, facts: list[A.Node], *, nat_subtraction: bool = True,
-              free: Callable[[str], bool] | None = None) -> Verdict:
+              free: Callable[[str], bool] | None = None, opaque: frozenset[str] = frozenset()) -> Verdict:
     """Decide ``goal`` from ``facts`` (see the module docstring); terms are ``Nat``-valued, so
     ``-`` truncates (``nat_subtraction``) -- pass ``False`` when that is not known. ``free`` tells
     which identifiers are unconstrained variables (parameters, bound variables): a refutation is
-    a small model of the facts and the negated goal over free variables only."""
+    a small model of the facts and the negated goal over free variables only. ``opaque`` names
+    variables that hypotheses left out of ``facts`` mention (a model may not give them values)."""
     reader = Reader(nat_subtraction)
     try:
         lhs, rhs = reader.term(goal.lhs), reader.term(goal.rhs)
     except NotLinear:
         return "unknown"
     alternatives: Alternatives = [[]]
-    unread_names: set[str] = set()
+    unread_names: set[str] = set(opaque)
     complete = True
     for fact in facts:
         parsed = reader.prop(fact)

@@ -487,31 +487,9 @@ class CallsMixin(ElabCore):
         self.check(a, ctx, ptype)
 
     def check_proof(self, a: A.Node, ctx: Ctx, want: ProofType, bindings: dict[str, A.Node]) -> None:
-        """A proof argument: accepted when it is a hypothesis whose statement is the one wanted
-        (after unfolding reducible definitions, as Lean's defeq check does), or ``trivial`` for
-        ``True``; an error when it is not a proof at all; otherwise a gap (tactics, lemmas)."""
-        wanted = self.normal_statement(substitute_names(want.prop, bindings))  # type: ignore[attr-defined]
-        target = a.term if isinstance(a, A.Paren) else a
-        if isinstance(target, A.Ident):
-            local = ctx.lookup(target.name)
-            if local is not None:
-                given = zonk(local.type)
-                if isinstance(given, ProofType):
-                    if self.normal_statement(given.prop) == wanted:  # type: ignore[attr-defined]
-                        return
-                    self.gap(a, f"cannot tell whether `{target.name}` proves `{A.sexpr(want.prop)}`", "proof")
-                    return
-                if not isinstance(given, (Gap, MVar)) and not self.is_prop(given):
-                    self.error(a, f"type mismatch: `{target.name}` has type {show(given)} but a proof of "
-                                  f"`{A.sexpr(want.prop)}` is expected", "type-mismatch")
-                    return
-            if target.name == "trivial" and wanted == "True":
-                return
-        if isinstance(target, (A.NumLit, A.StrLit, A.CharLit, A.ListLit, A.ArrayLit)):
-            self.error(a, f"type mismatch: `{A.sexpr(a)}` is data, but a proof of `{A.sexpr(want.prop)}` is expected",
-                       "type-mismatch")
-            return
-        self.gap(a, f"the proof `{A.sexpr(a)}` of `{A.sexpr(want.prop)}` is not checked", "proof")
+        """A proof argument (``h_precond`` of a call): checked against the parameter's statement
+        instantiated with the arguments given (:meth:`prove`), never trusted."""
+        self.prove(a, substitute_names(want.prop, bindings), ctx)
 
     def apply_type(self, node: A.Node, ft: LeanType, arg_nodes: list[A.Node], ctx: Ctx,
                    expected: LeanType | None) -> LeanType:

@@ -249,9 +249,21 @@ class ElabCore:
         return expected if expected is not None else self.fresh()
 
     def e_ProofTerm(self, node: A.ProofTerm, ctx: Ctx, expected: LeanType | None) -> LeanType:
-        if expected is not None and not self.is_prop(expected) and not isinstance(zonk(expected), (MVar, Gap)):
+        """A tactic block is checked against the proposition expected here (:meth:`prove`), never
+        trusted: with no known proposition it is a gap."""
+        z = zonk(expected) if expected is not None else None
+        if isinstance(z, ProofType):
+            self.prove(node, z.prop, ctx)
+            return expected  # type: ignore[return-value]
+        if isinstance(z, Gap):
+            return z  # the reason is reported where the expected type was lost
+        if z is not None and not self.is_prop(z) and not isinstance(z, MVar):
             return self.gap(node, "a tactic block producing data is not modelled", "tactic")
-        return expected if expected is not None else self.gap(node, "a proof term whose type is not known", "tactic")
+        return self.gap(node, "a proof whose proposition is not known here is not checked", "proof")
+
+    def prove(self, proof: A.Node, goal: A.Node, ctx: Ctx) -> None:
+        """Check that ``proof`` proves ``goal`` (:mod:`.tactics`); a gap where not modelled."""
+        self.gap(proof, f"the proof of `{A.sexpr(goal)}` is not checked", "proof")
 
     def e_SetBuilder(self, node: A.SetBuilder, ctx: Ctx, expected: LeanType | None) -> LeanType:
         return self.gap(node, "set-builder notation is not modelled")

@@ -90,10 +90,24 @@ class GetElemMixin(ElabCore):
             return GAP
         if node.mode == "?":
             return option_of(elem)
-        if node.mode in ("!", "proof"):
+        if node.mode == "!":
+            return elem
+        if node.mode == "proof":
+            self.prove(node.proof if node.proof is not None else node, self.bound_goal(node, h or ""), ctx)
             return elem
         self.index_obligation(node, h or "", ctx)
         return elem
+
+    def bound_goal(self, node: A.Index, head: str) -> A.Node:
+        """The proposition ``xs[i]'h`` needs of ``h``: ``i < xs.size`` (``xs.length`` for lists), the
+        ``valid`` of the ``GetElem`` instances in ``Init/GetElem.lean``."""
+        what = "length" if head == "List" else "size"
+        coll = node.coll
+        while isinstance(coll, A.Paren):
+            coll = coll.term
+        size: A.Node = (A.Ident(node.line, node.col, f"{coll.name}.{what}") if isinstance(coll, A.Ident)
+                        else A.Proj(node.line, node.col, coll, what))
+        return A.BinOp(node.line, node.col, "<", node.index, size)
 
     def fin_index_ok(self, node: A.Index, coll: LeanType, fin: LeanType) -> bool:
         bound = args(fin)[0] if args(fin) else None

@@ -42,20 +42,15 @@ class ProofsMixin(ElabCore):
     def check_have_proof(self, decl: A.LetDecl, prop: A.Node, ctx: Ctx) -> None:
         """Check ``decl.value`` proves ``prop``; a gap naming the reason when it cannot be shown."""
         assert decl.value is not None
-        is_nat = self._nat_term_checker(ctx)
-        try:
-            if isinstance(decl.value, A.ProofTerm):
-                _check_script(decl.value.text, prop, ctx, is_nat)
-            else:
-                _check_term(decl.value, prop, ctx, is_nat)
-        except ProofError as exc:
-            self.gap(decl.value, f"the proof of `{A.sexpr(prop)}` is not checked: {exc}", "proof")
+        self.prove(decl.value, prop, ctx)  # the checker of :mod:`.tactics`
 
     def _nat_term_checker(self, ctx: Ctx) -> Callable[[A.Node], bool]:
         def is_nat(node: A.Node) -> bool:
             node = _strip(node)
             if isinstance(node, A.NumLit):
                 return True
+            if isinstance(node, A.App) and isinstance(node.fn, A.Ident) and len(node.args) == 1:
+                return node.fn.name in ("Array.size", "List.length", "String.length")
             if isinstance(node, A.Ident):
                 if node.name.endswith((".length", ".size")):
                     return True
@@ -148,7 +143,7 @@ def _hypothesis(name: str, ctx: Ctx) -> A.Node:
     return prop
 
 
-def _infer(term: A.Node, ctx: Ctx, is_nat: Callable[[A.Node], bool], expected: A.Node | None = None) -> A.Node:
+def infer_prop(term: A.Node, ctx: Ctx, is_nat: Callable[[A.Node], bool], expected: A.Node | None = None) -> A.Node:
     """The proposition ``term`` proves (normalised)."""
     term = _strip(term)
     if isinstance(term, A.Ident):
@@ -175,7 +170,7 @@ def _apply_lemma(name: str, args: list[A.Node], ctx: Ctx, is_nat: Callable[[A.No
     for arg, hyp in zip(args, lem.hypotheses):
         hyp_n = normal_prop(hyp)
         wanted = _instantiate(hyp_n, binding) if all(v in binding for v in _vars_of(hyp_n, lem.variables)) else None
-        got = _infer(arg, ctx, is_nat, wanted)
+        got = infer_prop(arg, ctx, is_nat, wanted)
         if not _match(hyp_n, got, lem.variables, binding):
             raise ProofError(f"`{A.sexpr(arg)}` proves `{A.sexpr(got)}`, `{name}` needs `{A.sexpr(hyp_n)}`")
     missing = [v for v in lem.variables if v not in binding]
@@ -197,7 +192,7 @@ def _vars_of(node: A.Node, variables: tuple[str, ...]) -> set[str]:
 
 def _check_term(term: A.Node, prop: A.Node, ctx: Ctx, is_nat: Callable[[A.Node], bool]) -> None:
     want = normal_prop(prop)
-    got = _infer(term, ctx, is_nat, want)
+    got = infer_prop(term, ctx, is_nat, want)
     if A.sexpr(got) != A.sexpr(want):
         # Lean compares up to definitional unfolding (`1 < p` is `2 ≤ p`), which is not modelled
         raise ProofError(f"`{A.sexpr(term)}` proves `{A.sexpr(got)}`, not syntactically the statement")
@@ -206,7 +201,7 @@ def _check_term(term: A.Node, prop: A.Node, ctx: Ctx, is_nat: Callable[[A.Node],
 _BULLET = re.compile(r"^[·.]\s*")
 
 
-def _check_script(text: str, prop: A.Node, ctx: Ctx, is_nat: Callable[[A.Node], bool]) -> None:
+def check_script(text: str, prop: A.Node, ctx: Ctx, is_nat: Callable[[A.Node], bool]) -> None:
     """``by apply L`` then ``exact t`` per new goal (bullets allowed), or ``by exact t``."""
     from veriscale.backends.embedded.parser.parse import parse_term
 
@@ -246,4 +241,4 @@ def _apply_goals(name: str, goal: A.Node, is_nat: Callable[[A.Node], bool]) -> l
     return [_instantiate(h, binding) for h in lem.hypotheses]
 
 
-__all__ = ["ProofsMixin", "normal_prop"]
+__all__ = ["ProofError", "ProofsMixin", "check_script", "infer_prop", "normal_prop"]

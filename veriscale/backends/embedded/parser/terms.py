@@ -215,15 +215,16 @@ class TermsMixin(ParserCore):
         self.leave_brackets(saved)
         self.expect_sym("]")
         mode = "plain"
+        proof: A.Node | None = None
         nt = self.tok
         if nt.kind == SYM and not nt.space_before and nt.value in ("!", "?"):
             self.advance()
             mode = nt.value
         elif nt.kind == SYM and nt.value == "'" and not nt.space_before:
             self.advance()
-            self.term(MAX_PREC)  # the proof of `i < xs.size`; irrelevant at run time
+            proof = self.term(MAX_PREC)  # the proof of `i < xs.size`: checked, irrelevant at run time
             mode = "proof"
-        return A.Index(t.line, t.col, coll, idx, mode)
+        return A.Index(t.line, t.col, coll, idx, mode, proof)
 
     def slice(self, t: Token, coll: A.Node, start: A.Node, stop: A.Node | None) -> A.Node:
         """``xs[a:b]``, ``xs[:b]``, ``xs[a:]``, desugared like Lean's ``macro_rules`` in

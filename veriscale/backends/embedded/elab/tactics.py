@@ -1,0 +1,384 @@
+"""Every proof outside a theorem is checked against its proposition, or is a gap -- never trusted.
+
+Proofs occur in definitions as the bound of ``xs[i]'p``, ``h_precond`` arguments of calls,
+fields of anonymous constructors, ascriptions ``(p : P)`` and ``have`` facts. :meth:`TacticsMixin.prove`
+judges ``p`` against the expected proposition ``P`` three ways: accepted (Lean accepts it too), an
+error with Lean's message (Lean rejects it), or a gap naming why the engine cannot tell.
+
+Proof terms (Lean elaborates them against ``P`` and demands a definitionally equal type,
+``Lean.Elab.Term.ensureHasType``/``isDefEq``):
+
+* a hypothesis ``h``, its ``And`` projections ``h.1``/``h.2``, a declared lemma applied to proofs
+  (:mod:`.proofs`), ``trivial`` for ``True``: accepted when the statement is ``P`` after unfolding
+  reducible definitions and notation (``>``/``≥`` are reducible); an error ("type mismatch") when
+  the two statements are linear comparisons over free ``Nat`` variables that some small valuation
+  tells apart -- then they are not equivalent, so not definitionally equal; otherwise a gap.
+
+Tactic blocks ``by tac`` (one tactic; the ``apply L``/``exact t`` scripts of :mod:`.proofs`):
+
+* ``omega`` (``Lean/Elab/Tactic/Omega/Frontend.lean``: ``omegaTactic`` takes every hypothesis of
+  the local context, ``getLocalHyps``, reads each after ``whnfR`` -- so ``@[reducible]``
+  definitions unfold -- as linear facts over ``Nat``/``Int`` atoms, and refutes the negated goal):
+  the prover of :mod:`.arith` over the hypotheses in scope. Proved: accepted. A small counter-model
+  over free variables that satisfies every hypothesis the engine reads, while the hypotheses it
+  cannot read mention none of them: the error "omega could not prove the goal". Otherwise a gap.
+* ``decide`` (``Lean.Elab.Tactic.evalDecide``: evaluates the ``Decidable`` instance; "tactic
+  'decide' proved that the proposition … is false"): a closed proposition over numerals and
+  literal collections is evaluated here; anything else is a gap.
+* ``rfl`` on a closed ``a = b`` (``Eq.refl`` needs ``a`` and ``b`` definitionally equal, which
+  closed numeral arithmetic is exactly when the values agree); ``trivial``
+  (``Init/Tactics.lean``: its ``macro_rules`` try ``rfl``, ``assumption``, ``decide``,
+  ``True.intro`` and ``And.intro <;> trivial``) on a closed proposition; ``assumption``
+  (``Lean.MVarId.assumption``: a hypothesis whose type is definitionally equal to the goal);
+  ``exact t`` as a proof term above.
+* ``simp``, ``simp_all``, ``linarith``, ``aesop``, ``norm_num``, combinators and anything else: a gap
+  ("cannot tell whether `simp` proves …"); the engine does not model their rule sets.
+
+Numerals in a closed proposition are read as ``Nat`` or ``Int`` alike: the evaluation refuses
+``-`` (where the two differ), so either reading gives the same truth value.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Literal
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.elab.arith import Goal, decide_lt
+from veriscale.backends.embedded.elab.context import Ctx, ProofType
+from veriscale.backends.embedded.elab.proofs import (
+    ProofError,
+    ProofsMixin,
+    check_script,
+    infer_prop,
+    normal_prop,
+)
+from veriscale.backends.embedded.elab.types import Gap, MVar, show, zonk
+from veriscale.backends.embedded.lemmas import lemma
+
+VerdictKind = Literal["accepted", "error", "gap"]
+
+
+@dataclass(frozen=True, slots=True)
+class ProofVerdict:
+    kind: VerdictKind
+    message: str = ""
+
+
+ACCEPTED = ProofVerdict("accepted")
+
+_SIZE_FUNCTIONS = {"Array.size": "size", "List.length": "length", "String.length": "length"}
+_NO_MODEL_TACTICS = ("simp", "simp_all", "linarith", "nlinarith", "aesop", "norm_num", "positivity",
+                     "grind", "simp_arith", "exact?", "tauto")
+
+
+class TacticsMixin(ProofsMixin):
+    """The proof checker; the hook :meth:`ElabCore.prove` reports its verdict."""
+
+    def prove(self, proof: A.Node, goal: A.Node, ctx: Ctx) -> None:
+        verdict = self.judge_proof(proof, goal, ctx)
+        if verdict.kind == "error":
+            self.error(proof, verdict.message, "proof")
+        elif verdict.kind == "gap":
+            self.gap(proof, verdict.message, "proof")
+
+    def judge_proof(self, proof: A.Node, goal: A.Node, ctx: Ctx) -> ProofVerdict:
+        target = _strip(proof)
+        want = self.canonical_prop(goal)
+        if isinstance(target, A.ProofTerm):
+            return self._judge_script(target.text, want, ctx)
+        return self._judge_term(target, want, ctx)
+
+    # -- statements -----------------------------------------------------------------------------
+    def canonical_prop(self, prop: A.Node) -> A.Node:
+        """``prop`` as compared here: reducible definitions unfolded at the head (as ``whnfR``
+        and ``isDefEq`` do), notation unfolded (:func:`.proofs.normal_prop`), sizes written one way."""
+        for _ in range(8):
+            unfolded = self.unfold_fact(_strip(prop))  # type: ignore[attr-defined]
+            if unfolded is _strip(prop):
+                break
+            prop = unfolded
+        return _canonical_sizes(normal_prop(prop))
+
+    def hypotheses(self, ctx: Ctx) -> list[A.Node]:
+        """The statements of the hypotheses in the local context (named and anonymous), canonical."""
+        seen: dict[str, A.Node] = {}
+        props = [f.prop for f in ctx.facts]
+        props += [t.prop for d in ctx.locals if isinstance(t := zonk(d.type), ProofType)]
+        for prop in props:
+            c = self.canonical_prop(prop)
+            seen.setdefault(A.sexpr(c), c)
+        return list(seen.values())
+
+    def _free(self, ctx: Ctx) -> Callable[[str], bool]:
+        def free(name: str) -> bool:
+            decl = ctx.lookup(name)
+            return decl is not None and decl.kind in ("var", "pattern")
+
+        return free
+
+    def _nat_prop(self, prop: A.Node, ctx: Ctx) -> bool:
+        """A comparison/connective tree all of whose terms are known ``Nat`` terms."""
+        is_nat = self._nat_term_checker(ctx)
+        prop = _strip(prop)
+        if isinstance(prop, A.BinOp) and prop.op in ("∧", "∨", "→"):
+            return self._nat_prop(prop.lhs, ctx) and self._nat_prop(prop.rhs, ctx)
+        if isinstance(prop, A.UnOp) and prop.op == "¬":
+            return self._nat_prop(prop.arg, ctx)
+        if isinstance(prop, A.BinOp) and prop.op in ("<", "≤", "=", "≠"):
+            return is_nat(prop.lhs) and is_nat(prop.rhs)
+        return False
+
+    def not_defeq(self, given: A.Node, want: A.Node, ctx: Ctx) -> bool:
+        """``given`` and ``want`` (canonical) are surely not definitionally equal: both are ``Nat``
+        comparisons and a small valuation of free variables makes one true and the other false
+        (definitionally equal propositions are equivalent under every valuation)."""
+        g1, g2 = _as_goal(given), _as_goal(want)
+        if g1 is None or g2 is None or not (self._nat_prop(given, ctx) and self._nat_prop(want, ctx)):
+            return False
+        free = self._free(ctx)
+        return decide_lt(g2, [given], free=free) == "refuted" or decide_lt(g1, [want], free=free) == "refuted"
+
+    # -- proof terms ----------------------------------------------------------------------------
+    def _judge_term(self, term: A.Node, want: A.Node, ctx: Ctx) -> ProofVerdict:
+        shown = A.sexpr(want)
+        if isinstance(term, (A.NumLit, A.StrLit, A.CharLit, A.ListLit, A.ArrayLit)):
+            return ProofVerdict("error", f"type mismatch: `{A.sexpr(term)}` is data, but a proof of `{shown}` is "
+                                         "expected")
+        if isinstance(term, A.Ident) and term.name in ("trivial", "True.intro") and ctx.lookup(term.name) is None:
+            if shown == "True":
+                return ACCEPTED
+            return ProofVerdict("gap", f"cannot tell whether `{term.name}` proves `{shown}`")
+        if isinstance(term, A.Ident) and lemma(term.name) is None:
+            local = ctx.lookup(term.name.split(".")[0])
+            if local is None:
+                return ProofVerdict("gap", f"the proof `{term.name}` is not a hypothesis in scope")
+            t = zonk(local.type)
+            if not isinstance(t, ProofType):
+                if not isinstance(t, (Gap, MVar)) and not self.is_prop(t):
+                    return ProofVerdict("error", f"type mismatch: `{term.name}` has type {show(t)} but a proof of "
+                                                 f"`{shown}` is expected")
+                return ProofVerdict("gap", f"cannot tell what `{term.name}` proves")
+            got = self._projected(term.name, t.prop)
+            if got is None:
+                return ProofVerdict("gap", f"`{term.name}` is not an `And` projection of a known statement")
+        else:
+            try:
+                got = _canonical_sizes(infer_prop(term, ctx, self._nat_term_checker(ctx), want))
+            except ProofError as exc:
+                return ProofVerdict("gap", f"the proof of `{shown}` is not checked: {exc}")
+        if A.sexpr(got) == shown:
+            return ACCEPTED
+        if self.not_defeq(got, want, ctx):
+            return ProofVerdict("error", f"type mismatch: `{A.sexpr(term)}` has type `{A.sexpr(got)}` but is expected "
+                                         f"to have type `{shown}`")
+        return ProofVerdict("gap", f"cannot tell whether `{A.sexpr(term)}` (a proof of `{A.sexpr(got)}`) proves "
+                                   f"`{shown}`")
+
+    def _projected(self, name: str, prop: A.Node) -> A.Node | None:
+        """The statement of ``h.1.2``: ``And`` projections after unfolding (generalized field
+        notation unfolds the head to find the structure ``And``)."""
+        _, *fields = name.split(".")
+        prop = self.canonical_prop(prop)
+        for f in fields:
+            if not (isinstance(prop, A.BinOp) and prop.op == "∧") or f not in ("1", "2", "left", "right"):
+                return None
+            prop = self.canonical_prop(prop.lhs if f in ("1", "left") else prop.rhs)
+        return prop
+
+    # -- tactic blocks --------------------------------------------------------------------------
+    def _judge_script(self, text: str, want: A.Node, ctx: Ctx) -> ProofVerdict:
+        body = text.strip()
+        if not body.startswith("by"):
+            return ProofVerdict("gap", f"the proof of `{A.sexpr(want)}` is not a tactic block the engine reads")
+        steps = [s for s in (line.split("--")[0].strip() for line in re.split(r"[\n;]", body[2:])) if s]
+        if len(steps) != 1:
+            return self._judge_apply_script(text, want, ctx, steps)
+        step = steps[0]
+        word, _, rest = step.partition(" ")
+        rest = rest.strip()
+        if word == "omega" and not rest:
+            return self._omega(want, ctx)
+        if word == "decide" and not rest:
+            return self._decide(want)
+        if word == "rfl" and not rest:
+            return self._rfl(want)
+        if word == "trivial" and not rest:
+            return self._trivial(want, ctx)
+        if word == "assumption" and not rest:
+            return self._assumption(want, ctx)
+        if word == "exact" and rest:
+            from veriscale.backends.embedded.parser.parse import parse_term
+            from veriscale.lean.lexer import LeanSyntaxError
+
+            try:
+                term = parse_term(rest)
+            except LeanSyntaxError as exc:
+                return ProofVerdict("gap", f"the tactic `{step}` is not read: {exc}")
+            return self._judge_term(_strip(term), want, ctx)
+        if word.startswith(_NO_MODEL_TACTICS) or word in ("exact?",):
+            return ProofVerdict("gap", f"cannot tell whether `{word}` proves `{A.sexpr(want)}` (its rule set is not "
+                                       "modelled)")
+        return self._judge_apply_script(text, want, ctx, steps)
+
+    def _judge_apply_script(self, text: str, want: A.Node, ctx: Ctx, steps: list[str]) -> ProofVerdict:
+        first = steps[0].split(" ")[0] if steps else ""
+        if first == "apply":
+            try:
+                check_script(text, want, ctx, self._nat_term_checker(ctx))
+                return ACCEPTED
+            except ProofError as exc:
+                return ProofVerdict("gap", f"the proof of `{A.sexpr(want)}` is not checked: {exc}")
+        return ProofVerdict("gap", f"cannot tell whether `{' '.join(steps)[:60]}` proves `{A.sexpr(want)}`")
+
+    def _omega(self, want: A.Node, ctx: Ctx) -> ProofVerdict:
+        shown = A.sexpr(want)
+        goal = _as_goal(want)
+        if goal is None or not self._nat_prop(want, ctx):
+            return ProofVerdict("gap", f"cannot tell whether `omega` proves `{shown}` (not a `Nat` comparison the "
+                                       "engine reads)")
+        usable: list[A.Node] = []
+        opaque: set[str] = set()
+        for hyp in self.hypotheses(ctx):
+            if self._nat_prop(hyp, ctx):
+                usable.append(hyp)
+            else:
+                # omega may read it (Int facts, implications): a counter-model must not touch it
+                opaque |= A.identifier_roots(hyp)
+        verdict = decide_lt(goal, usable, free=self._free(ctx), opaque=frozenset(opaque))
+        if verdict == "proved":
+            return ACCEPTED
+        if verdict == "refuted" and not any(isinstance(zonk(d.type), (Gap, MVar)) for d in ctx.locals):
+            # a local of unknown type may be a hypothesis omega reads: no refutation then
+            return ProofVerdict("error", f"omega could not prove the goal `{shown}`: no hypothesis in scope implies it "
+                                         "(a counterexample satisfies every hypothesis)")
+        return ProofVerdict("gap", f"cannot tell whether `omega` proves `{shown}` from the hypotheses in scope")
+
+    def _decide(self, want: A.Node) -> ProofVerdict:
+        value = closed_value(want)
+        if value is True:
+            return ACCEPTED
+        if value is False:
+            return ProofVerdict("error", f"tactic 'decide' proved that the proposition `{A.sexpr(want)}` is false")
+        return ProofVerdict("gap", f"cannot tell whether `decide` proves `{A.sexpr(want)}` (not a closed proposition "
+                                   "the engine evaluates)")
+
+    def _rfl(self, want: A.Node) -> ProofVerdict:
+        if isinstance(want, A.BinOp) and want.op == "=":
+            lhs, rhs = closed_value(want.lhs), closed_value(want.rhs)
+            if lhs is not None and rhs is not None and type(lhs) is type(rhs):
+                if lhs == rhs:
+                    return ACCEPTED
+                return ProofVerdict("error", f"The rfl tactic failed: `{A.sexpr(want.lhs)}` and `{A.sexpr(want.rhs)}` "
+                                             "are not definitionally equal")
+        return ProofVerdict("gap", f"cannot tell whether `rfl` proves `{A.sexpr(want)}`")
+
+    def _trivial(self, want: A.Node, ctx: Ctx) -> ProofVerdict:
+        value = closed_value(want)
+        if value is True:
+            return ACCEPTED
+        if value is False and self._no_hypothesis_matches(want, ctx):
+            return ProofVerdict("error", f"`trivial` failed: none of `rfl`, `assumption`, `decide`, `True.intro`, "
+                                         f"`And.intro` proves `{A.sexpr(want)}`, which is false")
+        return ProofVerdict("gap", f"cannot tell whether `trivial` proves `{A.sexpr(want)}`")
+
+    def _assumption(self, want: A.Node, ctx: Ctx) -> ProofVerdict:
+        if any(A.sexpr(h) == A.sexpr(want) for h in self.hypotheses(ctx)):
+            return ACCEPTED
+        if self._no_hypothesis_matches(want, ctx):
+            return ProofVerdict("error", f"tactic 'assumption' failed: no hypothesis in scope states `{A.sexpr(want)}`")
+        return ProofVerdict("gap", f"cannot tell whether a hypothesis in scope is `{A.sexpr(want)}` up to unfolding")
+
+    def _no_hypothesis_matches(self, want: A.Node, ctx: Ctx) -> bool:
+        """No hypothesis in scope can be definitionally equal to ``want`` (and no local of unknown
+        type could be one)."""
+        if any(isinstance(zonk(d.type), (Gap, MVar)) for d in ctx.locals):
+            return False
+        return all(self.not_defeq(h, want, ctx) or _definitely_differs(h, want) for h in self.hypotheses(ctx))
+
+
+def _strip(node: A.Node) -> A.Node:
+    while isinstance(node, A.Paren):
+        node = node.term
+    return node
+
+
+def _canonical_sizes(node: A.Node) -> A.Node:
+    """``Array.size xs``, ``(xs).size`` and ``xs.size`` written as the identifier ``xs.size``."""
+    def replace(n: A.Node) -> A.Node | None:
+        if isinstance(n, A.App) and isinstance(n.fn, A.Ident) and n.fn.name in _SIZE_FUNCTIONS and len(n.args) == 1:
+            arg = _strip(n.args[0])
+            if isinstance(arg, A.Ident):
+                return A.Ident(n.line, n.col, f"{arg.name}.{_SIZE_FUNCTIONS[n.fn.name]}")
+        if isinstance(n, A.Proj) and n.field in ("size", "length") and isinstance(_strip(n.term), A.Ident):
+            return A.Ident(n.line, n.col, f"{_strip(n.term).name}.{n.field}")  # type: ignore[attr-defined]
+        if isinstance(n, A.Paren):
+            return _canonical_sizes(n.term)
+        return None
+
+    return A.rewrite(node, replace)
+
+
+def _as_goal(prop: A.Node) -> Goal | None:
+    """A canonical ``a < b`` or ``a ≤ b`` as the goal ``a < b`` / ``a < b + 1`` (over ``Nat``)."""
+    if isinstance(prop, A.BinOp) and prop.op == "<":
+        return Goal(prop.lhs, prop.rhs)
+    if isinstance(prop, A.BinOp) and prop.op == "≤":
+        return Goal(prop.lhs, A.BinOp(prop.line, prop.col, "+", prop.rhs, A.NumLit(prop.line, prop.col, 1)))
+    return None
+
+
+def _definitely_differs(hyp: A.Node, want: A.Node) -> bool:
+    """Two closed propositions with different truth values are not definitionally equal."""
+    a, b = closed_value(hyp), closed_value(want)
+    return a is not None and b is not None and a != b
+
+
+Value = int | bool
+
+
+def closed_value(node: A.Node) -> Value | None:
+    """The value of a closed term over numerals, literal collections' sizes, ``Bool``/``Prop``
+    connectives and comparisons; ``None`` when it is not one (a variable, ``-``, a call)."""
+    node = _strip(node)
+    if isinstance(node, A.NumLit):
+        return node.value
+    if isinstance(node, A.Ident):
+        return {"True": True, "False": False, "true": True, "false": False}.get(node.name)
+    if isinstance(node, A.UnOp) and node.op in ("¬", "!"):
+        arg = closed_value(node.arg)
+        return (not arg) if isinstance(arg, bool) else None
+    if isinstance(node, A.App) and isinstance(node.fn, A.Ident) and node.fn.name in _SIZE_FUNCTIONS \
+            and len(node.args) == 1 and isinstance(_strip(node.args[0]), (A.ListLit, A.ArrayLit)):
+        return len(_strip(node.args[0]).items)  # type: ignore[attr-defined]
+    if isinstance(node, A.Proj) and node.field in ("size", "length") and isinstance(_strip(node.term),
+                                                                                   (A.ListLit, A.ArrayLit)):
+        return len(_strip(node.term).items)  # type: ignore[attr-defined]
+    if not isinstance(node, A.BinOp):
+        return None
+    lhs, rhs = closed_value(node.lhs), closed_value(node.rhs)
+    if lhs is None or rhs is None:
+        return None
+    if isinstance(lhs, bool) and isinstance(rhs, bool):
+        logic: dict[str, Callable[[bool, bool], bool]] = {
+            "∧": lambda a, b: a and b, "&&": lambda a, b: a and b, "∨": lambda a, b: a or b,
+            "||": lambda a, b: a or b, "→": lambda a, b: (not a) or b, "↔": lambda a, b: a == b,
+            "=": lambda a, b: a == b, "≠": lambda a, b: a != b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+        }
+        f = logic.get(node.op)
+        return f(lhs, rhs) if f is not None else None
+    if isinstance(lhs, bool) or isinstance(rhs, bool):
+        return None
+    arith: dict[str, Callable[[int, int], Value]] = {
+        "+": lambda a, b: a + b, "*": lambda a, b: a * b,
+        "/": lambda a, b: a // b if b else 0, "%": lambda a, b: a % b if b else a,
+        "<": lambda a, b: a < b, "≤": lambda a, b: a <= b, ">": lambda a, b: a > b, "≥": lambda a, b: a >= b,
+        "=": lambda a, b: a == b, "≠": lambda a, b: a != b, "==": lambda a, b: a == b, "!=": lambda a, b: a != b,
+    }
+    g = arith.get(node.op)
+    return g(lhs, rhs) if g is not None else None
+
+
+__all__ = ["ProofVerdict", "TacticsMixin", "closed_value"]
