@@ -92,6 +92,9 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         self.hoist_over: dict[str, str] = {}
         self._hoisting = False
         """A term being compiled is wrapped by :mod:`.hoisting` (its parts are not wrapped again)."""
+        #: definitions whose results have their declared type's representation already (``Int``
+        #: values are ``int`` also inside containers): their callers need not coerce them
+        self.results_in_repr: set[str] = set()
 
     # -- user definitions -----------------------------------------------------------------
     def def_function(self, d: UserDef) -> Callable[..., Any]:
@@ -258,8 +261,11 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                 raise unsupported(d.cmd, f"definition {d.name} without a body")
             else:
                 body = self.compile(_with_capturing_helpers(d.cmd, [n for n, _ in params]), sc, ret)
-            if ret is not None and is_known(ret) and head(ret) in ("Int", "List", "Array", "Option", "Prod") and \
-                    _needs_int(ret) and not self._elaborated_as(_result_terms(d.cmd), ret):
+            guarded = ret is not None and is_known(ret) and head(ret) in ("Int", "List", "Array", "Option", "Prod") \
+                and _needs_int(ret)
+            if guarded:
+                self.results_in_repr.add(d.name)
+            if guarded and not self._elaborated_as(_result_terms(d.cmd), ret):
                 inner = body
 
                 def body(fr: list[Any], inner: Closure = inner, ret: LeanType = ret) -> Any:
