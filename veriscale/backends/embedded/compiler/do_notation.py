@@ -9,7 +9,7 @@ from typing import Any
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.builtins import LeanHashMap, type_name_of
 from veriscale.backends.embedded.builtins._core import nat_range
-from veriscale.backends.embedded.compiler.support import Closure, Scope, _coercer, _needs_int, unsupported
+from veriscale.backends.embedded.compiler.support import Closure, Scope, _needs_int, unsupported
 from veriscale.backends.embedded.runtime_support import LeanRange, LeanSubarray
 from veriscale.backends.embedded.statics import NAT, PROP, elem_type, head, is_known
 from veriscale.lean.types import LeanType
@@ -218,7 +218,9 @@ class DoNotationMixin:
             if item.op == ":=":
                 c = self.compile(item.value, sc, ty if ty is not None and is_known(ty) else None)
                 if ty is not None and is_known(ty) and _needs_int(ty):
-                    c = _coercer(c, ty)
+                    # not when the elaborator typed the value `ty`: coercing a nested array walks
+                    # all of it, on every reassignment
+                    c = self.coerced(c, item.value, ty)
             else:
                 op = item.op[0]
                 c = self._arith_tree(A.BinOp(item.line, item.col, op, target, item.value), sc,
