@@ -15,7 +15,6 @@ from veriscale.backends.embedded.registry import Builtin
 from veriscale.lean import printing
 from veriscale.lean.values import Arr, BudgetExceeded
 
-
 _CLOCK_NOT_READ = float("-inf")
 """``Budget.deadline`` of a check whose CPU clock has not been read yet (:meth:`Budget.start`)."""
 

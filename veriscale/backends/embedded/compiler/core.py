@@ -15,6 +15,7 @@ from veriscale.backends.embedded.binders import explicit_params, is_proof_binder
 from veriscale.backends.embedded.builtins import BUILTINS, LeanHashMap, LeanHashSet, to_string, type_name_of
 from veriscale.backends.embedded.compiler.arith import ArithMixin
 from veriscale.backends.embedded.compiler.calls import CallsMixin
+from veriscale.backends.embedded.compiler.codegen import CodeGen
 from veriscale.backends.embedded.compiler.do_notation import DoNotationMixin
 from veriscale.backends.embedded.compiler.families import FamiliesMixin
 from veriscale.backends.embedded.compiler.hoisting import HoistingMixin
@@ -76,6 +77,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         #: the elaborator's type of each term (empty when the file was not elaborated)
         self.node_types = node_types if node_types is not None else NodeTypes()
         self.budget = Budget()
+        #: the generated functions of fused terms (:mod:`.codegen`)
+        self.gen = CodeGen()
         #: the function whose self tail calls are being compiled (None: no tail calls)
         self._tail_target: TailTarget | None = None
         #: `let rec` lambdas (by node id) being compiled, with the frame slot of their name
@@ -256,11 +259,12 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             if d.cmd.alts is not None:
                 discr_sc_types = [ptypes[len(params) + k] for k in range(extra)]
                 body = self.compile_match_alts(
-                    d.cmd, [lambda fr, s=s: fr[s] for s in extra_slots], discr_sc_types, d.cmd.alts, sc, ret, is_do=False)
+                    d.cmd, [self.gen.slot(lambda fr, s=s: fr[s], s) for s in extra_slots], discr_sc_types, d.cmd.alts, sc, ret, is_do=False)
             elif d.cmd.body is None:
                 raise unsupported(d.cmd, f"definition {d.name} without a body")
             else:
                 body = self.compile(_with_capturing_helpers(d.cmd, [n for n, _ in params]), sc, ret)
+            body = self.gen.function(body)
             guarded = ret is not None and is_known(ret) and head(ret) in ("Int", "List", "Array", "Option", "Prod") \
                 and _needs_int(ret)
             if guarded:
@@ -375,7 +379,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                 v = check_numeral_type(expected if expected is not None and is_known(expected) else None, node.value)
             except Unsupported as exc:
                 raise unsupported(node, "numeral", exc.detail) from None
-        return lambda fr: v
+        return self.gen.constant(lambda fr: v, v)
 
     def c_SciLit(self, node: A.SciLit, sc: Scope, expected: LeanType | None) -> Closure:
         from veriscale.lean.codec import lean_float_of_literal
@@ -383,18 +387,18 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         if expected is not None and head(expected) not in (None, "Float") and is_known(expected):
             raise unsupported(node, "scientific literal", f"at type {expected}")
         v = lean_float_of_literal(node.text)
-        return lambda fr: v
+        return self.gen.constant(lambda fr: v, v)
 
     def c_StrLit(self, node: A.StrLit, sc: Scope, expected: LeanType | None) -> Closure:
         v = node.value
-        return lambda fr: v
+        return self.gen.constant(lambda fr: v, v)
 
     def c_CharLit(self, node: A.CharLit, sc: Scope, expected: LeanType | None) -> Closure:
         v = Char(node.value)
-        return lambda fr: v
+        return self.gen.constant(lambda fr: v, v)
 
     def c_UnitLit(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
-        return lambda fr: UNIT
+        return self.gen.constant(lambda fr: UNIT, UNIT)
 
     def c_ProofTerm(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
         return lambda fr: PROOF
@@ -442,7 +446,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         cs = [self.compile(x, sc, e) for x, e in zip(items, exp_parts)]
         if len(cs) == 2:
             a, b = cs
-            return lambda fr: Pair(a(fr), b(fr))
+            return self.gen.fuse(lambda fr: Pair(a(fr), b(fr)), self.gen.const(Pair) + "({0}, {1})", cs)
 
         def run(fr: list[Any]) -> Any:
             vals = [c(fr) for c in cs]

@@ -79,6 +79,7 @@ class LambdasMixin:
         arity = len(slots)
         budget = self.budget
         slot_a, slot_b = (slots[0], slots[1]) if arity == 2 else (-1, -1)
+        body = self.gen.function(body)
 
         def runner(env: Any, args: tuple[Any, ...]) -> Any:
             b = budget
@@ -257,7 +258,7 @@ class LambdasMixin:
             setter(fr)
             return body(fr)
 
-        return run
+        return self.gen.then(run, setter, body)
 
     def compile_let_decl(self, decl: A.LetDecl, sc: Scope) -> tuple[Scope, Callable[[list[Any]], None]]:
         if decl.pattern is not None:
@@ -287,7 +288,7 @@ class LambdasMixin:
             def set_fn(fr: list[Any]) -> None:
                 fr[slot] = c(fr)
 
-            return inner, set_fn
+            return inner, self.gen.store(set_fn, slot, c)
         ty = self.clean_type(type_of_text(decl.type_text), set()) if decl.type_text else None
         if decl.value is None:
             raise unsupported(decl, "let without value")
@@ -300,7 +301,7 @@ class LambdasMixin:
         def set_val(fr: list[Any]) -> None:
             fr[slot] = val(fr)
 
-        return inner, set_val
+        return inner, self.gen.store(set_val, slot, val)
 
     def c_LetRec(self, node: A.LetRec, sc: Scope, expected: LeanType | None) -> Closure:
         inner, setter = self.compile_let_rec(node.decls, sc)
