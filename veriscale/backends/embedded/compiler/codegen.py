@@ -190,6 +190,25 @@ class CodeGen:
         lines.extend(["else:", f"    {self.const(fail)}()"])
         return self.attach(closure, Src(result, lines))
 
+    def for_loop(self, closure: Closure, coll: Closure, iterate: Callable[[Any], Any], budget: Any,
+                 bind: int | Callable[..., Any], body: Closure, stops: tuple[type, type], done: Any) -> Closure:
+        """A ``for`` loop of a ``do`` block: over ``iterate(collection)``, one step charged to
+        ``budget`` per iteration before its element is bound (to a frame slot, or by a matcher
+        ``m(x, fr)``), then ``body``, ended early or resumed by the exceptions ``stops`` (break,
+        continue); its value is ``done``."""
+        sc, sb = self.src(coll), self.src(body)
+        x, b, result = self.temp(), self.temp(), self.temp()
+        binding = f"fr[{bind}] = {x}" if isinstance(bind, int) else f"{self.const(bind)}({x}, fr)"
+        run_body = [*sb.stmts] + ([] if sb.simple else [sb.expr])
+        lines = [*sc.stmts, f"{b} = {self.const(budget)}",
+                 f"for {x} in {self.const(iterate)}({sc.expr}):",
+                 f"    {b}.tick -= 1", f"    if {b}.tick < 0:", f"        {b}.refill()", f"    {binding}",
+                 "    try:", *_indent(_indent(run_body or ["pass"])),
+                 f"    except {self.const(stops[0])}:", "        break",
+                 f"    except {self.const(stops[1])}:", "        continue",
+                 f"{result} = {self.const(done)}"]
+        return self.attach(closure, Src(result, lines))
+
     # -- functions ----------------------------------------------------------------------------
     def function(self, closure: Closure) -> Closure:
         """A generated function computing what ``closure`` computes, when its source has something

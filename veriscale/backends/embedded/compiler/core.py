@@ -540,9 +540,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         comp = self
 
         if mode == "?":
-            def get_opt(fr: list[Any]) -> Any:
-                c = coll(fr)
-                i = idx(fr)
+            def at_opt(c: Any, i: Any) -> Any:
                 if type(c) is Arr:
                     c = c.view()
                     return Some(c[i]) if 0 <= i < len(c) else NONE
@@ -556,11 +554,11 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                     return BUILTINS["Std.HashMap.getElem?"].fn(c, i)
                 raise unsupported(node, "xs[i]?", f"on {type_name_of(c)}")
 
-            return get_opt
+            return self.gen.fuse(lambda fr: at_opt(coll(fr), idx(fr)), self.gen.const(at_opt) + "({0}, {1})",
+                                 [coll, idx])
 
-        def get(fr: list[Any]) -> Any:
-            c = coll(fr)
-            i = idx(fr)
+        def at(c: Any, i: Any) -> Any:
+            # the element at `i` of `c` (both computed, the collection first)
             if type(c) is Arr:
                 c = c.view()  # read at once, before any other Lean code runs
                 if type(i) is Nat and i < len(c):
@@ -585,7 +583,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                 return b.fn(c, i, result_type=et if et is not None else expected) if b.typed else b.fn(c, i)
             raise unsupported(node, "indexing", f"on {type_name_of(c)}")
 
-        return get
+        return self.gen.fuse(lambda fr: at(coll(fr), idx(fr)), self.gen.const(at) + "({0}, {1})", [coll, idx])
 
 
 #: empty frame slots, sliced to pad a frame after its arguments

@@ -10,6 +10,7 @@ from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.builtins import LeanHashMap, type_name_of
 from veriscale.backends.embedded.builtins._core import nat_range
 from veriscale.backends.embedded.compiler.codegen import CodeGen
+from veriscale.backends.embedded.compiler.patterns import _BIND_SLOTS
 from veriscale.backends.embedded.compiler.support import Closure, Scope, _needs_int, unsupported
 from veriscale.backends.embedded.runtime_support import LeanRange, LeanSubarray
 from veriscale.backends.embedded.statics import NAT, PROP, elem_type, head, is_known
@@ -74,6 +75,7 @@ class DoNotationMixin:
             seq = self.compile_do_seq(node.seq, sc, expected)
         finally:
             sc.ctx.do_depth -= 1
+        seq = self.gen.function(seq)  # its own generated function: `return` is caught around it
 
         def run(fr: list[Any]) -> Any:
             try:
@@ -280,7 +282,10 @@ class DoNotationMixin:
                     continue
             return UNIT
 
-        return run_for
+        def iterate(value: Any) -> Any:
+            return _iter_coll(value, item)
+
+        return self.gen.for_loop(run_for, coll, iterate, budget, _BIND_SLOTS.get(m, m), body, (_Break, _Continue), UNIT)
 
 
 # ---------------------------------------------------------------------------------------------
