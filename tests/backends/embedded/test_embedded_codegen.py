@@ -204,3 +204,12 @@ def test_verinaplus_checks_answer_alike_with_and_without_generated_code(data_dir
                 differing.append(f"{task.id} {check.kind.value} {check.args}: generated {a} closures {b}")
     assert not differing, "\n".join(differing[:20])
     assert compared > 20_000 and generated > 300
+
+
+def test_an_int_result_computed_from_a_nat_local_is_an_int(clamp: Task) -> None:
+    # the body is typed `Int` by the elaborator, but the `let rec` returns its `Nat` variable
+    # (Lean coerces it): the entry point's coercion must still apply
+    code = ("  let rec go (xs : List Int) (start : Nat) : Int :=\n    match xs with\n    | [] => start\n"
+            "    | _ :: rest => go rest (start + 1)\n  if x < 0 then -1 else go [x, lo] 3")
+    answers, _ = _same_both_ways(clamp.with_sections(code=code), _int_checks([2]))
+    assert answers[0].value == 5 and type(answers[0].value) is int

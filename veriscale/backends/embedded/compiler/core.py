@@ -265,11 +265,11 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             else:
                 body = self.compile(_with_capturing_helpers(d.cmd, [n for n, _ in params]), sc, ret)
             body = self.gen.function(body)
-            guarded = ret is not None and is_known(ret) and head(ret) in ("Int", "List", "Array", "Option", "Prod") \
-                and _needs_int(ret)
-            if guarded:
+            if ret is not None and is_known(ret) and head(ret) in ("Int", "List", "Array", "Option", "Prod") and \
+                    _needs_int(ret) and not self._elaborated_as(_result_terms(d.cmd), ret):
+                # (a body the elaborator typed `ret` may still compute a `Nat` in a local function
+                # whose result Lean coerces: only this wrapper makes the representation sure)
                 self.results_in_repr.add(d.name)
-            if guarded and not self._elaborated_as(_result_terms(d.cmd), ret):
                 inner = body
 
                 def body(fr: list[Any], inner: Closure = inner, ret: LeanType = ret) -> Any:
