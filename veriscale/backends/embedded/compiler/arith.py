@@ -175,7 +175,7 @@ class ArithMixin:
         t = self.compile(rhs, sc, lt if head(lt) == "List" else None)
         if et is not None and _needs_int(et):
             h = _coercer(h, et)
-        return lambda fr: (h(fr),) + t(fr)
+        return self.gen.fuse(lambda fr: (h(fr),) + t(fr), "(({0},) + {1})", [h, t])
 
     # binop% trees -----------------------------------------------------------------------
     def _flatten(self, node: A.Node, leaves: list[A.Node]) -> Any:

@@ -90,11 +90,12 @@ class CallsMixin:
                 pts = _param_types(v[1], len(args))
                 cs = [self._arg(a, sc, t if t is not None else UNSURE) for a, t in zip(args, pts)]
                 return _tail_call(self.gen, cs)
-            return self._apply_value(node, lambda fr: fr[slot], args, sc, _param_types(v[1], len(args)))
+            return self._apply_value(node, self.gen.slot(lambda fr: fr[slot], slot), args, sc,
+                                     _param_types(v[1], len(args)))
         parts = name.split(".")
         if parts[0] in sc.vars and len(parts) > 1:
             slot, t = sc.vars[parts[0]]
-            base: Closure = lambda fr: fr[slot]  # noqa: E731
+            base: Closure = self.gen.slot(lambda fr: fr[slot], slot)
             for i, f in enumerate(parts[1:]):
                 last = i == len(parts) - 2
                 base = self._method(node, base, t, f, args if last else [], sc, expected if last else None)
@@ -506,10 +507,11 @@ class CallsMixin:
         # unknown parameter types: Lean knows them, we do not, so arithmetic arguments must not
         # silently truncate in Nat
         cs = [self._arg(a, sc, t if t is not None else self._elaborated_int_or_unsure(a)) for a, t in zip(args, pts)]
+        template = "{0}(" + "".join(f"{{{i + 1}}}, " for i in range(len(cs))) + ")"
         if len(cs) == 1:
             c0 = cs[0]
-            return lambda fr: fc(fr)(c0(fr))
-        return lambda fr: fc(fr)(*[c(fr) for c in cs])
+            return self.gen.fuse(lambda fr: fc(fr)(c0(fr)), template, [fc, c0])
+        return self.gen.fuse(lambda fr: fc(fr)(*[c(fr) for c in cs]), template, [fc, *cs])
 
     def _method(self, node: A.Node, base: Closure, t: LeanType | None, field: str, args: list[A.Node], sc: Scope,
                 expected: LeanType | None) -> Closure:

@@ -462,7 +462,10 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         cs = [self.compile(x, sc, et) for x in node.items]
         if et is None and cs:
             return self._unify_elems(cs, tuple)
-        return lambda fr: tuple(c(fr) for c in cs)
+        if not cs:
+            return self.gen.constant(lambda fr: (), ())
+        return self.gen.fuse(lambda fr: tuple(c(fr) for c in cs), "(" + "".join(f"{{{i}}}, " for i in range(len(cs))) + ")",
+                             cs)
 
     def c_ArrayLit(self, node: A.ArrayLit, sc: Scope, expected: LeanType | None) -> Closure:
         et = elem_type(expected) if head(expected) == "Array" else None

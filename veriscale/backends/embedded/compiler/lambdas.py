@@ -313,7 +313,7 @@ class LambdasMixin:
             setter(fr)
             return body(fr)
 
-        return run
+        return self.gen.then(run, setter, body)
 
     def _local_fun_type(self, decl: A.LetDecl) -> LeanType | None:
         doms: list[LeanType] = []
