@@ -207,6 +207,9 @@ class EmbeddedBackend(Backend):
         timed_out_kinds: set[CheckKind] = set()
         steps_on_timeouts = 0
         seconds_on_backstops = 0.0
+        # read once: the loop below runs once per check, and a small check costs a few microseconds
+        max_steps, timeout, answer_of, start = self.max_steps, self.timeout, self._answer, budget.start
+        task_budget = self.task_step_budget
         for i, check in enumerate(checks):
             kind = check.kind
             if timed_out_kinds and kind in timed_out_kinds and (
@@ -218,14 +221,14 @@ class EmbeddedBackend(Backend):
                             "on checks that ran out of steps"),
                 ))
                 continue
-            limit = self.short_max_steps if streak and streak.get(kind, 0) >= self.timeout_streak else self.max_steps
-            over = self.task_step_budget is not None and task_spent >= self.task_step_budget
+            limit = self.short_max_steps if streak and streak.get(kind, 0) >= self.timeout_streak else max_steps
+            over = task_budget is not None and task_spent >= task_budget
             if over:
                 limit = min(limit, self.over_budget_max_steps)
             try:
                 self._current = i
-                budget.start(limit, self.timeout)  # the CPU clock is read at the first refill
-                answer = self._answer(entries, check, budget)
+                start(limit, timeout)  # the CPU clock is read at the first refill
+                answer = answer_of(entries, check, budget)
                 self._current = -1
             except BudgetExceeded:  # the watchdog's interrupt landed outside the check
                 self._current = -1
@@ -273,9 +276,9 @@ class EmbeddedBackend(Backend):
         shared (an ``Answer`` is frozen): one per outcome and step count."""
         try:
             kind = check.kind
-            if kind == CheckKind.CODE:
+            if kind == _CODE:
                 value = entries.call(entries.code, check.args, None, False)
-                return Answer.trusted("value", ENGINE, value, None, "", budget.used())
+                return _trusted("value", ENGINE, value, None, "", budget.used())
             if kind == CheckKind.PRECOND:
                 truth = entries.call(entries.precond, check.args, None, False)
             else:
@@ -316,6 +319,10 @@ class EmbeddedBackend(Backend):
         if isinstance(exc, LeanRuntimeError):
             return UnknownReason.ERROR, str(exc)
         return UnknownReason.ERROR, f"internal {type(exc).__name__}: {exc}"
+
+
+_CODE = CheckKind.CODE
+_trusted = Answer.trusted
 
 
 def _cpu_seconds(cpu_clock: list[int]) -> float:
