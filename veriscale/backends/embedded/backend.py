@@ -135,8 +135,8 @@ class EmbeddedBackend(Backend):
 
     def run(self, task: Any, checks: Sequence[Check]) -> list[Answer]:
         results: list[Answer] = []
-        # the check being evaluated and when it started, for the watchdog below
-        self._current: tuple[int, float] = (-1, 0.0)
+        # the index of the check being evaluated (-1: none), for the watchdog below
+        self._current = -1
 
         # The evaluating thread publishes its own CPU clock id: asking for another thread's id
         # (pthread_getcpuclockid on its handle) is undefined once that thread has ended, and the
@@ -155,7 +155,7 @@ class EmbeddedBackend(Backend):
             try:
                 results.extend(self._run_batch(task, checks))
             finally:
-                self._current = (-1, 0.0)
+                self._current = -1
                 sys.setrecursionlimit(old)
 
         old_size = threading.stack_size()
@@ -170,11 +170,20 @@ class EmbeddedBackend(Backend):
         # can take arbitrarily long (a `contains` over a million lists); past the backstop the
         # check is interrupted from outside with an asynchronous BudgetExceeded. It reads the
         # evaluating thread's CPU clock, the clock the thread itself records starts with.
+        # The evaluating thread only publishes the index of its check (reading its CPU clock per
+        # check would cost as much as a small check): the watchdog takes a check's start as the
+        # thread's CPU time when it first sees that index, at most one poll late.
         fired = -1
+        seen, seen_at = -1, 0.0
         while thread.is_alive():
             thread.join(0.05)
-            index, started = self._current
-            if index >= 0 and index != fired and _cpu_seconds(cpu_clock) - started > self.timeout + 0.5:
+            index = self._current
+            if index < 0 or index == fired:
+                continue
+            now = _cpu_seconds(cpu_clock)
+            if index != seen:
+                seen, seen_at = index, now
+            elif now - seen_at > self.timeout + 0.5:
                 fired = index
                 _interrupt(thread)
         if len(results) != len(checks):
@@ -203,6 +212,9 @@ class EmbeddedBackend(Backend):
         timed_out_kinds: set[CheckKind] = set()
         steps_on_timeouts = 0
         seconds_on_backstops = 0.0
+        # read once: the loop below runs once per check, and a small check costs a few microseconds
+        max_steps, timeout, answer_of, start = self.max_steps, self.timeout, self._answer, budget.start
+        task_budget = self.task_step_budget
         # Smallest inputs first (ties in the given order, so the checks of one input stay
         # together): the caps below then cost the large inputs that run out of steps, not the
         # small ones that would have finished after them. Answers go back to their places.
@@ -218,18 +230,17 @@ class EmbeddedBackend(Backend):
                             "on checks that ran out of steps"),
                 )
                 continue
-            limit = self.short_max_steps if streak and streak.get(kind, 0) >= self.timeout_streak else self.max_steps
-            over = self.task_step_budget is not None and task_spent >= self.task_step_budget
+            limit = self.short_max_steps if streak and streak.get(kind, 0) >= self.timeout_streak else max_steps
+            over = task_budget is not None and task_spent >= task_budget
             if over:
                 limit = min(limit, self.over_budget_max_steps)
-            started = thread_time()  # this thread's CPU clock, as the watchdog reads it
             try:
-                self._current = (position, started)
-                budget.start(limit, self.timeout, started)
-                answer = self._answer(entries, check, budget)
-                self._current = _IDLE
+                self._current = position
+                start(limit, timeout)  # the CPU clock is read at the first refill
+                answer = answer_of(entries, check, budget)
+                self._current = -1
             except BudgetExceeded:  # the watchdog's interrupt landed outside the check
-                self._current = _IDLE
+                self._current = -1
                 answer = Answer(
                     status="unknown", reason=UnknownReason.TIMEOUT, engine=ENGINE,
                     steps=budget.used(),
@@ -252,7 +263,9 @@ class EmbeddedBackend(Backend):
                 timed_out_kinds.add(kind)
                 steps_on_timeouts += answer.steps or 0
                 if "backstop" in answer.detail:
-                    seconds_on_backstops += thread_time() - started
+                    started = budget.started_at()
+                    # without a refill the watchdog fired, after more than `timeout` seconds
+                    seconds_on_backstops += self.timeout if started is None else thread_time() - started
             else:
                 streak[kind] = 0
             out[i] = answer
@@ -272,9 +285,9 @@ class EmbeddedBackend(Backend):
         shared (an ``Answer`` is frozen): one per outcome and step count."""
         try:
             kind = check.kind
-            if kind == CheckKind.CODE:
+            if kind == _CODE:
                 value = entries.call(entries.code, check.args, None, False)
-                return Answer.trusted("value", ENGINE, value, None, "", budget.used())
+                return _trusted("value", ENGINE, value, None, "", budget.used())
             if kind == CheckKind.PRECOND:
                 truth = entries.call(entries.precond, check.args, None, False)
             else:
@@ -317,8 +330,8 @@ class EmbeddedBackend(Backend):
         return UnknownReason.ERROR, f"internal {type(exc).__name__}: {exc}"
 
 
-#: ``EmbeddedBackend._current`` between checks
-_IDLE = (-1, 0.0)
+_CODE = CheckKind.CODE
+_trusted = Answer.trusted
 
 
 def _cpu_seconds(cpu_clock: list[int]) -> float:
@@ -373,8 +386,9 @@ class _EntryPlan:
         self.compiler = comp
         self.ret = ret
         self.array_ret = ret is not None and getattr(ret, "name", None) == "Array"
-        self.int_coercer = ret is not None and _needs_int(ret)
-        self.int_ret = ret is not None and str(ret) == "Int"
+        # the compiled body coerces its result already, or the elaborator typed it exactly `ret`
+        self.int_coercer = ret is not None and _needs_int(ret) and d.name not in comp.results_in_repr
+        self.int_ret = self.int_coercer and str(ret) == "Int"
 
     def call(self, def_name: str, args: dict[str, Any], output: Any, with_output: bool) -> Any:
         """Call the definition: each parameter from ``args`` by name, the last one from
@@ -389,18 +403,19 @@ class _EntryPlan:
         except KeyError:
             missing = next(p for p in names if p not in args)
             raise Unsupported(f"argument {missing} of {def_name}", "not supplied") from None
-        for i, v in enumerate(values):
-            if type(v) is LeanSource:
-                values[i] = compile_source(self.compiler, v.text, self.types[i])
+        if LeanSource in map(type, values):
+            for i, v in enumerate(values):
+                if type(v) is LeanSource:
+                    values[i] = compile_source(self.compiler, v.text, self.types[i])
         result = self.fn(*values)
         if self.array_ret and isinstance(result, LeanSubarray):
             # a `Subarray` returned where `Array` is declared went through Lean's
             # `Coe (Subarray α) (Array α)` coercion, `Array.ofSubarray`
-            result = Arr(result.items())
+            result = coerce_value(Arr(result.items()), self.ret)
         if self.int_coercer:
             result = coerce_value(result, self.ret)
-        if self.int_ret and isinstance(result, Nat):
-            result = int(result)
+            if self.int_ret and isinstance(result, Nat):
+                result = int(result)
         return result
 
 

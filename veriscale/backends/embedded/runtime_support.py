@@ -15,6 +15,9 @@ from veriscale.backends.embedded.registry import Builtin
 from veriscale.lean import printing
 from veriscale.lean.values import Arr, BudgetExceeded
 
+_CLOCK_NOT_READ = float("-inf")
+"""``Budget.deadline`` of a check whose CPU clock has not been read yet (:meth:`Budget.start`)."""
+
 
 class Budget:
     """Per-check limits: a deterministic count of evaluation steps, and a CPU-time backstop.
@@ -58,17 +61,24 @@ class Budget:
         self.tick = self.grant
         self.deadline = (time.thread_time() if now is None else now) + self.timeout
 
-    def start(self, max_steps: int, timeout: float, now: float) -> None:
-        """:meth:`reset` for the per-check loop, every argument given: ``max_steps`` steps, the
-        backstop ``timeout`` CPU seconds after ``now`` (this thread's CPU clock), nothing spent or
-        memoised."""
+    def start(self, max_steps: int, timeout: float, now: float | None = None) -> None:
+        """:meth:`reset` for the per-check loop: ``max_steps`` steps, nothing spent or memoised,
+        the backstop ``timeout`` CPU seconds after ``now`` (this thread's CPU clock). Without
+        ``now`` the clock is first read at the first :meth:`refill`, one period of steps into the
+        check: reading a thread's CPU clock costs as much as a small check's whole evaluation,
+        and a check that ends within one period never needs it (the watchdog of the backend
+        bounds the time before that first refill)."""
         self.max_steps = max_steps
         self.timeout = timeout
         self.spent = 0
         if self.memo:
             self.memo.clear()
         self.grant = self.tick = max_steps if max_steps < self.period else self.period
-        self.deadline = now + timeout
+        self.deadline = _CLOCK_NOT_READ if now is None else now + timeout
+
+    def started_at(self) -> float | None:
+        """This thread's CPU clock when the backstop's count began (``None``: not read yet)."""
+        return None if self.deadline == _CLOCK_NOT_READ else self.deadline - self.timeout
 
     def charge(self, steps: int) -> None:
         """Charge ``steps`` at once: work done at C speed that stands for that many steps."""
@@ -88,7 +98,9 @@ class Budget:
         remaining = self.max_steps - self.spent
         if remaining < 0:
             raise BudgetExceeded(f"step budget of {self.max_steps} steps exhausted")
-        if time.thread_time() > self.deadline:
+        if self.deadline == _CLOCK_NOT_READ:
+            self.deadline = time.thread_time() + self.timeout
+        elif time.thread_time() > self.deadline:
             raise BudgetExceeded(f"backstop of {self.timeout:g} CPU seconds exceeded")
         self.grant = min(self.period, remaining)
         self.tick = self.grant

@@ -101,7 +101,10 @@ def array_singleton(v: Any) -> Arr:
 
 @builtin("Array.size", "{α : Type u} (a : Array α) : Nat")
 def array_size(a: Arr) -> Nat:
-    return Nat(len(a))
+    return _new_int(Nat, len(a))  # a length is never negative: no need of Nat's check
+
+
+_new_int = int.__new__
 
 
 @builtin("Array.isEmpty", "{α : Type u} (xs : Array α) : Bool")

@@ -27,7 +27,9 @@ family, each in its own module:
 * :mod:`.quantifiers`: ``∀``/``∃``, the sound rules for unbounded ones, the witness search;
 * :mod:`.do_notation`: ``do`` blocks and their loops;
 * :mod:`.hoisting`: a postcondition's terms that do not read the output, evaluated once per input;
-* :mod:`.support`: closures, scopes and helpers shared by several of them.
+* :mod:`.support`: closures, scopes and helpers shared by several of them;
+* :mod:`.codegen`: the Python source the simple constructs attach to their closures, compiled
+  into one generated function per function body (definitions, ``fun``, ``do`` blocks, loops).
 """
 
 from veriscale.backends.embedded.compiler.core import Compiler

@@ -21,6 +21,7 @@ from veriscale.backends.embedded.builtins import (
     type_name_of,
 )
 from veriscale.backends.embedded.builtins.order import SCALAR_TYPES, beq_member, eq_is_beq
+from veriscale.backends.embedded.compiler.codegen import CodeGen
 from veriscale.backends.embedded.compiler.support import (
     ARITH_OPS,
     REL_OPS,
@@ -57,7 +58,7 @@ class ArithMixin:
             return self._arith_tree(node, sc, expected)
         if op in ("¬", "!"):
             c = self.compile(node.arg, sc, PROP if op == "¬" else BOOL)
-            return lambda fr: not c(fr)
+            return self.gen.fuse(lambda fr: not c(fr), "(not {0})", [c])
         if op == "↑":
             return self._coe(node, node.arg, sc, expected)
         raise unsupported(node, f"operator {op}")
@@ -93,8 +94,8 @@ class ArithMixin:
             ty = PROP if op in ("∧", "∨") else BOOL
             a, b = self.compile(node.lhs, sc, ty), self.compile(node.rhs, sc, ty)
             if op in ("∧", "&&"):
-                return lambda fr: a(fr) and b(fr)
-            return lambda fr: a(fr) or b(fr)
+                return self.gen.short_circuit(lambda fr: a(fr) and b(fr), "and", a, b)
+            return self.gen.short_circuit(lambda fr: a(fr) or b(fr), "or", a, b)
         if op == "→":
             lhs = node.lhs
             inner = sc
@@ -174,7 +175,7 @@ class ArithMixin:
         t = self.compile(rhs, sc, lt if head(lt) == "List" else None)
         if et is not None and _needs_int(et):
             h = _coercer(h, et)
-        return lambda fr: (h(fr),) + t(fr)
+        return self.gen.fuse(lambda fr: (h(fr),) + t(fr), "(({0},) + {1})", [h, t])
 
     # binop% trees -----------------------------------------------------------------------
     def _flatten(self, node: A.Node, leaves: list[A.Node]) -> Any:
@@ -357,7 +358,7 @@ class ArithMixin:
                 value = _numeral(t[1], T, node)
             except Unsupported as exc:
                 return _raiser(exc)
-            return lambda fr: value
+            return self.gen.constant(lambda fr: value, value)
         if kind in ("leaf", "coe"):
             # at `Int`, :meth:`_tree_closure` has already coerced every leaf not statically `Int`
             return leaf_cs[t[1]]
@@ -366,7 +367,7 @@ class ArithMixin:
             negate = NEG.get(T)
             if negate is None:
                 return _raiser(unsupported(t[2], "negation", f"at type {T}"))
-            return lambda fr: negate(sub(fr))
+            return self.gen.fuse(lambda fr: negate(sub(fr)), self.gen.const(negate) + "({0})", [sub])
         if kind == "pow":
             base = self._static_tree(t[1], T, leaf_cs, sc, node)
             exponent, pnode = self.compile(t[2], sc, None), t[3]
@@ -382,9 +383,9 @@ class ArithMixin:
                 k = _numeral(t[3][1], T, node)
             except Unsupported as exc:
                 return _raiser(exc)
-            return lambda fr: f(lhs(fr), k)
+            return self.gen.fuse(lambda fr: f(lhs(fr), k), f"{self.gen.const(f)}({{0}}, {self.gen.const(k)})", [lhs])
         rhs = self._static_tree(t[3], T, leaf_cs, sc, node)
-        return lambda fr: f(lhs(fr), rhs(fr))
+        return self.gen.fuse(lambda fr: f(lhs(fr), rhs(fr)), self.gen.const(f) + "({0}, {1})", [lhs, rhs])
 
     def _relation(self, node: A.BinOp, sc: Scope) -> Closure:
         op = node.op
@@ -409,16 +410,16 @@ class ArithMixin:
             if (lty is not None and lty == rty and _python_relation(op, head(lty))
                     and not self._user_instance_types(op)):
                 # both sides statically of one scalar type: Lean's order and equality are Python's
-                return _integer_rel(op, a, b, node)
+                return _integer_rel(self.gen, op, a, b, node)
         else:
             (a, b), T = self._tree_closure([lt, rt], leaves, sc, None, node, relation=True)
             if T is not None and _python_relation(op, T) and not self._user_instance_types(op):
                 # both sides computed at one scalar type known statically
-                return _integer_rel(op, a, b, node)
+                return _integer_rel(self.gen, op, a, b, node)
         overridden = self._user_instance_types(op)
         if overridden:
             a, b = _refuse_user_instance(a, overridden, op, node), _refuse_user_instance(b, overridden, op, node)
-        return _rel(op, a, b, node)
+        return _rel(self.gen, op, a, b, node)
 
     def _user_instance_types(self, op: str) -> frozenset[str]:
         """Types for which the task declares its own instance of the class behind ``op``.
@@ -557,37 +558,40 @@ def _python_relation(op: str, type_head: str | None) -> bool:
     return type_head in _PYTHON_ORDER
 
 
-def _integer_rel(op: str, a: Closure, b: Closure, node: A.Node) -> Closure:
+def _integer_rel(gen: CodeGen, op: str, a: Closure, b: Closure, node: A.Node) -> Closure:
+    ab = [a, b]
     if op == "<":
-        return lambda fr: a(fr) < b(fr)
+        return gen.fuse(lambda fr: a(fr) < b(fr), "({0} < {1})", ab)
     if op == ">":
-        return lambda fr: a(fr) > b(fr)
+        return gen.fuse(lambda fr: a(fr) > b(fr), "({0} > {1})", ab)
     if op == "≤":
-        return lambda fr: a(fr) <= b(fr)
+        return gen.fuse(lambda fr: a(fr) <= b(fr), "({0} <= {1})", ab)
     if op == "≥":
-        return lambda fr: a(fr) >= b(fr)
+        return gen.fuse(lambda fr: a(fr) >= b(fr), "({0} >= {1})", ab)
     if op in ("=", "=="):
-        return lambda fr: a(fr) == b(fr)
+        return gen.fuse(lambda fr: a(fr) == b(fr), "({0} == {1})", ab)
     if op in ("≠", "!="):
-        return lambda fr: a(fr) != b(fr)
-    return _rel(op, a, b, node)
+        return gen.fuse(lambda fr: a(fr) != b(fr), "({0} != {1})", ab)
+    return _rel(gen, op, a, b, node)
 
 
-def _rel(op: str, a: Closure, b: Closure, node: A.Node) -> Closure:
+def _rel(gen: CodeGen, op: str, a: Closure, b: Closure, node: A.Node) -> Closure:
+    ab = [a, b]
     if op == "=":
-        return lambda fr: _eq(a(fr), b(fr))
+        return gen.fuse(lambda fr: _eq(a(fr), b(fr)), gen.const(_eq) + "({0}, {1})", ab)
     if op == "≠":
-        return lambda fr: not _eq(a(fr), b(fr))
+        return gen.fuse(lambda fr: not _eq(a(fr), b(fr)), "(not " + gen.const(_eq) + "({0}, {1}))", ab)
     if op == "==":
-        return lambda fr: lean_beq(a(fr), b(fr))
+        return gen.fuse(lambda fr: lean_beq(a(fr), b(fr)), gen.const(lean_beq) + "({0}, {1})", ab)
     if op == "!=":
-        return lambda fr: not lean_beq(a(fr), b(fr))
+        return gen.fuse(lambda fr: not lean_beq(a(fr), b(fr)), "(not " + gen.const(lean_beq) + "({0}, {1}))", ab)
     if op == "<":
-        return lambda fr: compare_lt(a(fr), b(fr))
+        return gen.fuse(lambda fr: compare_lt(a(fr), b(fr)), gen.const(compare_lt) + "({0}, {1})", ab)
+    if op == "≤":
+        return gen.fuse(lambda fr: compare_le(a(fr), b(fr)), gen.const(compare_le) + "({0}, {1})", ab)
+    # `>`/`≥` evaluate `b` before `a`: no source (the operands' order is fixed left to right)
     if op == ">":
         return lambda fr: compare_lt(b(fr), a(fr))
-    if op == "≤":
-        return lambda fr: compare_le(a(fr), b(fr))
     if op == "≥":
         return lambda fr: compare_le(b(fr), a(fr))
     raise unsupported(node, f"relation {op}")

@@ -17,6 +17,7 @@ from veriscale.backends.embedded.builtins import (
     default_of_type,
     type_name_of,
 )
+from veriscale.backends.embedded.compiler.codegen import CodeGen, call_template
 from veriscale.backends.embedded.compiler.support import (
     UNSURE,
     Closure,
@@ -80,7 +81,7 @@ class CallsMixin:
         if v is not None:
             slot = v[0]
             if not args:
-                return lambda fr: fr[slot]
+                return self.gen.slot(lambda fr: fr[slot], slot)
             target = self._tail_target
             if (target is not None and target.key == slot and id(node) in target.calls
                     and len(args) == target.nargs and not any(isinstance(a, A.NamedArg) for a in args)):
@@ -88,12 +89,13 @@ class CallsMixin:
                 target.used = True
                 pts = _param_types(v[1], len(args))
                 cs = [self._arg(a, sc, t if t is not None else UNSURE) for a, t in zip(args, pts)]
-                return _tail_call(cs)
-            return self._apply_value(node, lambda fr: fr[slot], args, sc, _param_types(v[1], len(args)))
+                return _tail_call(self.gen, cs)
+            return self._apply_value(node, self.gen.slot(lambda fr: fr[slot], slot), args, sc,
+                                     _param_types(v[1], len(args)))
         parts = name.split(".")
         if parts[0] in sc.vars and len(parts) > 1:
             slot, t = sc.vars[parts[0]]
-            base: Closure = lambda fr: fr[slot]  # noqa: E731
+            base: Closure = self.gen.slot(lambda fr: fr[slot], slot)
             for i, f in enumerate(parts[1:]):
                 last = i == len(parts) - 2
                 base = self._method(node, base, t, f, args if last else [], sc, expected if last else None)
@@ -131,15 +133,15 @@ class CallsMixin:
 
     def _special(self, node: A.Node, name: str, args: list[A.Node], sc: Scope, expected: LeanType | None) -> Closure | None:
         if name in ("true", "True", "Bool.true") and not args:
-            return lambda fr: True
+            return self.gen.constant(lambda fr: True, True)
         if name in ("false", "False", "Bool.false") and not args:
-            return lambda fr: False
+            return self.gen.constant(lambda fr: False, False)
         if name in ("none", "Option.none") and not args:
-            return lambda fr: NONE
+            return self.gen.constant(lambda fr: NONE, NONE)
         if name in ("some", "Option.some") and len(args) == 1:
             et = elem_type(expected) if head(expected) == "Option" else None
             c = self.compile(args[0], sc, et)
-            return lambda fr: Some(c(fr))
+            return self.gen.fuse(lambda fr: Some(c(fr)), self.gen.const(Some) + "({0})", [c])
         if name in ("default", "Inhabited.default") and not args:
             if expected is None or not is_known(expected):
                 raise unsupported(node, "default", "type unknown")
@@ -171,15 +173,16 @@ class CallsMixin:
             raise unsupported(node, name)
         if name in ("Nat.succ",) and len(args) == 1:
             c = self.compile(args[0], sc, NAT)
-            return lambda fr: Nat(c(fr) + 1)
+            return self.gen.fuse(lambda fr: Nat(c(fr) + 1), self.gen.const(Nat) + "({0} + 1)", [c])
         if name in ("ite",) and len(args) == 3:
             return self._if(node, args[0], args[1], args[2], sc, expected)
         if name in ("Int.ofNat",) and len(args) == 1:
             c = self.compile(args[0], sc, NAT)
-            return lambda fr: int(c(fr))
+            return self.gen.fuse(lambda fr: int(c(fr)), self.gen.const(int) + "({0})", [c])
         if name in ("Int.toNat",) and len(args) == 1:
             c = self.compile(args[0], sc, INT)
-            return lambda fr: Nat(max(0, int(c(fr))))
+            return self.gen.fuse(lambda fr: Nat(max(0, int(c(fr)))),
+                                 f"{self.gen.const(Nat)}({self.gen.const(max)}(0, {self.gen.const(int)}({{0}})))", [c])
         if name in ("Prod.mk",) and len(args) == 2:
             return self.c_Tuple(A.Tuple(node.line, node.col, list(args)), sc, expected)
         if name in ("List.cons",) and len(args) == 2:
@@ -288,17 +291,20 @@ class CallsMixin:
         if (target is not None and target.key is d and id(node) in target.calls and len(args) == n
                 and len(cs) == nreal == target.nargs):
             target.used = True
-            return _tail_call(cs)
+            return _tail_call(self.gen, cs)
         if len(cs) == nreal and not extra:
+            # generated code reads the function found by the first `get()` without a call
+            callee = f"({self.gen.const(fn_ref)}[0] or {self.gen.const(get)}())"
+            template = call_template(callee, nreal)
             if nreal == 0:
-                return lambda fr: get()()
+                return self.gen.fuse(lambda fr: get()(), template, cs)
             if nreal == 1:
                 c0 = cs[0]
-                return lambda fr: get()(c0(fr))
+                return self.gen.fuse(lambda fr: get()(c0(fr)), template, cs)
             if nreal == 2:
                 c0, c1 = cs
-                return lambda fr: get()(c0(fr), c1(fr))
-            return lambda fr: get()(*[c(fr) for c in cs])
+                return self.gen.fuse(lambda fr: get()(c0(fr), c1(fr)), template, cs)
+            return self.gen.fuse(lambda fr: get()(*[c(fr) for c in cs]), template, cs)
         if extra:
             return lambda fr: get()(*[c(fr) for c in cs])(*[c(fr) for c in extra])
         # partial application: a function value
@@ -371,6 +377,7 @@ class CallsMixin:
             return lambda fr: Partial(bf, tuple(c(fr) for c in cs))
         extra = cs[b.arity:]
         cs = cs[: b.arity]
+        template = call_template(self.gen.const(fn), len(cs), f"result_type={self.gen.const(rty)}" if typed else "")
         if typed and len(cs) == 2:
             c0, c1 = cs
 
@@ -407,7 +414,7 @@ class CallsMixin:
         if extra:
             inner = call
             return lambda fr: inner(fr)(*[c(fr) for c in extra])
-        return call
+        return self.gen.fuse(call, template, cs)
 
     def _fin_domain_bound(self, f: A.Node, sc: Scope) -> int | None:
         """``k`` when the function ``f`` visibly takes a ``Fin k`` with a literal ``k``: a ``fun``
@@ -500,10 +507,11 @@ class CallsMixin:
         # unknown parameter types: Lean knows them, we do not, so arithmetic arguments must not
         # silently truncate in Nat
         cs = [self._arg(a, sc, t if t is not None else self._elaborated_int_or_unsure(a)) for a, t in zip(args, pts)]
+        template = "{0}(" + "".join(f"{{{i + 1}}}, " for i in range(len(cs))) + ")"
         if len(cs) == 1:
             c0 = cs[0]
-            return lambda fr: fc(fr)(c0(fr))
-        return lambda fr: fc(fr)(*[c(fr) for c in cs])
+            return self.gen.fuse(lambda fr: fc(fr)(c0(fr)), template, [fc, c0])
+        return self.gen.fuse(lambda fr: fc(fr)(*[c(fr) for c in cs]), template, [fc, *cs])
 
     def _method(self, node: A.Node, base: Closure, t: LeanType | None, field: str, args: list[A.Node], sc: Scope,
                 expected: LeanType | None) -> Closure:
@@ -672,12 +680,13 @@ def _param_types(t: LeanType | None, n: int) -> list[LeanType | None]:
     return out
 
 
-def _tail_call(cs: list[Closure]) -> Closure:
+def _tail_call(gen: CodeGen, cs: list[Closure]) -> Closure:
     """A self-call in tail position: its arguments, evaluated, as a :class:`TailCall`."""
+    template = gen.const(TailCall) + "((" + "".join(f"{{{i}}}, " for i in range(len(cs))) + "))"
     if len(cs) == 1:
         c0 = cs[0]
-        return lambda fr: TailCall((c0(fr),))
+        return gen.fuse(lambda fr: TailCall((c0(fr),)), template, cs)
     if len(cs) == 2:
         c0, c1 = cs
-        return lambda fr: TailCall((c0(fr), c1(fr)))
-    return lambda fr: TailCall(tuple([c(fr) for c in cs]))
+        return gen.fuse(lambda fr: TailCall((c0(fr), c1(fr))), template, cs)
+    return gen.fuse(lambda fr: TailCall(tuple([c(fr) for c in cs])), template, cs)

@@ -15,6 +15,7 @@ from veriscale.backends.embedded.binders import explicit_params, is_proof_binder
 from veriscale.backends.embedded.builtins import BUILTINS, LeanHashMap, LeanHashSet, to_string, type_name_of
 from veriscale.backends.embedded.compiler.arith import ArithMixin
 from veriscale.backends.embedded.compiler.calls import CallsMixin
+from veriscale.backends.embedded.compiler.codegen import CodeGen
 from veriscale.backends.embedded.compiler.do_notation import DoNotationMixin
 from veriscale.backends.embedded.compiler.families import FamiliesMixin
 from veriscale.backends.embedded.compiler.hoisting import HoistingMixin
@@ -83,6 +84,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         self.instance_choices = report.instance_choices if report is not None else {}
         self._instance_slots: dict[int, int] = {}
         self.budget = Budget()
+        #: the generated functions of fused terms (:mod:`.codegen`)
+        self.gen = CodeGen()
         #: the function whose self tail calls are being compiled (None: no tail calls)
         self._tail_target: TailTarget | None = None
         #: `let rec` lambdas (by node id) being compiled, with the frame slot of their name
@@ -100,6 +103,9 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         self._user_name_set: frozenset[str] | None = None
         self._hoisting = False
         """A term being compiled is wrapped by :mod:`.hoisting` (its parts are not wrapped again)."""
+        #: definitions whose results have their declared type's representation already (``Int``
+        #: values are ``int`` also inside containers): their callers need not coerce them
+        self.results_in_repr: set[str] = set()
 
     # -- user definitions -----------------------------------------------------------------
     def def_function(self, d: UserDef) -> Callable[..., Any]:
@@ -264,14 +270,18 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             if d.cmd.alts is not None:
                 discr_sc_types = [ptypes[len(params) + k] for k in range(extra)]
                 body = self.compile_match_alts(
-                    d.cmd, [lambda fr, s=s: fr[s] for s in extra_slots], discr_sc_types, d.cmd.alts, sc, ret, is_do=False)
+                    d.cmd, [self.gen.slot(lambda fr, s=s: fr[s], s) for s in extra_slots], discr_sc_types, d.cmd.alts, sc, ret, is_do=False)
             elif d.cmd.body is None:
                 raise unsupported(d.cmd, f"definition {d.name} without a body")
             else:
                 assert isinstance(body_node, A.Node)
                 body = self.compile(body_node, sc, ret)
+            body = self.gen.function(body)
             if ret is not None and is_known(ret) and head(ret) in ("Int", "List", "Array", "Option", "Prod") and \
                     _needs_int(ret) and not self._elaborated_as(_result_terms(d.cmd), ret):
+                # (a body the elaborator typed `ret` may still compute a `Nat` in a local function
+                # whose result Lean coerces: only this wrapper makes the representation sure)
+                self.results_in_repr.add(d.name)
                 inner = body
 
                 def body(fr: list[Any], inner: Closure = inner, ret: LeanType = ret) -> Any:
@@ -401,7 +411,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                 v = check_numeral_type(expected if expected is not None and is_known(expected) else None, node.value)
             except Unsupported as exc:
                 raise unsupported(node, "numeral", exc.detail) from None
-        return lambda fr: v
+        return self.gen.constant(lambda fr: v, v)
 
     def c_SciLit(self, node: A.SciLit, sc: Scope, expected: LeanType | None) -> Closure:
         from veriscale.lean.codec import lean_float_of_literal
@@ -409,18 +419,18 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         if expected is not None and head(expected) not in (None, "Float") and is_known(expected):
             raise unsupported(node, "scientific literal", f"at type {expected}")
         v = lean_float_of_literal(node.text)
-        return lambda fr: v
+        return self.gen.constant(lambda fr: v, v)
 
     def c_StrLit(self, node: A.StrLit, sc: Scope, expected: LeanType | None) -> Closure:
         v = node.value
-        return lambda fr: v
+        return self.gen.constant(lambda fr: v, v)
 
     def c_CharLit(self, node: A.CharLit, sc: Scope, expected: LeanType | None) -> Closure:
         v = Char(node.value)
-        return lambda fr: v
+        return self.gen.constant(lambda fr: v, v)
 
     def c_UnitLit(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
-        return lambda fr: UNIT
+        return self.gen.constant(lambda fr: UNIT, UNIT)
 
     def c_ProofTerm(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
         return lambda fr: PROOF
@@ -468,7 +478,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         cs = [self.compile(x, sc, e) for x, e in zip(items, exp_parts)]
         if len(cs) == 2:
             a, b = cs
-            return lambda fr: Pair(a(fr), b(fr))
+            return self.gen.fuse(lambda fr: Pair(a(fr), b(fr)), self.gen.const(Pair) + "({0}, {1})", cs)
 
         def run(fr: list[Any]) -> Any:
             vals = [c(fr) for c in cs]
@@ -484,7 +494,10 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         cs = [self.compile(x, sc, et) for x in node.items]
         if et is None and cs:
             return self._unify_elems(cs, tuple)
-        return lambda fr: tuple(c(fr) for c in cs)
+        if not cs:
+            return self.gen.constant(lambda fr: (), ())
+        return self.gen.fuse(lambda fr: tuple(c(fr) for c in cs), "(" + "".join(f"{{{i}}}, " for i in range(len(cs))) + ")",
+                             cs)
 
     def c_ArrayLit(self, node: A.ArrayLit, sc: Scope, expected: LeanType | None) -> Closure:
         et = elem_type(expected) if head(expected) == "Array" else None
@@ -562,9 +575,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         comp = self
 
         if mode == "?":
-            def get_opt(fr: list[Any]) -> Any:
-                c = coll(fr)
-                i = idx(fr)
+            def at_opt(c: Any, i: Any) -> Any:
                 if type(c) is Arr:
                     c = c.view()
                     return Some(c[i]) if 0 <= i < len(c) else NONE
@@ -578,11 +589,11 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                     return BUILTINS["Std.HashMap.getElem?"].fn(c, i)
                 raise unsupported(node, "xs[i]?", f"on {type_name_of(c)}")
 
-            return get_opt
+            return self.gen.fuse(lambda fr: at_opt(coll(fr), idx(fr)), self.gen.const(at_opt) + "({0}, {1})",
+                                 [coll, idx])
 
-        def get(fr: list[Any]) -> Any:
-            c = coll(fr)
-            i = idx(fr)
+        def at(c: Any, i: Any) -> Any:
+            # the element at `i` of `c` (both computed, the collection first)
             if type(c) is Arr:
                 c = c.view()  # read at once, before any other Lean code runs
                 if type(i) is Nat and i < len(c):
@@ -607,7 +618,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                 return b.fn(c, i, result_type=et if et is not None else expected) if b.typed else b.fn(c, i)
             raise unsupported(node, "indexing", f"on {type_name_of(c)}")
 
-        return get
+        return self.gen.fuse(lambda fr: at(coll(fr), idx(fr)), self.gen.const(at) + "({0}, {1})", [coll, idx])
 
 
 #: empty frame slots, sliced to pad a frame after its arguments

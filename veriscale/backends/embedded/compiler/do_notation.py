@@ -9,21 +9,23 @@ from typing import Any
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.builtins import LeanHashMap, type_name_of
 from veriscale.backends.embedded.builtins._core import nat_range
-from veriscale.backends.embedded.compiler.support import Closure, Scope, _coercer, _needs_int, unsupported
+from veriscale.backends.embedded.compiler.codegen import CodeGen
+from veriscale.backends.embedded.compiler.patterns import _BIND_SLOTS
+from veriscale.backends.embedded.compiler.support import Closure, Scope, _needs_int, unsupported
 from veriscale.backends.embedded.runtime_support import LeanRange, LeanSubarray
 from veriscale.backends.embedded.statics import NAT, PROP, elem_type, head, is_known
 from veriscale.lean.types import LeanType
 from veriscale.lean.values import UNIT, Arr
 
 
-def _then(first: Closure, rest: Closure) -> Closure:
+def _then(gen: CodeGen, first: Closure, rest: Closure) -> Closure:
     """Run ``first`` for its effect on the frame, then ``rest`` for the value."""
 
     def run(fr: list[Any]) -> Any:
         first(fr)
         return rest(fr)
 
-    return run
+    return gen.then(run, first, rest)
 
 class _Return(Exception):
     __slots__ = ("value",)
@@ -73,6 +75,7 @@ class DoNotationMixin:
             seq = self.compile_do_seq(node.seq, sc, expected)
         finally:
             sc.ctx.do_depth -= 1
+        seq = self.gen.function(seq)  # its own generated function: `return` is caught around it
 
         def run(fr: list[Any]) -> Any:
             try:
@@ -103,7 +106,7 @@ class DoNotationMixin:
                 inner, setter = self.compile_let_rec(item.decls, sc)
             if last:
                 raise unsupported(item, "do block ending with " + ("let" if isinstance(item, A.DoLet) else "let rec"))
-            return _then(setter, self._do_items(items, i + 1, inner, expected))
+            return _then(self.gen, setter, self._do_items(items, i + 1, inner, expected))
         if isinstance(item, (A.DoHave,)):
             if last:
                 return lambda fr: UNIT
@@ -111,7 +114,7 @@ class DoNotationMixin:
         stmt = self._do_stmt(item, sc, expected if last else None, last)
         if last:
             return stmt
-        return _then(stmt, self._do_items(items, i + 1, sc, expected))
+        return _then(self.gen, stmt, self._do_items(items, i + 1, sc, expected))
 
     def _do_stmt(self, item: A.Node, sc: Scope, expected: LeanType | None, last: bool) -> Closure:
         if isinstance(item, A.DoExpr):
@@ -146,8 +149,9 @@ class DoNotationMixin:
             if item.hyp:
                 inner, _ = sc.bind(item.hyp, None)
             t = self.compile_do_seq(item.then, inner, expected)
-            e = self.compile_do_seq(item.els, inner, expected) if item.els is not None else (lambda fr: UNIT)
-            return lambda fr: t(fr) if c(fr) else e(fr)
+            e = (self.compile_do_seq(item.els, inner, expected) if item.els is not None
+                 else self.gen.constant(lambda fr: UNIT, UNIT))
+            return self.gen.choice(lambda fr: t(fr) if c(fr) else e(fr), c, t, e)
         if isinstance(item, A.DoUnless):
             c = self.compile(item.cond, sc, PROP)
             body = self.compile_do_seq(item.body, sc)
@@ -218,7 +222,9 @@ class DoNotationMixin:
             if item.op == ":=":
                 c = self.compile(item.value, sc, ty if ty is not None and is_known(ty) else None)
                 if ty is not None and is_known(ty) and _needs_int(ty):
-                    c = _coercer(c, ty)
+                    # not when the elaborator typed the value `ty`: coercing a nested array walks
+                    # all of it, on every reassignment
+                    c = self.coerced(c, item.value, ty)
             else:
                 op = item.op[0]
                 c = self._arith_tree(A.BinOp(item.line, item.col, op, target, item.value), sc,
@@ -228,7 +234,7 @@ class DoNotationMixin:
                 fr[slot] = c(fr)
                 return UNIT
 
-            return assign
+            return self.gen.store(assign, slot, c, self.gen.const(UNIT))
         if isinstance(target, (A.Tuple, A.AnonCtor, A.Paren)) and item.op == ":=":
             c = self.compile(item.value, sc, None)
             # rebinding existing mutable variables by pattern
@@ -258,7 +264,7 @@ class DoNotationMixin:
         m, inner = self.compile_pattern(pat, sc, et)
         if item.hyp:
             inner, _ = inner.bind(item.hyp, None)
-        body = self.compile_do_seq(item.body, inner)
+        body = self.gen.function(self.compile_do_seq(item.body, inner))
         budget = self.budget
 
         def run_for(fr: list[Any]) -> Any:
@@ -276,7 +282,10 @@ class DoNotationMixin:
                     continue
             return UNIT
 
-        return run_for
+        def iterate(value: Any) -> Any:
+            return _iter_coll(value, item)
+
+        return self.gen.for_loop(run_for, coll, iterate, budget, _BIND_SLOTS.get(m, m), body, (_Break, _Continue), UNIT)
 
 
 # ---------------------------------------------------------------------------------------------

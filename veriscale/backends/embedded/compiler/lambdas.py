@@ -79,6 +79,7 @@ class LambdasMixin:
         arity = len(slots)
         budget = self.budget
         slot_a, slot_b = (slots[0], slots[1]) if arity == 2 else (-1, -1)
+        body = self.gen.function(body)
 
         def runner(env: Any, args: tuple[Any, ...]) -> Any:
             b = budget
@@ -268,7 +269,7 @@ class LambdasMixin:
             setter(fr)
             return body(fr)
 
-        return run
+        return self.gen.then(run, setter, body)
 
     def compile_let_decl(self, decl: A.LetDecl, sc: Scope) -> tuple[Scope, Callable[[list[Any]], None]]:
         if decl.pattern is not None:
@@ -298,7 +299,7 @@ class LambdasMixin:
             def set_fn(fr: list[Any]) -> None:
                 fr[slot] = c(fr)
 
-            return inner, set_fn
+            return inner, self.gen.store(set_fn, slot, c)
         ty = self.clean_type(type_of_text(decl.type_text), set()) if decl.type_text else None
         if decl.value is None:
             raise unsupported(decl, "let without value")
@@ -311,7 +312,7 @@ class LambdasMixin:
         def set_val(fr: list[Any]) -> None:
             fr[slot] = val(fr)
 
-        return inner, set_val
+        return inner, self.gen.store(set_val, slot, val)
 
     def c_LetRec(self, node: A.LetRec, sc: Scope, expected: LeanType | None) -> Closure:
         inner, setter = self.compile_let_rec(node.decls, sc)
@@ -323,7 +324,7 @@ class LambdasMixin:
             setter(fr)
             return body(fr)
 
-        return run
+        return self.gen.then(run, setter, body)
 
     def _local_fun_type(self, decl: A.LetDecl) -> LeanType | None:
         doms: list[LeanType] = []

@@ -39,7 +39,7 @@ class PatternsMixin:
         def run(fr: list[Any]) -> Any:
             return t(fr) if c(fr) else e(fr)
 
-        return run
+        return self.gen.choice(run, c, t, e)
 
     def c_IfLet(self, node: A.IfLet, sc: Scope, expected: LeanType | None) -> Closure:
         val = self.compile(node.value, sc, None)
@@ -68,8 +68,8 @@ class PatternsMixin:
         for k in range(len(dcs)):
             inner, slot = inner.bind(f"{slot_name}_{k}", dts[k])
             slots.append(slot)
-        body = self.compile_match_alts(node, [lambda fr, s=s: fr[s] for s in slots], dts, alts, inner, expected,
-                                       is_do=is_do)
+        body = self.compile_match_alts(node, [self.gen.slot(lambda fr, s=s: fr[s], s) for s in slots], dts, alts,
+                                       inner, expected, is_do=is_do)
 
         if len(dcs) == 1:
             (s0,), (d0,) = slots, dcs
@@ -78,7 +78,7 @@ class PatternsMixin:
                 fr[s0] = d0(fr)
                 return body(fr)
 
-            return run1
+            return self.gen.then(run1, self.gen.store(lambda fr: None, s0, d0), body)
 
         def run(fr: list[Any]) -> Any:
             for s, c in zip(slots, dcs):
@@ -116,7 +116,11 @@ class PatternsMixin:
                         return rhs(fr)
                 raise unsupported(node, "non-exhaustive match")
 
-            return run1
+            def fail() -> Any:
+                raise unsupported(node, "non-exhaustive match")
+
+            tests = [(None if m is _matches_anything else _BIND_SLOTS.get(m, m), rhs) for m, rhs in single]
+            return self.gen.match(run1, g0, tests, fail)
 
         first_ms, first_rhs = compiled[0]
         if all(m is _matches_anything or m in _BIND_SLOTS for m in first_ms):

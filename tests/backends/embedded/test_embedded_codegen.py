@@ -1,0 +1,215 @@
+"""Typed code generation (:mod:`veriscale.backends.embedded.compiler.codegen`): the generated
+functions answer every check exactly as the closures do (value, status, reason, detail and
+steps), on small tasks of our own and on VerinaPlus; the generated text is built from the
+compiler's own names only."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+
+import pytest
+
+from veriscale.backends.base import Answer, Check, CheckKind
+from veriscale.backends.embedded.backend import EmbeddedBackend
+from veriscale.backends.embedded.compiler.codegen import CodeGen
+from veriscale.backends.embedded.program import Program
+from veriscale.task import Task, TaskLoadError, load_task
+
+MINI = Path(__file__).resolve().parents[3] / "examples" / "mini"
+
+
+@pytest.fixture(scope="module")
+def clamp() -> Task:
+    return load_task(MINI / "mini_clamp")
+
+
+@contextmanager
+def _program_for(program: Program) -> Iterator[None]:
+    """Make the backend evaluate ``program`` (a fresh one, not the cached one of its text)."""
+    saved = Program.__dict__["from_task"]
+    Program.from_task = classmethod(lambda cls, task: program)  # type: ignore[method-assign,assignment]
+    try:
+        yield
+    finally:
+        Program.from_task = saved  # type: ignore[method-assign]
+
+
+def _answers(task: Task, checks: Sequence[Check], codegen: bool, **limits: int) -> tuple[list[Answer], Program]:
+    program = Program(task.lean_text())
+    program.compiler.gen.enabled = codegen
+    with _program_for(program):
+        answers = EmbeddedBackend(**limits).run(task, checks)
+    return answers, program
+
+
+def _fields(answers: Sequence[Answer]) -> list[tuple[object, ...]]:
+    return [(a.status, repr(a.value), a.reason, a.detail, a.steps) for a in answers]
+
+
+def _same_both_ways(task: Task, checks: Sequence[Check], **limits: int) -> tuple[list[Answer], Program]:
+    generated, program = _answers(task, checks, True, **limits)
+    closures, plain = _answers(task, checks, False, **limits)
+    assert plain.compiler.gen.functions == 0
+    assert _fields(generated) == _fields(closures)
+    return generated, program
+
+
+def _int_checks(xs: Sequence[int]) -> list[Check]:
+    return [Check(kind=CheckKind.CODE, args={"x": x, "lo": 0, "hi": 10}) for x in xs]
+
+
+# Small programs over `x lo hi : Int` returning `Int`, each exercising constructs the generator
+# fuses (let, if, arithmetic at Nat and Int, relations, calls, tail calls, lambdas, folds, do
+# blocks with loops and reassignment), with the aux definitions they call.
+PROGRAMS: list[tuple[str, str]] = [
+    ("", "let a := x + 1\nlet b := a * 2 - lo\nlet c := b\nif c < hi then c else hi - c"),
+    ("def tri : Nat → Nat\n  | 0 => 0\n  | n + 1 => tri n + (n + 1)",
+     "Int.ofNat (tri x.toNat) - Int.ofNat (tri (x.toNat - 3))"),
+    ("def loop (n acc : Nat) : Nat := if n = 0 then acc else loop (n - 1) (acc + n % 3)",
+     "Int.ofNat (loop (x.toNat * 7) 0)"),
+    ("def sumTo (xs : List Int) : Int := xs.foldl (fun acc y => if y > 2 then acc + y else acc - 1) 0",
+     "sumTo ((List.range x.toNat).map (fun i => (i : Int) - lo))"),
+    ("",
+     "Id.run do\n    let mut s : Int := 0\n    let mut k := 0\n    for i in List.range x.toNat do\n"
+     "      if i % 2 = 0 then\n        s := s + i\n      else\n        k := k + 1\n    return s * k - hi"),
+    ("def pick (p : Int × Int) : Int := match p with\n  | (a, b) => if a ≤ b ∧ ¬ (a = 3) then b else a",
+     "pick (x, hi) + pick (hi, x)"),
+    ("def fib : Nat → Nat\n  | 0 => 0\n  | 1 => 1\n  | n + 2 => fib n + fib (n + 1)",
+     "Int.ofNat (fib (x.toNat % 15))"),
+    ("", "let xs := #[x, lo, hi]\nxs[(x.toNat % 5)]! + xs[1]! - (if x ≠ 4 || x == 5 then 1 else 0)"),
+    ("def spin (n k : Nat) : Nat := if n > k then n else spin (n + 1) k", "Int.ofNat (spin 0 (x.toNat * 2000))"),
+    ("def deep (n : Nat) : Nat := if n = 0 then 0 else 1 + deep (n - 1)", "Int.ofNat (deep (x.toNat * 1000))"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(PROGRAMS)))
+def test_generated_functions_answer_like_the_closures(clamp: Task, index: int) -> None:
+    code_aux, code = PROGRAMS[index]
+    task = clamp.with_sections(code_aux=code_aux, code="  " + code.replace("\n", "\n  "))
+    answers, program = _same_both_ways(task, _int_checks(range(-3, 14)), max_steps=20_000)
+    assert program.compiler.gen.functions > 0  # the generated path ran
+    assert any(a.status == "value" for a in answers)
+
+
+def test_out_of_steps_at_the_same_step(clamp: Task) -> None:
+    code_aux, code = PROGRAMS[8]  # `spin` takes 2,000 steps per unit of `x`
+    task = clamp.with_sections(code_aux=code_aux, code="  " + code)
+    answers, _ = _same_both_ways(task, _int_checks([10, 12]), max_steps=5_000)
+    assert [a.reason.value if a.reason else None for a in answers] == ["timeout", "timeout"]
+    assert answers[0].steps == 5_001
+
+
+def test_postconditions_and_preconditions_answer_alike(clamp: Task) -> None:
+    checks = [Check(kind=CheckKind.POSTCOND, args={"x": x, "lo": 0, "hi": 10}, output=y)
+              for x in range(-2, 13) for y in (x, 0, 10, 5)]
+    checks += [Check(kind=CheckKind.PRECOND, args={"x": x, "lo": lo, "hi": 3}) for x in (0, 1) for lo in (2, 5)]
+    answers, program = _same_both_ways(clamp, checks)
+    assert {a.status for a in answers} == {"true", "false"}
+    assert program.compiler.gen.functions > 0
+
+
+def test_generated_text_holds_no_name_of_the_submission(clamp: Task) -> None:
+    code_aux = "def zzSecretHelper (qqValue : Nat) : Nat := qqValue + 1"
+    task = clamp.with_sections(code_aux=code_aux, code="  let wwLocal := x + 1\n  Int.ofNat (zzSecretHelper wwLocal.toNat)")
+    _, program = _same_both_ways(task, _int_checks([1, 5]))
+    gen = program.compiler.gen
+    assert gen.sources, "nothing was generated"
+    for text in gen.sources:
+        for name in ("zzSecretHelper", "qqValue", "wwLocal", "clampToRange"):
+            assert name not in text
+    assert gen.namespace["__builtins__"] == {}
+
+
+def test_operands_with_statements_keep_left_to_right_order() -> None:
+    gen = CodeGen()
+    order: list[str] = []
+
+    def first(fr: list[object]) -> object:
+        order.append("first")
+        return 1
+
+    def store(fr: list[object]) -> None:
+        order.append("store")
+        fr[0] = 2
+
+    second = gen.store(store, 0, gen.constant(lambda fr: 2, 2))
+    both = gen.then(lambda fr: fr[0], second, gen.slot(lambda fr: fr[0], 0))
+    pair = gen.fuse(lambda fr: (first(fr), both(fr)), "({0}, {1})", [first, both])
+    fn = gen.function(pair)
+    assert fn is not pair
+    frame: list[object] = [None]
+    assert fn(frame) == (1, 2) and frame == [2]
+    # `first` ran before the statement storing the slot, as the closures would run them
+    assert gen.sources[-1].index("_t") < gen.sources[-1].index("fr[0] = ")
+
+
+def test_a_closure_without_source_is_not_regenerated() -> None:
+    gen = CodeGen()
+
+    def plain(fr: list[object]) -> object:
+        return 3
+
+    assert gen.function(plain) is plain and gen.functions == 0
+
+
+# -- VerinaPlus ---------------------------------------------------------------------------------
+
+#: every how-many-th test row of a task is checked (all tasks, both check kinds on each row)
+DATA_STRIDE = 3
+
+
+def _verinaplus_checks(task: Task) -> list[Check]:
+    from veriscale.typed_task import TypedTaskError, typed_view
+
+    try:
+        view = typed_view(task)
+    except TypedTaskError:
+        return []
+    checks: list[Check] = []
+    for test in view.tests[::DATA_STRIDE]:
+        if test.args is None:
+            continue
+        checks.append(Check(kind=CheckKind.CODE, args=test.args))
+        checks.append(Check(kind=CheckKind.PRECOND, args=test.args))
+        if test.expected_ok:
+            checks.append(Check(kind=CheckKind.POSTCOND, args=test.args, output=test.expected))
+        checks.extend(Check(kind=CheckKind.POSTCOND, args=test.args, output=v) for _, v in test.unexpected[:2])
+    for reject in view.rejects[::DATA_STRIDE]:
+        if reject.args is not None:
+            checks.append(Check(kind=CheckKind.PRECOND, args=reject.args))
+    return checks
+
+
+@pytest.mark.data
+def test_verinaplus_checks_answer_alike_with_and_without_generated_code(data_dir: Path) -> None:
+    suite = data_dir / "verinaplus"
+    differing: list[str] = []
+    compared = generated = 0
+    for directory in sorted(p for p in suite.iterdir() if (p / "task.lean").is_file()):
+        try:
+            task = load_task(directory)
+        except TaskLoadError:
+            continue
+        checks = _verinaplus_checks(task)
+        if not checks:
+            continue
+        with_code, program = _answers(task, checks, True)
+        without, _ = _answers(task, checks, False)
+        generated += program.compiler.gen.functions
+        compared += len(checks)
+        for check, a, b in zip(checks, _fields(with_code), _fields(without)):
+            if a != b:
+                differing.append(f"{task.id} {check.kind.value} {check.args}: generated {a} closures {b}")
+    assert not differing, "\n".join(differing[:20])
+    assert compared > 20_000 and generated > 300
+
+
+def test_an_int_result_computed_from_a_nat_local_is_an_int(clamp: Task) -> None:
+    # the body is typed `Int` by the elaborator, but the `let rec` returns its `Nat` variable
+    # (Lean coerces it): the entry point's coercion must still apply
+    code = ("  let rec go (xs : List Int) (start : Nat) : Int :=\n    match xs with\n    | [] => start\n"
+            "    | _ :: rest => go rest (start + 1)\n  if x < 0 then -1 else go [x, lo] 3")
+    answers, _ = _same_both_ways(clamp.with_sections(code=code), _int_checks([2]))
+    assert answers[0].value == 5 and type(answers[0].value) is int

@@ -1,0 +1,248 @@
+"""Typed code generation: compiled terms fused into straight-line Python source.
+
+Every term compiles to a closure ``f(frame) -> value`` (:mod:`.core`). Where a construct's closure
+is simple enough to be written as Python text over its operands, the construct also attaches that
+text to the closure (:meth:`CodeGen.attach`): a :class:`Src`, an expression over the frame ``fr``
+with the statements that must run before it. A parent whose own closure has a source combines its
+operands' sources into one; an operand without a source enters the text as a call of its closure
+(``_k3(fr)``). Where a function body begins (a definition's body, a ``fun``, a loop's body), the
+body's source is compiled once, by Python's ``compile``, into one function
+(:meth:`CodeGen.function`), which runs in place of the tree of closures: one Python frame instead
+of one call per node, and the frame's slots read and written inline.
+
+The source of a construct does what its closure does, in the same order, calling the same
+run-time functions (operator tables, builtins, user definitions' entry points, which charge the
+steps), so values, errors and step counts are the closures' own; a test runs both on the same
+checks (``tests/backends/embedded/test_embedded_codegen.py``).
+
+The generated text is built from the compiler's own strings only: frame slots and temporaries are
+numbers the compiler allocated, every value (literals included) and every function enters as a
+constant named ``_k<n>`` in the namespace the code runs in, which has no builtins. Nothing of the
+submitted text reaches the source, not even a name.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+Closure = Callable[[list[Any]], Any]
+
+_SRC_ATTR = "_veriscale_src"
+#: statements of a combined source past which no further function is generated (a pathological
+#: term: Python's compiler copes, but the gain of one frame is lost in compile time)
+MAX_LINES = 2_000
+
+
+class Src:
+    """Python text computing a term: ``stmts`` (lines, run first, in order), then ``expr``.
+
+    ``fused`` is false for the source that only calls a closure (nothing to gain by compiling it);
+    ``simple`` marks an expression that neither runs Lean code nor can fail (a constant, a frame
+    read), which may be evaluated out of order (see :meth:`CodeGen.sequence`)."""
+
+    __slots__ = ("stmts", "expr", "fused", "simple")
+
+    def __init__(self, expr: str, stmts: Sequence[str] = (), fused: bool = True, simple: bool = False) -> None:
+        self.stmts = tuple(stmts)
+        self.expr = expr
+        self.fused = fused
+        self.simple = simple
+
+
+class CodeGen:
+    """The constants, temporaries and generated functions of one compiler (one task)."""
+
+    def __init__(self) -> None:
+        # no builtins: the generated code calls only what it was given as a constant
+        self.namespace: dict[str, Any] = {"__builtins__": {}}
+        self._names: dict[int, str] = {}
+        self._count = 0
+        self.functions = 0
+        """How many functions were generated (for tests and benchmarks)."""
+        self.sources: list[str] = []
+        """The text of each generated function (for tests and for reading what was generated)."""
+        self.enabled = True
+        """Off: :meth:`function` returns closures unchanged (the closure-only path, for tests)."""
+
+    # -- names --------------------------------------------------------------------------------
+    def const(self, value: Any) -> str:
+        """The name under which ``value`` is visible to generated code (one per object)."""
+        name = self._names.get(id(value))
+        if name is None or self.namespace.get(name) is not value:
+            self._count += 1
+            name = f"_k{self._count}"
+            self.namespace[name] = value
+            self._names[id(value)] = name
+        return name
+
+    def temp(self) -> str:
+        """A fresh local variable of a generated function."""
+        self._count += 1
+        return f"_t{self._count}"
+
+    # -- sources ------------------------------------------------------------------------------
+    def attach(self, closure: Closure, src: Src) -> Closure:
+        """``closure`` with ``src`` recorded as its source; returns ``closure``."""
+        setattr(closure, _SRC_ATTR, src)
+        return closure
+
+    def src(self, closure: Closure) -> Src:
+        """The source of ``closure``: its own, or a call of it."""
+        src = getattr(closure, _SRC_ATTR, None)
+        if src is not None:
+            return src  # type: ignore[no-any-return]
+        return Src(f"{self.const(closure)}(fr)", fused=False)
+
+    def sequence(self, closures: Sequence[Closure]) -> tuple[list[str], list[str]]:
+        """The statements and expressions evaluating ``closures`` left to right, as the closures'
+        caller does: an operand's statements run after the operands before it, which are first
+        kept in temporaries (unless simple)."""
+        srcs = [self.src(c) for c in closures]
+        stmts: list[str] = []
+        exprs: list[str] = []
+        for s in srcs:
+            if s.stmts:
+                for i, e in enumerate(exprs):
+                    if not _is_simple(e, srcs[i]):
+                        t = self.temp()
+                        stmts.append(f"{t} = {e}")
+                        exprs[i] = t
+                stmts.extend(s.stmts)
+            exprs.append(s.expr)
+        return stmts, exprs
+
+    def fuse(self, closure: Closure, template: str, operands: Sequence[Closure], simple: bool = False) -> Closure:
+        """Attach to ``closure`` the source ``template`` with ``{0}``, ``{1}``, … standing for the
+        operands' expressions (each used exactly once, left to right)."""
+        stmts, exprs = self.sequence(operands)
+        return self.attach(closure, Src(template.format(*exprs), stmts, simple=simple))
+
+    def constant(self, closure: Closure, value: Any) -> Closure:
+        """Attach to ``closure`` (which returns ``value``) the source reading the constant."""
+        return self.attach(closure, Src(self.const(value), simple=True))
+
+    def slot(self, closure: Closure, slot: int) -> Closure:
+        """Attach to ``closure`` (which reads frame slot ``slot``) the source of that read (not
+        *simple*: a later operand's statements might write the slot)."""
+        return self.attach(closure, Src(f"fr[{int(slot)}]"))
+
+    def choice(self, closure: Closure, cond: Closure, then: Closure, els: Closure) -> Closure:
+        """``then if cond else els``, evaluating only the branch taken."""
+        cs, ts, es = self.src(cond), self.src(then), self.src(els)
+        if not ts.stmts and not es.stmts:
+            return self.attach(closure, Src(f"({ts.expr} if {cs.expr} else {es.expr})", cs.stmts))
+        t = self.temp()
+        lines = [*cs.stmts, f"if {cs.expr}:", *_indent(ts.stmts), f"    {t} = {ts.expr}", "else:",
+                 *_indent(es.stmts), f"    {t} = {es.expr}"]
+        return self.attach(closure, Src(t, lines))
+
+    def short_circuit(self, closure: Closure, op: str, a: Closure, b: Closure) -> Closure:
+        """``a and b`` / ``a or b`` (``op``), ``b`` evaluated only when Python's operator would."""
+        sa, sb = self.src(a), self.src(b)
+        if not sb.stmts:
+            return self.attach(closure, Src(f"({sa.expr} {op} {sb.expr})", sa.stmts))
+        t = self.temp()
+        test = t if op == "and" else f"not {t}"
+        lines = [*sa.stmts, f"{t} = {sa.expr}", f"if {test}:", *_indent(sb.stmts), f"    {t} = {sb.expr}"]
+        return self.attach(closure, Src(t, lines))
+
+    def then(self, closure: Closure, first: Closure, rest: Closure) -> Closure:
+        """``first`` run for its effect (its value dropped), then ``rest`` for the value."""
+        sf, sr = self.src(first), self.src(rest)
+        lines = [*sf.stmts]
+        if not sf.simple:
+            lines.append(sf.expr)
+        lines.extend(sr.stmts)
+        return self.attach(closure, Src(sr.expr, lines))
+
+    def store(self, closure: Closure, slot: int, value: Closure, result: str = "None") -> Closure:
+        """A statement storing ``value`` in frame slot ``slot``; the closure returns ``result``
+        (a constant's name, or ``None``)."""
+        sv = self.src(value)
+        return self.attach(closure, Src(result, [*sv.stmts, f"fr[{int(slot)}] = {sv.expr}"], simple=True))
+
+    def match(self, closure: Closure, value: Closure, alts: Sequence[tuple[int | Closure | None, Closure]],
+              fail: Callable[[], Any]) -> Closure:
+        """A ``match`` on the one value ``value``: the alternatives ``(test, rhs)`` tried in order,
+        where ``test`` is a matcher ``m(v, fr) -> bool`` (which binds its variables), a frame slot
+        (a variable pattern: binds and always matches) or ``None`` (``_``: always matches); when
+        none matches, ``fail()`` raises."""
+        sv = self.src(value)
+        v, result = self.temp(), self.temp()
+        lines = [*sv.stmts, f"{v} = {sv.expr}"]
+        keyword = "if"
+        for test, rhs in alts:
+            sr = self.src(rhs)
+            binds: list[str] = []
+            if test is None or isinstance(test, int):
+                if isinstance(test, int):
+                    binds.append(f"fr[{int(test)}] = {v}")
+                body = [*binds, *sr.stmts, f"{result} = {sr.expr}"]
+                if keyword == "if":  # the first alternative always matches
+                    lines.extend(body)
+                else:
+                    lines.extend(["else:", *_indent(body)])
+                return self.attach(closure, Src(result, lines))
+            lines.append(f"{keyword} {self.const(test)}({v}, fr):")
+            lines.extend(_indent([*sr.stmts, f"{result} = {sr.expr}"]))
+            keyword = "elif"
+        lines.extend(["else:", f"    {self.const(fail)}()"])
+        return self.attach(closure, Src(result, lines))
+
+    def for_loop(self, closure: Closure, coll: Closure, iterate: Callable[[Any], Any], budget: Any,
+                 bind: int | Callable[..., Any], body: Closure, stops: tuple[type, type], done: Any) -> Closure:
+        """A ``for`` loop of a ``do`` block: over ``iterate(collection)``, one step charged to
+        ``budget`` per iteration before its element is bound (to a frame slot, or by a matcher
+        ``m(x, fr)``), then ``body``, ended early or resumed by the exceptions ``stops`` (break,
+        continue); its value is ``done``."""
+        sc, sb = self.src(coll), self.src(body)
+        x, b, result = self.temp(), self.temp(), self.temp()
+        binding = f"fr[{bind}] = {x}" if isinstance(bind, int) else f"{self.const(bind)}({x}, fr)"
+        run_body = [*sb.stmts] + ([] if sb.simple else [sb.expr])
+        lines = [*sc.stmts, f"{b} = {self.const(budget)}",
+                 f"for {x} in {self.const(iterate)}({sc.expr}):",
+                 f"    {b}.tick -= 1", f"    if {b}.tick < 0:", f"        {b}.refill()", f"    {binding}",
+                 "    try:", *_indent(_indent(run_body or ["pass"])),
+                 f"    except {self.const(stops[0])}:", "        break",
+                 f"    except {self.const(stops[1])}:", "        continue",
+                 f"{result} = {self.const(done)}"]
+        return self.attach(closure, Src(result, lines))
+
+    # -- functions ----------------------------------------------------------------------------
+    def function(self, closure: Closure) -> Closure:
+        """A generated function computing what ``closure`` computes, when its source has something
+        fused; else ``closure`` itself. The function carries the same source (a parent may fuse
+        it again)."""
+        src = getattr(closure, _SRC_ATTR, None)
+        if not self.enabled or src is None or not src.fused or len(src.stmts) > MAX_LINES:
+            return closure
+        self._count += 1
+        name = f"_f{self._count}"
+        text = "\n".join([f"def {name}(fr):", *_indent(src.stmts), f"    return {src.expr}"])
+        code = compile(text, f"<veriscale generated {name}>", "exec")
+        scope: dict[str, Any] = {}
+        exec(code, self.namespace, scope)  # noqa: S102 - our own text over our own constants (module docstring)
+        fn: Closure = scope[name]
+        self.functions += 1
+        self.sources.append(text)
+        return self.attach(fn, src)
+
+
+def call_template(callee: str, n: int, keywords: str = "") -> str:
+    """The template of calling ``callee`` with ``n`` operands (``{0}``…) and ``keywords`` text."""
+    args = [f"{{{i}}}" for i in range(n)]
+    if keywords:
+        args.append(keywords)
+    return f"{callee}({', '.join(args)})"
+
+
+def _indent(lines: Sequence[str]) -> list[str]:
+    return ["    " + line for line in lines]
+
+
+def _is_simple(expr: str, src: Src) -> bool:
+    return src.simple and expr == src.expr
+
+
+__all__ = ["CodeGen", "Src", "call_template"]
