@@ -355,6 +355,9 @@ class CallsMixin:
             cs.append(c)
         if rty is None and b.typed and expected is not None and is_known(expected):
             rty = expected
+        with_local_beq = self.beq_call(node, b, cs, sc) if self.instance_choices else None
+        if with_local_beq is not None:
+            return with_local_beq  # the `[BEq α]` argument is a local instance (.instances)
         need = b.arity - OPTIONAL_ARGS.get(b.name, 0)
         fn = b.fn
         typed = b.typed

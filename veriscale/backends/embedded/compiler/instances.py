@@ -2,11 +2,16 @@
 
 The elaborator (:mod:`..elab.instances`) records each local instance declaration it can evaluate
 (``have inst : BEq Int := ⟨f⟩``: the declaration, its class and the method ``f``) and each use
-of a class that Lean resolves to such an instance (``a == b``, ``max a b``, ``max`` as a value).
-Here the declaration binds its method, a function value, in the frame, and each recorded use
-calls that function instead of the global instance. A recorded use whose declaration the compiler
-has not bound (a ``let`` form it compiles some other way) is refused, never evaluated with the
-global instance.
+of a class whose instance involves such a local one, with the plan of that instance (a local
+instance, or ``BEq (List Int)`` built from a local ``BEq Int``). Here the declaration binds its
+method, a function value, in the frame; a use builds its plan's function (:mod:`.builtins.with_beq`
+for the core instances of containers) and calls it -- the method itself (``a == b``,
+``max a b``), or the library function whose ``[BEq α]`` argument it is (``xs.contains x``), with
+that function's :data:`~.builtins.with_beq.BEQ_FUNCTIONS` version. A recorded use whose
+declaration the compiler has not bound (a ``let`` form it compiles some other way), a partial
+application of such a function, or a call taking ``[BEq α]`` in the scope of a local ``BEq``
+instance that the elaborator gave no answer for, is refused, never evaluated with the global
+instance.
 """
 
 from __future__ import annotations
@@ -14,13 +19,18 @@ from __future__ import annotations
 from typing import Any
 
 from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.builtins.order import lean_beq
+from veriscale.backends.embedded.builtins.with_beq import BEQ_FUNCTIONS, option_beq, prod_beq, seq_beq
 from veriscale.backends.embedded.compiler.support import INSTANCE_SLOT_PREFIX, Closure, Scope, unsupported
 from veriscale.backends.embedded.elab.instances import (
     CLASS_METHOD_FUNCTIONS,
     InstanceChoice,
+    InstancePlan,
+    argument_key,
     method_type,
     use_key,
 )
+from veriscale.backends.embedded.registry import Builtin
 
 
 class InstancesMixin:
@@ -62,17 +72,16 @@ class InstancesMixin:
         return None
 
     def compile_instance_use(self, node: A.Node, choice: InstanceChoice, sc: Scope) -> Closure:
-        """A use of a class resolved to a local instance: its method applied to the arguments."""
-        slot = self._instance_slots.get(id(choice.decl))
-        if slot is None:
-            raise unsupported(node, f"local instance of {choice.cls}", "its declaration is not evaluated here")
+        """A use of a class's method resolved to (an instance built from) a local instance: the
+        instance's method applied to the arguments."""
+        method = self.instance_function(node, choice.plan, sc)
         if isinstance(node, A.BinOp) and node.op in ("==", "!="):
             a = self.compile(node.lhs, sc, None)  # type: ignore[attr-defined]
             b = self.compile(node.rhs, sc, None)  # type: ignore[attr-defined]
             negate = node.op == "!="
 
             def beq(fr: list[Any]) -> Any:
-                result = fr[slot](a(fr), b(fr))
+                result = method(fr)(a(fr), b(fr))
                 return (not result) if negate else result
 
             return beq
@@ -80,12 +89,59 @@ class InstancesMixin:
             args = [self.compile(x, sc, None) for x in node.args]  # type: ignore[attr-defined]
 
             def apply(fr: list[Any]) -> Any:
-                return fr[slot](*[c(fr) for c in args])
+                return method(fr)(*[c(fr) for c in args])
 
             return apply
         if isinstance(node, A.Ident):
-            return lambda fr: fr[slot]
+            return method
         raise unsupported(node, f"local instance of {choice.cls}", f"used by `{type(node).__name__}`")
+
+    def instance_function(self, node: A.Node, plan: InstancePlan, sc: Scope) -> Closure:
+        """The frame's value of the instance ``plan`` builds: its method as a Python function."""
+        if plan.decl is not None:
+            slot = self._instance_slots.get(id(plan.decl))
+            if slot is None:
+                raise unsupported(node, "a local instance", "its declaration is not evaluated here")
+            return lambda fr: fr[slot]
+        if plan.former is None:
+            return lambda fr: lean_beq
+        parts = [self.instance_function(node, p, sc) for p in plan.parts]
+        if plan.former in ("List", "Array") and len(parts) == 1:
+            elem = parts[0]
+            return lambda fr: seq_beq(elem(fr))
+        if plan.former == "Option" and len(parts) == 1:
+            elem = parts[0]
+            return lambda fr: option_beq(elem(fr))
+        if plan.former == "Prod" and len(parts) == 2:
+            fst, snd = parts
+            return lambda fr: prod_beq(fst(fr), snd(fr))
+        raise unsupported(node, f"the BEq instance of {plan.former}", "built from a local instance")
+
+    # -- instance arguments of library functions ------------------------------------------------
+    def beq_call(self, node: A.Node, b: Builtin, args: list[Closure], sc: Scope) -> Closure | None:
+        """The call of library function ``b`` at ``node`` with the ``[BEq α]`` argument the
+        elaborator chose, when that involves a local instance (``None``: the builtin itself, with
+        the global instances). In the scope of a local ``BEq`` instance a call the elaborator gave
+        no answer for is refused."""
+        choice = self.instance_choices.get(argument_key(b.name, node))
+        if choice is None:
+            if "[BEq" in b.signature.text and any(n.startswith(f"{INSTANCE_SLOT_PREFIX}BEq#") for n in sc.vars):
+                raise unsupported(node, f"`{b.name}` in the scope of a local BEq instance",
+                                  "the elaborator did not resolve its instance argument")
+            return None
+        if choice.plan.is_global:
+            return None
+        impl = BEQ_FUNCTIONS.get(b.name)
+        if impl is None or len(args) != b.arity:
+            raise unsupported(node, f"`{b.name}` with a local instance of {choice.cls}",
+                              "partial application or another function")
+        beq = self.instance_function(node, choice.plan, sc)
+        cs = list(args)
+
+        def call(fr: list[Any]) -> Any:
+            return impl(beq(fr), *[c(fr) for c in cs])
+
+        return call
 
 
 def _class_used(node: A.Node) -> str | None:

@@ -8,20 +8,33 @@ type to the local instances, ``Lean.Meta.Basic``), and an instance binder ``[ins
 the most recent first; a local instance also answers the subgoals of global instances (``BEq
 (List Int)`` from ``List``'s instance and a local ``BEq Int``).
 
-The engine evaluates a local instance when it is one it can read and its use is direct:
+The engine evaluates a local instance when it is one it can read:
 
 * classes ``BEq`` (``==``, ``!=``), ``Max`` (``max``) and ``Min`` (``min``), given as ``⟨f⟩``,
-  ``{ beq := f }`` or ``C.mk f``: the elaborator checks ``f`` at the method's type, records
-  (:attr:`Report.local_instances`) the declaration and its method, and at each use at exactly the
-  instance's type records the declaration chosen (:attr:`Report.instance_choices`) -- the
-  compiler then calls that method;
+  ``{ beq := f }`` or ``C.mk f``: the elaborator checks ``f`` at the method's type and records
+  (:attr:`Report.local_instances`) the declaration and its method;
+* each use of a class is resolved among the local instances as Lean does: a local instance at
+  exactly the use's type (the most recent first), else the global instance -- which for ``BEq``
+  of ``List``/``Array``/``Option``/``Prod`` (``instBEqList``'s ``List.beq``, ``Array.isEqv``, the
+  derived ``BEq (Option α)``, ``instBEqProd``) asks for its components' instances in turn, so
+  ``[a] == [b]`` compares elements with a local ``BEq Int``. The result is an
+  :class:`InstancePlan`; a plan that involves a local instance is recorded
+  (:attr:`Report.instance_choices`) for the use, and the compiler builds and calls it;
+* a use is the method itself (``a == b``, ``max a b``), or the ``[BEq α]`` argument of a library
+  function the engine evaluates with any instance (:data:`.builtins.with_beq.BEQ_FUNCTIONS`:
+  ``List.contains``/``elem``/``count``/``idxOf``/``lookup``/``erase``/``eraseDups``/…,
+  ``Array.contains``);
+* membership ``x ∈ xs`` in a ``List``/``Array`` is ``List.Mem``, logical equality: its
+  ``Decidable`` instance (``instDecidableMemOfLawfulBEq``) needs ``LawfulBEq``, which only an
+  instance equal to the global one has, so its truth never depends on a local ``BEq``;
 * an instance binder of a definition stands for the caller's instance: at an entry call that is
   the global instance, which evaluation already implements, and a call passing a local instance
   to such a binder is a gap.
 
 Anything else is a gap (never a silent use of the global instance): a local instance of another
-class or with another value, a use that reaches the instance through a global one (``==`` on
-``List Int``, ``xs.contains x``, ``x ∈ xs``), a use whose type is not known.
+class (``Ord``, ``ToString``, ``Hashable``, ``Add``, ``LT``, …) or with another value, another
+library function receiving a local instance, a class other than ``BEq`` reached through a global
+instance, a use whose type is not known.
 """
 
 from __future__ import annotations
@@ -30,6 +43,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.builtins.with_beq import BEQ_FUNCTIONS
 from veriscale.backends.embedded.elab.context import Ctx, LocalInstance
 from veriscale.backends.embedded.elab.core import ElabCore
 from veriscale.backends.embedded.elab.types import BOOL, Gap, MVar, deep, has_gap, show, zonk
@@ -41,6 +55,7 @@ CORE_CLASSES = frozenset({
     "HAppend", "Append", "OfNat", "Zero", "One", "Membership", "GetElem", "GetElem?", "Decidable",
     "DecidableRel", "DecidablePred", "Coe", "CoeTail", "CoeHead", "CoeOut", "CoeDep", "CoeFun", "CoeSort",
     "Functor", "Applicative", "Monad", "ForIn", "EmptyCollection", "Singleton", "Insert", "Std.ToFormat",
+    "LawfulBEq", "ReflBEq", "EquivBEq", "PartialEquivBEq", "LawfulHashable", "Std.LawfulEqCmp",
 })
 """Lean's core type classes whose instances decide what evaluation computes."""
 
@@ -52,16 +67,41 @@ CLASS_METHOD_FUNCTIONS: dict[str, str] = {
 }
 """Global functions that are a class's method, used directly (``max a b`` is ``Max.max a b``)."""
 
-_CONTAINERS = frozenset({"List", "Array", "Option", "Subarray"})
-"""Type formers whose core instances of these classes are built from their elements' instances."""
+_BEQ_FORMERS = frozenset({"List", "Array", "Option"})
+"""Type formers whose core ``BEq`` instance is built from their element's (and ``Prod``'s)."""
+
+
+@dataclass(frozen=True, slots=True)
+class InstancePlan:
+    """How Lean's resolution builds an instance: a local instance (``decl`` declared it), the
+    global instance (neither field), or the core instance of a type ``former`` built from its
+    components' instances (``parts``, in the former's argument order)."""
+
+    decl: A.LetDecl | None = None
+    former: str | None = None
+    parts: tuple[InstancePlan, ...] = ()
+
+    @property
+    def is_global(self) -> bool:
+        return self.decl is None and self.former is None
+
+
+GLOBAL = InstancePlan()
 
 
 @dataclass(frozen=True, slots=True)
 class InstanceChoice:
-    """A use of a class resolved to a local instance: ``decl`` declared it."""
+    """A use of class ``cls`` whose instance involves a local one: built as ``plan``. ``function``
+    names the library function whose instance argument it is (``List.contains``); ``None`` when
+    the use is the class's method itself (``a == b``, ``max a b``)."""
 
-    decl: A.LetDecl
     cls: str
+    plan: InstancePlan
+    function: str | None = None
+
+    @property
+    def decl(self) -> A.LetDecl | None:
+        return self.plan.decl
 
 
 def use_key(node: A.Node) -> tuple[str, int, int]:
@@ -69,6 +109,13 @@ def use_key(node: A.Node) -> tuple[str, int, int]:
     compiler each expand ``(· == x)`` into a ``fun`` of their own (copies of the same terms)."""
     what = node.op if isinstance(node, A.BinOp) else type(node).__name__
     return what, node.line, node.col
+
+
+def argument_key(function: str, node: A.Node) -> tuple[str, int, int]:
+    """The key of the instance argument of a call of library ``function`` at ``node``: by the
+    function's name and the call's position, because the elaborator and the compiler may see a
+    chained call (``s.toList.count c``) through different nodes starting at one position."""
+    return function, node.line, node.col
 
 
 def class_application(ty: A.Node | None) -> tuple[str, A.Node | None] | None:
@@ -148,43 +195,86 @@ class InstancesMixin(ElabCore):
         return ctx
 
     # -- uses -----------------------------------------------------------------------------------
-    def use_class(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool) -> None:
+    def use_class(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool,
+                  function: str | None = None) -> None:
         """A use of class ``cls`` at ``t`` in ``node`` (checked once types are settled): ``direct``
-        when ``node`` is the method itself (``a == b``, ``max a b``), which the compiler can send
-        to a local instance; otherwise (``xs.contains x``) a local instance that applies is a gap."""
+        when ``node`` is the method itself (``a == b``, ``max a b``), else the instance argument
+        of ``function``."""
         if not ctx.instances:
             return
-        self.postponed.append(lambda: self._resolve(node, cls, t, ctx, direct))
+        self.postponed.append(lambda: self._resolve(node, cls, t, ctx, direct, function))
 
-    def _resolve(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool) -> None:
+    def _resolve(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool, function: str | None) -> None:
         want = deep(t)
-        for inst in reversed(ctx.instances):
-            if inst.cls not in (cls, "DecidableEq" if cls == "BEq" else cls):
-                continue
+        plan = self._plan(node, cls, want, ctx)
+        if plan is None:
+            return
+        if direct:
+            if plan.is_global:
+                return
+            if plan.decl is None and cls != "BEq":
+                self.gap(node, f"{cls} {show(want)} built from local instances (not modelled)", "local-instance")
+                return
+            self._record(use_key(node), InstanceChoice(cls, plan), node)
+            return
+        if cls == "BEq" and function is not None and (plan.is_global or function in BEQ_FUNCTIONS):
+            # recorded even when global: the compiler refuses a `[BEq α]` call in the scope of a
+            # local instance that has no answer here
+            self._record(argument_key(function, node), InstanceChoice(cls, plan, function), node)
+            return
+        if not plan.is_global:
+            self.gap(node, f"the instance argument {cls} {show(want)} of `{function}` resolves to a local instance "
+                           "(not modelled for this function)", "local-instance")
+
+    def _record(self, key: tuple[str, int, int], choice: InstanceChoice, node: A.Node) -> None:
+        previous = self.instance_choices.get(key)
+        if previous is not None and previous != choice:
+            self.gap(node, "two uses of a class at one position resolve differently", "local-instance")
+            return
+        self.instance_choices[key] = choice
+
+    def _plan(self, node: A.Node, cls: str, want: LeanType, ctx: Ctx) -> InstancePlan | None:
+        """The instance Lean's resolution finds for ``cls want`` (``None``: a gap, reported).
+
+        ``getInstances`` puts the local instances after the global ones and the generator tries
+        the last first, so a local instance at exactly ``want`` wins, the most recent first;
+        otherwise a global instance, whose own instance binders are resolved the same way: for
+        ``BEq`` of a list, array, option or pair, the components' instances."""
+        relevant = [i for i in ctx.instances if i.cls in (cls, "DecidableEq" if cls == "BEq" else cls)]
+        if not relevant:
+            return GLOBAL
+        for inst in reversed(relevant):
             have = deep(inst.type)
             if _unknown(want) or _unknown(have):
                 self.gap(node, f"cannot tell whether the local instance `{inst.name} : {inst.cls} {show(have)}` "
                                f"is the one Lean uses for {cls} {show(want)}", "local-instance")
-                return
-            if _mentions(want, have) and inst.source != "binder":
-                self.gap(node, f"{cls} {show(want)} uses the local instance `{inst.name} : {inst.cls} {show(have)}` "
-                               "for its components (not modelled)", "local-instance")
-                return
+                return None
             if have != want:
                 continue
             if inst.source == "binder":
-                return  # the caller's instance: the global one at an entry call
-            if not direct or not inst.modelled or inst.cls != cls or inst.decl is None:
+                return GLOBAL  # the caller's instance: the global one at an entry call
+            if not inst.modelled or inst.cls != cls or inst.decl is None:
                 self.gap(node, f"this use of {cls} {show(want)} resolves to the local instance `{inst.name}` "
                                "(not modelled here)", "local-instance")
-                return
-            key = use_key(node)
-            previous = self.instance_choices.get(key)
-            if previous is not None and previous.decl is not inst.decl:
-                self.gap(node, "two uses of a class at one position resolve differently", "local-instance")
-                return
-            self.instance_choices[key] = InstanceChoice(inst.decl, cls)
-            return
+                return None
+            return InstancePlan(decl=inst.decl)
+        if not any(_mentions(want, deep(i.type)) for i in relevant):
+            return GLOBAL
+        components = _beq_components(want) if cls == "BEq" else None
+        if components is None:
+            self.gap(node, f"{cls} {show(want)} uses a local instance of {cls} for its components (not modelled)",
+                     "local-instance")
+            return None
+        former, types = components
+        parts: list[InstancePlan] = []
+        for part_type in types:
+            part = self._plan(node, cls, part_type, ctx)
+            if part is None:
+                return None
+            parts.append(part)
+        if all(p.is_global for p in parts):
+            return GLOBAL
+        return InstancePlan(former=former, parts=tuple(parts))
 
     def use_instances_of_call(self, node: A.Node, name: str, instances: tuple[LeanType, ...],
                               params: tuple[LeanType, ...], ctx: Ctx) -> None:
@@ -198,14 +288,16 @@ class InstancesMixin(ElabCore):
         for inst_type in instances:
             z = zonk(inst_type)
             if isinstance(z, NamedType) and len(z.args) == 1:
-                self.use_class(node, z.name, z.args[0], ctx, direct=False)
+                self.use_class(node, z.name, z.args[0], ctx, direct=False, function=name)
             elif isinstance(z, NamedType) and z.name in CORE_CLASSES:
                 self.gap(node, f"the instance argument {show(z)} of `{name}` with local instances in scope",
                          "local-instance")
 
     def use_membership(self, node: A.Node, elem: LeanType, ctx: Ctx) -> None:
-        """``x ∈ xs``: its ``Decidable`` instance may be built from ``BEq`` (``LawfulBEq``)."""
-        self.use_class(node, "BEq", elem, ctx, direct=False)
+        """``x ∈ xs`` in a list or an array is ``List.Mem`` (logical equality), decided through
+        ``LawfulBEq`` (``List.instDecidableMemOfLawfulBEq``): whichever ``BEq`` instance the
+        decision uses agrees with ``=``, so a local ``BEq`` never changes its truth (a local
+        ``LawfulBEq`` is a class the engine does not model, a gap where it is declared)."""
 
 
 def _unknown(t: LeanType) -> bool:
@@ -224,6 +316,17 @@ def _has_mvar(t: LeanType) -> bool:
     return False
 
 
+def _beq_components(t: LeanType) -> tuple[str, tuple[LeanType, ...]] | None:
+    """The type former of ``t`` and its components, when its core ``BEq`` instance is built from
+    theirs (Init/Data/List/Basic.lean ``instBEqList``, Init/Data/Array/Basic.lean, the derived
+    ``BEq (Option α)``, Init/Core.lean ``instBEqProd``)."""
+    if isinstance(t, NamedType) and t.name in _BEQ_FORMERS and len(t.args) == 1:
+        return t.name, (t.args[0],)
+    if isinstance(t, ProdType):
+        return "Prod", (t.fst, t.snd)
+    return None
+
+
 def _method_node(value: A.Node | None, cls: str, method: str) -> A.Node | None:
     """The method's implementation in an instance value ``⟨f⟩``, ``{ m := f }`` or ``C.mk f``."""
     while isinstance(value, A.Paren):
@@ -239,5 +342,5 @@ def _method_node(value: A.Node | None, cls: str, method: str) -> A.Node | None:
     return None
 
 
-__all__ = ["CLASS_METHOD_FUNCTIONS", "CORE_CLASSES", "MODELLED_METHODS", "InstanceChoice", "InstancesMixin",
-           "class_application", "method_type", "use_key"]
+__all__ = ["CLASS_METHOD_FUNCTIONS", "CORE_CLASSES", "GLOBAL", "MODELLED_METHODS", "InstanceChoice",
+           "InstancePlan", "InstancesMixin", "argument_key", "class_application", "method_type", "use_key"]

@@ -240,7 +240,8 @@ class OpsMixin(ElabCore):
             return BOOL
         return PROP if not _wants_bool(expected) else BOOL
 
-    def use_class(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool) -> None:
+    def use_class(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool,
+                  function: str | None = None) -> None:
         """Hook: a use of a class (:mod:`.instances`)."""
 
     def use_membership(self, node: A.Node, elem: LeanType, ctx: Ctx) -> None:
