@@ -670,6 +670,88 @@ def sexpr(node: object) -> str:
     return repr(node)
 
 
+_INFIX_PRECEDENCE: dict[str, tuple[int, str]] = {
+    # Lean's notation levels (``Init/Prelude.lean``, ``Init/Core.lean``, ``Init/Notation.lean``) and
+    # associativity: ``l``eft, ``r``ight, ``n``one
+    "↔": (20, "n"), "→": (25, "r"), "∨": (30, "r"), "||": (30, "r"), "∧": (35, "r"), "&&": (35, "r"),
+    "=": (50, "n"), "≠": (50, "n"), "==": (50, "n"), "!=": (50, "n"), "<": (50, "n"), ">": (50, "n"),
+    "≤": (50, "n"), "≥": (50, "n"), "∈": (50, "n"), "∉": (50, "n"), "∣": (50, "n"),
+    "++": (65, "l"), "+": (65, "l"), "-": (65, "l"), "::": (67, "r"), "*": (70, "l"), "/": (70, "l"),
+    "%": (70, "l"), "^": (75, "r"), "∘": (90, "r"),
+}
+_ATOM_PRECEDENCE = 1024
+
+
+def _precedence(node: object) -> int:
+    if isinstance(node, BinOp):
+        return _INFIX_PRECEDENCE.get(node.op, (10, "n"))[0]
+    if isinstance(node, UnOp):
+        return 75 if node.op == "-" else 40 if node.op == "¬" else _ATOM_PRECEDENCE - 1
+    if isinstance(node, App):
+        return _ATOM_PRECEDENCE - 1
+    if isinstance(node, (Ident, DotIdent, NumLit, SciLit, StrLit, CharLit, Paren, Tuple, UnitLit, AnonCtor,
+                         ListLit, ArrayLit, Index, Proj, Hole, Cdot, RangeLit)):
+        return _ATOM_PRECEDENCE
+    return 0  # binders, `if`, `match`, `fun` ...: parenthesised wherever they are an operand
+
+
+def lean_syntax(node: object) -> str:
+    """A term written back in Lean's own notation (``i + 1 < xs.size``), for messages a user reads;
+    constructs without a printer here fall back to :func:`sexpr`."""
+    def operand(child: object, level: int) -> str:
+        text = lean_syntax(child)
+        return f"({text})" if _precedence(child) < level else text
+
+    if isinstance(node, Ident):
+        return node.name
+    if isinstance(node, DotIdent):
+        return f".{node.name}"
+    if isinstance(node, NumLit):
+        return str(node.value)
+    if isinstance(node, SciLit):
+        return node.text
+    if isinstance(node, StrLit):
+        return '"' + node.value.replace("\\", "\\\\").replace('"', '\\"').replace("\n", "\\n") + '"'
+    if isinstance(node, CharLit):
+        return repr(node.value) if node.value != "'" else "'\\''"
+    if isinstance(node, BinOp):
+        level, assoc = _INFIX_PRECEDENCE.get(node.op, (10, "n"))
+        left = operand(node.lhs, level if assoc == "l" else level + 1)
+        right = operand(node.rhs, level if assoc == "r" else level + 1)
+        return f"{left} {node.op} {right}"
+    if isinstance(node, UnOp):
+        return f"{node.op}{operand(node.arg, _precedence(node) + (0 if node.op == '¬' else 1))}"
+    if isinstance(node, App):
+        parts = [operand(node.fn, _ATOM_PRECEDENCE - 1)]
+        for arg in node.args:
+            parts.append(f"({arg.name} := {lean_syntax(arg.value)})" if isinstance(arg, NamedArg)
+                         else operand(arg, _ATOM_PRECEDENCE))
+        return " ".join(parts)
+    if isinstance(node, Paren):
+        return f"({lean_syntax(node.term)})"
+    if isinstance(node, Tuple):
+        return "(" + ", ".join(lean_syntax(x) for x in node.items) + ")"
+    if isinstance(node, AnonCtor):
+        return "⟨" + ", ".join(lean_syntax(x) for x in node.items) + "⟩"
+    if isinstance(node, ListLit):
+        return "[" + ", ".join(lean_syntax(x) for x in node.items) + "]"
+    if isinstance(node, ArrayLit):
+        return "#[" + ", ".join(lean_syntax(x) for x in node.items) + "]"
+    if isinstance(node, UnitLit):
+        return "()"
+    if isinstance(node, Hole):
+        return "_"
+    if isinstance(node, Cdot):
+        return "·"
+    if isinstance(node, Index):
+        suffix = {"plain": "", "!": "!", "?": "?"}.get(node.mode, "'" + (operand(node.proof, _ATOM_PRECEDENCE)
+                                                                        if node.proof is not None else "_"))
+        return f"{operand(node.coll, _ATOM_PRECEDENCE)}[{lean_syntax(node.index)}]{suffix}"
+    if isinstance(node, Proj):
+        return f"{operand(node.term, _ATOM_PRECEDENCE)}.{node.field}"
+    return sexpr(node)
+
+
 # ---------------------------------------------------------------------------------------------
 # Traversal (one walker for every pass that reads or rewrites trees)
 

@@ -57,7 +57,7 @@ class BindingMixin(ElabCore):
                     z = zonk(z)
                 if not isinstance(z, ProdType):
                     if not isinstance(z, Gap):
-                        self.error(pat, f"type mismatch: the tuple pattern `{A.sexpr(pat)}` matches a value of type "
+                        self.error(pat, f"type mismatch: the tuple pattern `{A.lean_syntax(pat)}` matches a value of type "
                                         f"{show(ty)}", "pattern-type")
                     return self._bind_all_gap(pat, ctx)
                 ctx = self.bind_pattern(item, z.fst, ctx)
@@ -109,7 +109,7 @@ class BindingMixin(ElabCore):
             bound = self.constructor_pattern(pat, pat.name, [], ty, ctx, dotted=isinstance(pat, A.DotIdent))
             if bound is not None:
                 return bound
-        self.gap(pat, f"the pattern `{A.sexpr(pat)}` is not modelled")
+        self.gap(pat, f"the pattern `{A.lean_syntax(pat)}` is not modelled")
         return self._bind_all_gap(pat, ctx)
 
     def _bind_all_gap(self, pat: A.Node, ctx: Ctx) -> Ctx:
@@ -371,7 +371,7 @@ class BindingMixin(ElabCore):
                     self.gap(node, f"membership in {show(z)} is not modelled")
             elif op in ("<", "≤", ">", "≥", "≠"):
                 if unify(vty, bt) is False and not self.coerces(vty, bt):
-                    self.error(bterm, f"type mismatch: the bound `{A.sexpr(bterm)}` has type {show(bt)} but the "
+                    self.error(bterm, f"type mismatch: the bound `{A.lean_syntax(bterm)}` has type {show(bt)} but the "
                                       f"variable has type {show(vty)}", "type-mismatch")
             else:
                 self.gap(node, f"the binder predicate `{op}` is not modelled")

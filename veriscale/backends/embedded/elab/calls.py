@@ -509,7 +509,7 @@ class CallsMixin(ElabCore):
                 t = GAP if isinstance(z, Gap) else self.gap(node, "applying a term of unknown type", "postponed")
                 continue
             self.elab(a, ctx, None)
-            self.error(node, f"function expected: `{A.sexpr(node)}` applies a term of type {show(z)}",
+            self.error(node, f"function expected: `{A.lean_syntax(node)}` applies a term of type {show(z)}",
                        "function-expected")
             return GAP
         self.expect(node, t, expected)

@@ -45,7 +45,7 @@ class ProofType(LeanType):
     is_proof = True
 
     def _render(self, prec: int) -> str:
-        return self.text
+        return A.lean_syntax(self.prop)  # `text` is the comparison key; this is what a user reads
 
     def __hash__(self) -> int:
         return hash(self.text)

@@ -136,10 +136,10 @@ class ElabCore:
             # A type that reached here through a metavariable may have been fixed differently by
             # Lean's postponement order (a lambda elaborated late gets `↑` inserted); not decided.
             # Between declared types (`(hi : Int)` returned at `Nat`) there is no coercion.
-            self.gap(node, f"`{A.sexpr(node)}` has type {show(actual)} where {show(expected)} is expected; whether "
+            self.gap(node, f"`{A.lean_syntax(node)}` has type {show(actual)} where {show(expected)} is expected; whether "
                            "Lean inserts a coercion depends on elaboration order", "numeric-coercion")
             return
-        self.error(node, f"type mismatch: `{A.sexpr(node)}` has type {show(actual)} but is expected to have type "
+        self.error(node, f"type mismatch: `{A.lean_syntax(node)}` has type {show(actual)} but is expected to have type "
                          f"{show(expected)}", "type-mismatch")
 
     def coerces(self, src: LeanType, dst: LeanType) -> bool:
@@ -199,7 +199,7 @@ class ElabCore:
             return t
         if head_name(z) in ("Bool", "Prop") or isinstance(z, ProofType):
             return t
-        self.error(node, f"type mismatch: `{A.sexpr(node)}` has type {show(t)} but is expected to have type Prop",
+        self.error(node, f"type mismatch: `{A.lean_syntax(node)}` has type {show(t)} but is expected to have type Prop",
                    "type-mismatch")
         return t
 
@@ -263,7 +263,7 @@ class ElabCore:
 
     def prove(self, proof: A.Node, goal: A.Node, ctx: Ctx) -> None:
         """Check that ``proof`` proves ``goal`` (:mod:`.tactics`); a gap where not modelled."""
-        self.gap(proof, f"the proof of `{A.sexpr(goal)}` is not checked", "proof")
+        self.gap(proof, f"the proof of `{A.lean_syntax(goal)}` is not checked", "proof")
 
     def e_SetBuilder(self, node: A.SetBuilder, ctx: Ctx, expected: LeanType | None) -> LeanType:
         return self.gap(node, "set-builder notation is not modelled")

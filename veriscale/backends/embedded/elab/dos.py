@@ -144,7 +144,7 @@ class DoMixin(ElabCore):
         targets = _target_names(item.target)
         if targets is None:
             self.elab(item.value, ctx, None)
-            self.gap(item, f"reassignment of `{A.sexpr(item.target)}` is not modelled")
+            self.gap(item, f"reassignment of `{A.lean_syntax(item.target)}` is not modelled")
             return
         for name in targets:
             decl = ctx.lookup(name)

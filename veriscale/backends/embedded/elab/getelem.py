@@ -134,11 +134,11 @@ class GetElemMixin(ElabCore):
         if verdict == "refuted" and free_here:
             what = "length" if head == "List" else "size"
             self.error(node, f"failed to prove index is valid: no hypothesis in scope shows "
-                             f"`{A.sexpr(node.index)} < {A.sexpr(node.coll)}.{what}` (use `xs[i]!`, `xs[i]?`, "
+                             f"`{A.lean_syntax(node.index)} < {A.lean_syntax(node.coll)}.{what}` (use `xs[i]!`, `xs[i]?`, "
                              "`if h : i < xs.size` or a bounded binder)", "getelem-bound")
             return
-        self.gap(node, f"cannot tell whether `get_elem_tactic` proves `{A.sexpr(node.index)} < "
-                       f"{A.sexpr(node.coll)}.size` here", "getelem-bound")
+        self.gap(node, f"cannot tell whether `get_elem_tactic` proves `{A.lean_syntax(node.index)} < "
+                       f"{A.lean_syntax(node.coll)}.size` here", "getelem-bound")
 
     def range_membership_bound(self, node: A.Index, facts: list[A.Node]) -> bool:
         """``h : i ∈ [a:xs.size]`` in scope proves ``i < xs.size`` (``Membership.get_elem_helper``

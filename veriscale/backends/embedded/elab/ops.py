@@ -184,7 +184,7 @@ class OpsMixin(ElabCore):
             result = max_t
             for leaf, t in zip(leaves, types):
                 if unify(t, result) is False and not self.coerces(t, result):
-                    self.error(leaf, f"type mismatch: `{A.sexpr(leaf)}` has type {show(t)} but is expected to "
+                    self.error(leaf, f"type mismatch: `{A.lean_syntax(leaf)}` has type {show(t)} but is expected to "
                                      f"have type {show(result)}", "type-mismatch")
         for e in exps:
             self.power_exponent(e, ctx, result)  # type: ignore[arg-type]
@@ -229,7 +229,7 @@ class OpsMixin(ElabCore):
             rhs_t = types[n_left] if len(leaves) == n_left + 1 else None
             if all(head_name(t) in _CORE for t in types if not isinstance(zonk(t), MVar)):
                 other = rhs_t if rhs_t is not None else types[-1]
-                self.error(node.rhs, f"type mismatch: `{A.sexpr(node.rhs)}` has type {show(other)} but is expected "
+                self.error(node.rhs, f"type mismatch: `{A.lean_syntax(node.rhs)}` has type {show(other)} but is expected "
                                      f"to have type {show(lt or types[0])}", "type-mismatch")
                 return BOOL if node.op in ("==", "!=") else PROP
             self.gap(node, "a relation between types related only by user instances")

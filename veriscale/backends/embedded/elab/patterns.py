@@ -123,7 +123,7 @@ class PatternsMixin(ElabCore):
         if isinstance(p, A.App) and isinstance(p.fn, (A.Ident, A.DotIdent)):
             name = _ctor_name(p.fn.name) or p.fn.name.rpartition(".")[2]
             return Con(name, tuple(self._abstract(a) for a in p.args))
-        raise Unreadable(f"the pattern `{A.sexpr(p)}`")
+        raise Unreadable(f"the pattern `{A.lean_syntax(p)}`")
 
     def _user_ctor_names(self) -> set[str]:
         return {c.rpartition(".")[2] for c in self.env.ctors}  # type: ignore[attr-defined]

@@ -138,7 +138,7 @@ def _hypothesis(name: str, ctx: Ctx) -> A.Node:
     prop = normal_prop(t.prop)
     for f in fields:
         if not (isinstance(prop, A.BinOp) and prop.op == "∧") or f not in ("1", "2", "left", "right"):
-            raise ProofError(f"`.{f}` of `{A.sexpr(prop)}` is not an `And` projection")
+            raise ProofError(f"`.{f}` of `{A.lean_syntax(prop)}` is not an `And` projection")
         prop = prop.lhs if f in ("1", "left") else prop.rhs
     return prop
 
@@ -152,7 +152,7 @@ def infer_prop(term: A.Node, ctx: Ctx, is_nat: Callable[[A.Node], bool], expecte
         return _hypothesis(term.name, ctx)
     if isinstance(term, A.App) and isinstance(term.fn, A.Ident) and lemma(term.fn.name) is not None:
         return _apply_lemma(term.fn.name, term.args, ctx, is_nat, expected)
-    raise ProofError(f"the proof term `{A.sexpr(term)}` is not modelled")
+    raise ProofError(f"the proof term `{A.lean_syntax(term)}` is not modelled")
 
 
 def _apply_lemma(name: str, args: list[A.Node], ctx: Ctx, is_nat: Callable[[A.Node], bool],
@@ -172,7 +172,7 @@ def _apply_lemma(name: str, args: list[A.Node], ctx: Ctx, is_nat: Callable[[A.No
         wanted = _instantiate(hyp_n, binding) if all(v in binding for v in _vars_of(hyp_n, lem.variables)) else None
         got = infer_prop(arg, ctx, is_nat, wanted)
         if not _match(hyp_n, got, lem.variables, binding):
-            raise ProofError(f"`{A.sexpr(arg)}` proves `{A.sexpr(got)}`, `{name}` needs `{A.sexpr(hyp_n)}`")
+            raise ProofError(f"`{A.lean_syntax(arg)}` proves `{A.lean_syntax(got)}`, `{name}` needs `{A.lean_syntax(hyp_n)}`")
     missing = [v for v in lem.variables if v not in binding]
     if missing:
         raise ProofError(f"the variables {', '.join(missing)} of `{name}` are not determined")
@@ -195,7 +195,7 @@ def _check_term(term: A.Node, prop: A.Node, ctx: Ctx, is_nat: Callable[[A.Node],
     got = infer_prop(term, ctx, is_nat, want)
     if A.sexpr(got) != A.sexpr(want):
         # Lean compares up to definitional unfolding (`1 < p` is `2 ≤ p`), which is not modelled
-        raise ProofError(f"`{A.sexpr(term)}` proves `{A.sexpr(got)}`, not syntactically the statement")
+        raise ProofError(f"`{A.lean_syntax(term)}` proves `{A.lean_syntax(got)}`, not syntactically the statement")
 
 
 _BULLET = re.compile(r"^[·.]\s*")
@@ -235,7 +235,7 @@ def _apply_goals(name: str, goal: A.Node, is_nat: Callable[[A.Node], bool]) -> l
     assert lem is not None
     binding: dict[str, A.Node] = {}
     if not _match(normal_prop(lem.conclusion), goal, lem.variables, binding):
-        raise ProofError(f"`apply {name}`: its conclusion does not match `{A.sexpr(goal)}` syntactically")
+        raise ProofError(f"`apply {name}`: its conclusion does not match `{A.lean_syntax(goal)}` syntactically")
     if any(v not in binding for v in lem.variables) or not all(is_nat(v) for v in binding.values()):
         raise ProofError(f"`apply {name}`: its variables are not all determined `Nat` terms")
     return [_instantiate(h, binding) for h in lem.hypotheses]

@@ -143,9 +143,9 @@ class TacticsMixin(ProofsMixin):
 
     # -- proof terms ----------------------------------------------------------------------------
     def _judge_term(self, term: A.Node, want: A.Node, ctx: Ctx) -> ProofVerdict:
-        shown = A.sexpr(want)
+        shown = A.lean_syntax(want)
         if isinstance(term, (A.NumLit, A.StrLit, A.CharLit, A.ListLit, A.ArrayLit)):
-            return ProofVerdict("error", f"type mismatch: `{A.sexpr(term)}` is data, but a proof of `{shown}` is "
+            return ProofVerdict("error", f"type mismatch: `{A.lean_syntax(term)}` is data, but a proof of `{shown}` is "
                                          "expected")
         if isinstance(term, A.Ident) and term.name in ("trivial", "True.intro") and ctx.lookup(term.name) is None:
             if shown == "True":
@@ -169,12 +169,12 @@ class TacticsMixin(ProofsMixin):
                 got = _canonical_sizes(infer_prop(term, ctx, self._nat_term_checker(ctx), want))
             except ProofError as exc:
                 return ProofVerdict("gap", f"the proof of `{shown}` is not checked: {exc}")
-        if A.sexpr(got) == shown:
+        if A.sexpr(got) == A.sexpr(want):
             return ACCEPTED
         if self.not_defeq(got, want, ctx):
-            return ProofVerdict("error", f"type mismatch: `{A.sexpr(term)}` has type `{A.sexpr(got)}` but is expected "
+            return ProofVerdict("error", f"type mismatch: `{A.lean_syntax(term)}` has type `{A.lean_syntax(got)}` but is expected "
                                          f"to have type `{shown}`")
-        return ProofVerdict("gap", f"cannot tell whether `{A.sexpr(term)}` (a proof of `{A.sexpr(got)}`) proves "
+        return ProofVerdict("gap", f"cannot tell whether `{A.lean_syntax(term)}` (a proof of `{A.lean_syntax(got)}`) proves "
                                    f"`{shown}`")
 
     def _projected(self, name: str, prop: A.Node) -> A.Node | None:
@@ -192,7 +192,7 @@ class TacticsMixin(ProofsMixin):
     def _judge_script(self, text: str, want: A.Node, ctx: Ctx) -> ProofVerdict:
         body = text.strip()
         if not body.startswith("by"):
-            return ProofVerdict("gap", f"the proof of `{A.sexpr(want)}` is not a tactic block the engine reads")
+            return ProofVerdict("gap", f"the proof of `{A.lean_syntax(want)}` is not a tactic block the engine reads")
         steps = [s for s in (line.split("--")[0].strip() for line in re.split(r"[\n;]", body[2:])) if s]
         if len(steps) != 1:
             return self._judge_apply_script(text, want, ctx, steps)
@@ -219,7 +219,7 @@ class TacticsMixin(ProofsMixin):
                 return ProofVerdict("gap", f"the tactic `{step}` is not read: {exc}")
             return self._judge_term(_strip(term), want, ctx)
         if word.startswith(_NO_MODEL_TACTICS) or word in ("exact?",):
-            return ProofVerdict("gap", f"cannot tell whether `{word}` proves `{A.sexpr(want)}` (its rule set is not "
+            return ProofVerdict("gap", f"cannot tell whether `{word}` proves `{A.lean_syntax(want)}` (its rule set is not "
                                        "modelled)")
         return self._judge_apply_script(text, want, ctx, steps)
 
@@ -230,11 +230,11 @@ class TacticsMixin(ProofsMixin):
                 check_script(text, want, ctx, self._nat_term_checker(ctx))
                 return ACCEPTED
             except ProofError as exc:
-                return ProofVerdict("gap", f"the proof of `{A.sexpr(want)}` is not checked: {exc}")
-        return ProofVerdict("gap", f"cannot tell whether `{' '.join(steps)[:60]}` proves `{A.sexpr(want)}`")
+                return ProofVerdict("gap", f"the proof of `{A.lean_syntax(want)}` is not checked: {exc}")
+        return ProofVerdict("gap", f"cannot tell whether `{' '.join(steps)[:60]}` proves `{A.lean_syntax(want)}`")
 
     def _omega(self, want: A.Node, ctx: Ctx) -> ProofVerdict:
-        shown = A.sexpr(want)
+        shown = A.lean_syntax(want)
         goal = _as_goal(want)
         if goal is None or not self._nat_prop(want, ctx):
             return ProofVerdict("gap", f"cannot tell whether `omega` proves `{shown}` (not a `Nat` comparison the "
@@ -261,8 +261,8 @@ class TacticsMixin(ProofsMixin):
         if value is True:
             return ACCEPTED
         if value is False:
-            return ProofVerdict("error", f"tactic 'decide' proved that the proposition `{A.sexpr(want)}` is false")
-        return ProofVerdict("gap", f"cannot tell whether `decide` proves `{A.sexpr(want)}` (not a closed proposition "
+            return ProofVerdict("error", f"tactic 'decide' proved that the proposition `{A.lean_syntax(want)}` is false")
+        return ProofVerdict("gap", f"cannot tell whether `decide` proves `{A.lean_syntax(want)}` (not a closed proposition "
                                    "the engine evaluates)")
 
     def _rfl(self, want: A.Node) -> ProofVerdict:
@@ -271,9 +271,9 @@ class TacticsMixin(ProofsMixin):
             if lhs is not None and rhs is not None and type(lhs) is type(rhs):
                 if lhs == rhs:
                     return ACCEPTED
-                return ProofVerdict("error", f"The rfl tactic failed: `{A.sexpr(want.lhs)}` and `{A.sexpr(want.rhs)}` "
+                return ProofVerdict("error", f"The rfl tactic failed: `{A.lean_syntax(want.lhs)}` and `{A.lean_syntax(want.rhs)}` "
                                              "are not definitionally equal")
-        return ProofVerdict("gap", f"cannot tell whether `rfl` proves `{A.sexpr(want)}`")
+        return ProofVerdict("gap", f"cannot tell whether `rfl` proves `{A.lean_syntax(want)}`")
 
     def _trivial(self, want: A.Node, ctx: Ctx) -> ProofVerdict:
         value = closed_value(want)
@@ -281,15 +281,15 @@ class TacticsMixin(ProofsMixin):
             return ACCEPTED
         if value is False and self._no_hypothesis_matches(want, ctx):
             return ProofVerdict("error", f"`trivial` failed: none of `rfl`, `assumption`, `decide`, `True.intro`, "
-                                         f"`And.intro` proves `{A.sexpr(want)}`, which is false")
-        return ProofVerdict("gap", f"cannot tell whether `trivial` proves `{A.sexpr(want)}`")
+                                         f"`And.intro` proves `{A.lean_syntax(want)}`, which is false")
+        return ProofVerdict("gap", f"cannot tell whether `trivial` proves `{A.lean_syntax(want)}`")
 
     def _assumption(self, want: A.Node, ctx: Ctx) -> ProofVerdict:
         if any(A.sexpr(h) == A.sexpr(want) for h in self.hypotheses(ctx)):
             return ACCEPTED
         if self._no_hypothesis_matches(want, ctx):
-            return ProofVerdict("error", f"tactic 'assumption' failed: no hypothesis in scope states `{A.sexpr(want)}`")
-        return ProofVerdict("gap", f"cannot tell whether a hypothesis in scope is `{A.sexpr(want)}` up to unfolding")
+            return ProofVerdict("error", f"tactic 'assumption' failed: no hypothesis in scope states `{A.lean_syntax(want)}`")
+        return ProofVerdict("gap", f"cannot tell whether a hypothesis in scope is `{A.lean_syntax(want)}` up to unfolding")
 
     def _no_hypothesis_matches(self, want: A.Node, ctx: Ctx) -> bool:
         """No hypothesis in scope can be definitionally equal to ``want`` (and no local of unknown
