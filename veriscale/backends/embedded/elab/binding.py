@@ -389,7 +389,10 @@ class BindingMixin(ElabCore):
                 # `∀ (h : i < n), P` / `∃ (h : i < n), P`: a hypothesis in scope for P
                 inner = inner.assume(z.prop, "binder")
         self.check(node.body, inner, PROP)
-        return PROP if not (expected is not None and head_name(expected) == "Bool") else BOOL
+        if expected is not None and head_name(expected) == "Bool":
+            self.check_decidable(node)  # at `Bool` the quantifier is `decide`d: it needs an instance
+            return BOOL
+        return PROP
 
     def e_Arrow(self, node: A.Arrow, ctx: Ctx, expected: LeanType | None) -> LeanType:
         """``(h : P) → Q`` / ``P → Q`` in term position: an implication (or a function type)."""

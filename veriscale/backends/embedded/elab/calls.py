@@ -285,6 +285,8 @@ class CallsMixin(ElabCore):
             return PROP if expected is None or not _is_bool(expected) else BOOL
         sig = self.lookup_global(name, ctx)
         if sig is not None:
+            if sig.name in ("decide", "Decidable.decide") and len(arg_nodes) == 1 and not isinstance(arg_nodes[0], A.NamedArg):
+                self.check_decidable(arg_nodes[0])  # `decide p` takes `[Decidable p]`, as `if` does
             return self.apply_sig(node, self.instantiate_sig(sig), arg_nodes, ctx, expected)
         # `Foo.bar.baz`: a global followed by field notation
         for k in range(len(parts) - 1, 0, -1):

@@ -130,6 +130,8 @@ class ElabCore:
         if result is not False:
             return
         if self.coerces(actual, expected):
+            if head_name(zonk(expected)) == "Bool" and self.is_prop(actual):
+                self.check_decidable(node)  # Prop to Bool is `decide`, which needs a `Decidable` instance
             return
         if {head_name(actual), head_name(expected)} == {"Int", "Nat"} and (
                 isinstance(actual, MVar) or isinstance(expected, MVar)):
