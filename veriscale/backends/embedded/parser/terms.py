@@ -340,6 +340,15 @@ class TermsMixin(ParserCore):
                 self.advance()
                 seq = self.do_seq()
                 return A.Do(t.line, t.col, seq), ARG_PREC
+            if v == "return":
+                # outside `do`, `return e` is an implicit `do` block around it (`Lean.Parser.Term.termReturn`,
+                # `leadPrec`, the value on the same line), so it needs a monad just as `do` does
+                self.advance()
+                nt = self.tok
+                ends = nt.kind == EOF or nt.line != t.line or nt.is_sym(";", ")", "]", "}", ",") or nt.is_kw("else")
+                value = None if ends else self.term()
+                item = A.DoReturn(t.line, t.col, value)
+                return A.Do(t.line, t.col, A.DoSeq(t.line, t.col, [item])), LEAD_PREC
             if v in ("Type", "Prop", "Sort"):
                 self.advance()
                 if v != "Prop" and self.tok.kind in (IDENT, NUM) and self.tok.space_before and self.tok.line == t.line:
