@@ -143,3 +143,18 @@ def write_verina_task(root: Path, task_id: str, name: str, params: Sequence[tupl
     """:func:`verina_task` written to ``root/task_id`` as a task directory, and loaded from it."""
     task = verina_task(task_id, name, params, ret, **options)
     return load_task(write_task(task, root / task_id))
+
+
+def run_with_postcond(task: Task, aux: str, postcond: str, checks: list[Any], max_steps: int = 500_000) -> list[Any]:
+    """The embedded engine's answers to ``checks`` on ``task`` with its postcondition sections
+    replaced, compiled afresh: the program cache is emptied before and after, so a compiler patched
+    by the caller (say, with an optimisation switched off) takes effect and leaves nothing behind."""
+    from veriscale.backends.embedded import program as program_module
+    from veriscale.backends.embedded.backend import EmbeddedBackend
+
+    program_module._CACHE.clear()
+    try:
+        changed = task.with_sections(postcond_aux=aux, postcond="  " + postcond)
+        return EmbeddedBackend(max_steps=max_steps).run(changed, checks)
+    finally:
+        program_module._CACHE.clear()

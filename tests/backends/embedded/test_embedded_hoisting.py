@@ -11,10 +11,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import run_with_postcond
 
 from veriscale.backends.base import Answer, Check, CheckKind
-from veriscale.backends.embedded import program as program_module
-from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.backends.embedded.compiler import hoisting
 from veriscale.task import Task, load_task
 
@@ -50,20 +49,11 @@ def _checks(inputs: list[int], outputs: list[int]) -> list[Check]:
             for x in inputs for r in outputs]
 
 
-def _run(task: Task, aux: str, postcond: str, checks: list[Check], max_steps: int = 500_000) -> list[Answer]:
-    program_module._CACHE.clear()
-    try:
-        changed = task.with_sections(postcond_aux=aux, postcond="  " + postcond)
-        return EmbeddedBackend(max_steps=max_steps).run(changed, checks)
-    finally:
-        program_module._CACHE.clear()
-
-
 def _plain(monkeypatch: pytest.MonkeyPatch, task: Task, aux: str, postcond: str, checks: list[Check],
            max_steps: int = 500_000) -> list[Answer]:
     with monkeypatch.context() as m:
         m.setattr(hoisting.HoistingMixin, "hoist_plan", lambda self, name, body, params: None)
-        return _run(task, aux, postcond, checks, max_steps)
+        return run_with_postcond(task, aux, postcond, checks, max_steps)
 
 
 def _seen(answers: list[Answer]) -> list[tuple[object, ...]]:
@@ -75,7 +65,7 @@ def test_a_reference_value_is_computed_once_per_input(clamp: Task, monkeypatch: 
     postcond = ("let expected : Int := (List.range (Int.toNat x)).foldl (fun a k => a + k) 0\n"
                 "  result = expected")
     checks = _checks([4, 30, 4], [6, 435, 7, 6])
-    hoisted = _run(clamp, "", postcond, checks)
+    hoisted = run_with_postcond(clamp, "", postcond, checks)
     assert replays, "the output-independent fold was never replayed"
     assert _seen(hoisted) == _seen(_plain(monkeypatch, clamp, "", postcond, checks))
     assert [a.status for a in hoisted] == ["true", "false", "false", "true",
@@ -89,7 +79,7 @@ def test_memo_entries_of_the_reference_term_are_replayed(clamp: Task, monkeypatc
     # its calls recorded: the steps are the plain evaluation's only if the replay restores them
     postcond = "fib (Int.toNat x + 20) > 0 ∧ fib (Int.toNat result) ≥ 0"
     checks = _checks([1, 2], [0, 3, 15, 25])
-    hoisted = _run(clamp, FIB, postcond, checks)
+    hoisted = run_with_postcond(clamp, FIB, postcond, checks)
     assert replays
     assert _seen(hoisted) == _seen(_plain(monkeypatch, clamp, FIB, postcond, checks))
 
@@ -101,7 +91,7 @@ def test_terms_that_read_the_output_are_not_replayed(clamp: Task, monkeypatch: p
                 "  (List.range (Int.toNat x)).foldl (fun a k => a + f k) 0 ≥ 0 ∧\n"
                 "  (match r with | 3 => false | _ => true) = true ∧ (List.range 3).all (fun k => k + r ≠ 7)")
     checks = _checks([3, 3], [1, 3, 5, 4])
-    hoisted = _run(clamp, "", postcond, checks)
+    hoisted = run_with_postcond(clamp, "", postcond, checks)
     assert [a.status for a in hoisted] == ["true", "false", "false", "true"] * 2
     assert _seen(hoisted) == _seen(_plain(monkeypatch, clamp, "", postcond, checks))
 
@@ -113,7 +103,7 @@ def test_a_replay_past_the_step_limit_runs_out_where_the_evaluation_does(
     postcond = ("(List.range (Int.toNat result)).all (fun k => k ≥ 0) ∧\n"
                 "  (List.range (Int.toNat x)).foldl (fun a k => a + k) 0 ≥ 0")
     checks = _checks([300], [1, 219, 2, 220, 250, 3])
-    hoisted = _run(clamp, "", postcond, checks, max_steps=520)
+    hoisted = run_with_postcond(clamp, "", postcond, checks, max_steps=520)
     plain = _plain(monkeypatch, clamp, "", postcond, checks, max_steps=520)
     assert _seen(hoisted) == _seen(plain)
     assert [(a.status, a.steps) for a in hoisted] == [
@@ -129,6 +119,6 @@ def test_a_do_block_that_reassigns_a_name_keeps_it_output_dependent(clamp: Task,
                 "      s := s + result + k\n"
                 "    return s) = x + 3 * result + 3")
     checks = _checks([2, 2], [0, 1, 7])
-    hoisted = _run(clamp, "", postcond, checks)
+    hoisted = run_with_postcond(clamp, "", postcond, checks)
     assert [a.status for a in hoisted] == ["true"] * 6
     assert _seen(hoisted) == _seen(_plain(monkeypatch, clamp, "", postcond, checks))

@@ -11,11 +11,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from conftest import run_with_postcond
 
 from veriscale.backends.base import Answer, Check, CheckKind
 from veriscale.backends.embedded import ast as A
-from veriscale.backends.embedded import program as program_module
-from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.backends.embedded.compiler import core as core_module
 from veriscale.backends.embedded.compiler import sharing
 from veriscale.backends.embedded.compiler.sharing import repeated_terms, structure_key
@@ -45,20 +44,11 @@ def _checks(pairs: list[tuple[int, int]]) -> list[Check]:
     return [Check(kind=CheckKind.POSTCOND, args={"x": x, "lo": 0, "hi": 5}, output=r) for x, r in pairs]
 
 
-def _run(task: Task, aux: str, postcond: str, checks: list[Check], max_steps: int = 500_000) -> list[Answer]:
-    program_module._CACHE.clear()
-    try:
-        changed = task.with_sections(postcond_aux=aux, postcond="  " + postcond)
-        return EmbeddedBackend(max_steps=max_steps).run(changed, checks)
-    finally:
-        program_module._CACHE.clear()
-
-
 def _plain(monkeypatch: pytest.MonkeyPatch, task: Task, aux: str, postcond: str, checks: list[Check],
            max_steps: int = 500_000) -> list[Answer]:
     with monkeypatch.context() as m:
         m.setattr(core_module, "repeated_terms", lambda body, names: {})
-        return _run(task, aux, postcond, checks, max_steps)
+        return run_with_postcond(task, aux, postcond, checks, max_steps)
 
 
 def _decided(answers: list[Answer]) -> list[str]:
@@ -72,7 +62,7 @@ def _count_reference(x: int) -> int:
 def test_a_count_stated_twice_costs_one_count(clamp: Task, monkeypatch: pytest.MonkeyPatch) -> None:
     right = _count_reference(300)
     checks = _checks([(300, right), (300, right - 1), (300, right + 1), (300, 0)])
-    shared = _run(clamp, DIGITS, TWICE, checks)
+    shared = run_with_postcond(clamp, DIGITS, TWICE, checks)
     plain = _plain(monkeypatch, clamp, DIGITS, TWICE, checks)
     assert _decided(shared) == _decided(plain) == ["true", "false", "false", "false"]
     # the right output evaluates both copies: the second is one step instead of a second count
@@ -86,11 +76,11 @@ def test_sharing_answers_within_a_budget_the_plain_evaluation_exceeds(
         clamp: Task, monkeypatch: pytest.MonkeyPatch) -> None:
     right = _count_reference(300)
     checks = _checks([(300, right), (300, right + 1)])
-    steps = _run(clamp, DIGITS, TWICE, checks)[0].steps
+    steps = run_with_postcond(clamp, DIGITS, TWICE, checks)[0].steps
     plain_steps = _plain(monkeypatch, clamp, DIGITS, TWICE, checks)[0].steps
     assert steps is not None and plain_steps is not None
     budget = (steps + plain_steps) // 2
-    shared = _run(clamp, DIGITS, TWICE, checks, max_steps=budget)
+    shared = run_with_postcond(clamp, DIGITS, TWICE, checks, max_steps=budget)
     plain = _plain(monkeypatch, clamp, DIGITS, TWICE, checks, max_steps=budget)
     assert _decided(shared) == ["true", "false"]  # and a wrong output still fails
     assert _decided(plain)[0] == "unknown"
@@ -99,8 +89,8 @@ def test_sharing_answers_within_a_budget_the_plain_evaluation_exceeds(
 def test_the_answers_do_not_depend_on_the_checks_before(clamp: Task) -> None:
     right = _count_reference(120)
     pairs = [(120, right), (120, right + 2), (57, _count_reference(57)), (120, right), (57, 3)]
-    forward = _run(clamp, DIGITS, TWICE, _checks(pairs))
-    backward = _run(clamp, DIGITS, TWICE, _checks(pairs[::-1]))[::-1]
+    forward = run_with_postcond(clamp, DIGITS, TWICE, _checks(pairs))
+    backward = run_with_postcond(clamp, DIGITS, TWICE, _checks(pairs[::-1]))[::-1]
     assert [(a.status, a.steps) for a in forward] == [(a.status, a.steps) for a in backward]
     assert _decided(forward) == ["true", "false", "true", "true", "false"]
 
@@ -110,7 +100,7 @@ def test_a_full_memo_table_takes_no_more_shared_values(clamp: Task, monkeypatch:
     checks = _checks([(300, right), (300, right + 1)])
     plain = _plain(monkeypatch, clamp, DIGITS, TWICE, checks)
     monkeypatch.setattr(sharing, "SHARE_TABLE_LIMIT", 0)
-    full = _run(clamp, DIGITS, TWICE, checks)
+    full = run_with_postcond(clamp, DIGITS, TWICE, checks)
     assert [(a.status, a.steps) for a in full] == [(a.status, a.steps) for a in plain]
 
 
@@ -127,7 +117,7 @@ def test_a_full_memo_table_takes_no_more_shared_values(clamp: Task, monkeypatch:
 def test_what_differs_is_not_shared(clamp: Task, monkeypatch: pytest.MonkeyPatch, postcond: str,
                                     expected: str) -> None:
     checks = _checks([(5, 5)])
-    shared = _run(clamp, DIGITS, postcond, checks)
+    shared = run_with_postcond(clamp, DIGITS, postcond, checks)
     plain = _plain(monkeypatch, clamp, DIGITS, postcond, checks)
     assert _decided(shared) == _decided(plain) == [expected]
 
@@ -140,7 +130,7 @@ def test_a_term_elaborated_at_another_type_is_not_shared(clamp: Task, monkeypatc
                                                          postcond: str) -> None:
     # the fold's start `0` takes the expected type: an Int value in one copy, a Nat in the other
     checks = _checks([(5, 5)])
-    shared = _run(clamp, DIGITS, postcond, checks)
+    shared = run_with_postcond(clamp, DIGITS, postcond, checks)
     plain = _plain(monkeypatch, clamp, DIGITS, postcond, checks)
     assert [(a.status, a.steps) for a in shared] == [(a.status, a.steps) for a in plain]
     assert _decided(shared) == ["true"]

@@ -272,14 +272,6 @@ class EmbeddedBackend(Backend):
         self._task_steps[task_key] = task_spent
         return [answer for answer in out if answer is not None]
 
-    def _one(self, program: Program, name: str, check: Check, max_steps: int | None = None,
-             now: float | None = None) -> Answer:
-        """The answer to one check on its own (the batch loop does the same, with its bookkeeping)."""
-        budget = program.compiler.budget
-        budget.start(self.max_steps if max_steps is None else max_steps, self.timeout,
-                     time.thread_time() if now is None else now)
-        return self._answer(_Entries(program, name), check, budget)
-
     def _answer(self, entries: _Entries, check: Check, budget: Budget) -> Answer:
         """Evaluate one check under the budget the caller started. Answers that carry no value are
         shared (an ``Answer`` is frozen): one per outcome and step count."""

@@ -77,10 +77,6 @@ _TYPE_ALIASES = {
 }
 
 
-def normalise_type_name(name: str) -> str:
-    return _TYPE_ALIASES.get(name, name)
-
-
 head = type_head  # the compiler's name for it
 
 
@@ -203,14 +199,6 @@ def _merge(a: LeanType, b: LeanType) -> LeanType:
     if isinstance(a, FunType) and isinstance(b, FunType):
         return FunType(_merge(a.domain, b.domain), _merge(a.codomain, b.codomain))
     return a
-
-
-def merge_types(a: LeanType | None, b: LeanType | None) -> LeanType | None:
-    if a is None:
-        return b
-    if b is None:
-        return a
-    return _merge(a, b)
 
 
 # ---------------------------------------------------------------------------------------------
@@ -364,14 +352,6 @@ def value_matches(value: Any, ty: LeanType | None) -> bool:
 class Signature:
     params: tuple[LeanType, ...]
     result: LeanType
-
-
-def split_fun(ty: LeanType, n: int) -> Signature:
-    params: list[LeanType] = []
-    while len(params) < n and isinstance(ty, FunType):
-        params.append(ty.domain)
-        ty = ty.codomain
-    return Signature(tuple(params), ty)
 
 
 def evaluated_type(ty: LeanType, bound: frozenset[str]) -> LeanType:

@@ -72,10 +72,6 @@ class Scope:
         new = Scope(self.ctx, {**self.vars, name: (slot, ty)})
         return new, slot
 
-    def with_vars(self, extra: dict[str, tuple[int, LeanType | None]]) -> Scope:
-        return Scope(self.ctx, {**self.vars, **extra})
-
-
 # ---------------------------------------------------------------------------------------------
 # Helpers on values
 
@@ -97,16 +93,6 @@ def _vtype(value: Any) -> LeanType | None:
     if isinstance(value, str):
         return STRING
     return None
-
-
-def _is_float(v: Any) -> bool:
-    return isinstance(v, float)
-
-
-def _as_bool(v: Any, node: A.Node) -> bool:
-    if v is True or v is False:
-        return v
-    raise unsupported(node, "proposition", f"value {v!r} is not decided")
 
 
 # ---------------------------------------------------------------------------------------------

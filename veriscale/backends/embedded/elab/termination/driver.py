@@ -492,30 +492,6 @@ def _calls_with_facts(node: object, names: set[str], path: list[A.Node]) -> list
     return out
 
 
-def _difference_of(cond: A.Node) -> A.Node | None:
-    """``b - a`` for a condition ``a < b`` / ``a ≤ b`` (or ``¬ b ≤ a``)."""
-    while isinstance(cond, A.Paren):
-        cond = cond.term
-    if isinstance(cond, A.UnOp) and cond.op == "¬":
-        inner = cond.arg
-        while isinstance(inner, A.Paren):
-            inner = inner.term
-        if isinstance(inner, A.BinOp) and inner.op in ("≤", "<", "≥", ">"):
-            flipped = {"≤": ">", "<": "≥", "≥": "<", ">": "≤"}[inner.op]
-            cond = A.BinOp(cond.line, cond.col, flipped, inner.lhs, inner.rhs)
-        else:
-            return None
-    if not isinstance(cond, A.BinOp):
-        return None
-    if cond.op in ("<", "≤"):
-        lo, hi = cond.lhs, cond.rhs
-    elif cond.op in (">", "≥"):
-        lo, hi = cond.rhs, cond.lhs
-    else:
-        return None
-    return A.BinOp(cond.line, cond.col, "-", A.Paren(0, 0, hi), A.Paren(0, 0, lo))
-
-
 def _is_type_binder(b: A.Binder) -> bool:
     """An implicit type parameter (``{α : Type}``) or an instance: no ``sizeOf`` measure, and the
     same at every call of a function of this fragment."""
