@@ -158,3 +158,16 @@ def run_with_postcond(task: Task, aux: str, postcond: str, checks: list[Any], ma
         return EmbeddedBackend(max_steps=max_steps).run(changed, checks)
     finally:
         program_module._CACHE.clear()
+
+
+def load_benchmark_script(name: str) -> Any:
+    """``benchmarks/<name>.py`` imported as the module ``name`` (the scripts are not a package)."""
+    import importlib.util
+    import sys
+
+    spec = importlib.util.spec_from_file_location(name, PROJECT_ROOT / "benchmarks" / f"{name}.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module  # dataclasses look their module up while the class is built
+    spec.loader.exec_module(module)
+    return module

@@ -3,15 +3,13 @@ on a task written here (the shared data is needed only by the test marked ``data
 
 from __future__ import annotations
 
-import importlib.util
 import json
 import shutil
-import sys
 import time
 from pathlib import Path
-from types import ModuleType
 
 import pytest
+from conftest import load_benchmark_script
 
 from veriscale.lean.types import parse_type
 from veriscale.lean.values import NONE, Arr, Char, Nat, Pair, Some, Struct
@@ -20,17 +18,7 @@ PROJECT_ROOT = Path(__file__).resolve().parents[1]
 MINI_CLAMP = PROJECT_ROOT / "examples" / "mini" / "mini_clamp"
 
 
-def _load_benchmark() -> ModuleType:
-    path = PROJECT_ROOT / "benchmarks" / "port_speed.py"
-    spec = importlib.util.spec_from_file_location("port_speed", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["port_speed"] = module  # dataclasses look their module up while the class is built
-    spec.loader.exec_module(module)
-    return module
-
-
-P = _load_benchmark()
+P = load_benchmark_script("port_speed")
 
 
 def _report(numbered_source: str, test_file: str = "def f():\n    pass\n\ndef run_tests():\n    pass\n") -> str:

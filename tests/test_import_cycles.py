@@ -3,25 +3,14 @@ has no import cycle, and the graph builder finds cycles of every kind of import 
 
 from __future__ import annotations
 
-import importlib.util
-import sys
 from pathlib import Path
-from types import ModuleType
+
+from conftest import load_benchmark_script
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
 
 
-def _load_script() -> ModuleType:
-    path = PROJECT_ROOT / "benchmarks" / "import_cycles.py"
-    spec = importlib.util.spec_from_file_location("import_cycles", path)
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    sys.modules["import_cycles"] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-IC = _load_script()
+IC = load_benchmark_script("import_cycles")
 
 
 def test_the_engine_has_no_import_cycle() -> None:
