@@ -516,12 +516,23 @@ def value_size(value: Any) -> int:
     return 1
 
 
+_TYPE_NAMES: dict[type, str] = {
+    bool: "Bool", Nat: "Nat", UInt8: "UInt8", UInt16: "UInt16", UInt32: "UInt32", UInt64: "UInt64",
+    int: "Int", float: "Float", Char: "Char", str: "String", Arr: "Array", tuple: "List", Pair: "Prod",
+    Some: "Option", _NoneType: "Option", _UnitType: "Unit",
+}
+
+
 def type_name_of(value: Any) -> str:
     """The Lean type head of a runtime value (``Nat``, ``List``, ``Prod`` ...).
 
     ``bool`` and the integer subclasses are checked before ``int`` because Python's ``bool`` is an
     ``int`` and so are :class:`Nat` and the fixed-width types.
     """
+    # the common representations, by exact type (what the isinstance chain below answers for them)
+    name = _TYPE_NAMES.get(type(value))
+    if name is not None:
+        return name
     if isinstance(value, bool):
         return "Bool"
     if isinstance(value, Nat):
