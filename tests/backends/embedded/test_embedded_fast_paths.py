@@ -92,3 +92,14 @@ def test_code_entry_arguments_by_name() -> None:
     got = backend.run(task, [shuffled, missing])
     assert got[0].value == 4
     assert got[1].status == "unknown" and "argument hi" in got[1].detail and "not supplied" in got[1].detail
+
+
+def test_shared_value_answers_keep_the_value_s_type() -> None:
+    backend = EmbeddedBackend()
+    got = [backend._value_answer(v, 5) for v in (Nat(1), 1, True, Char("a"), "a", 0.0, -0.0, Nat(1), (1,))]
+    assert [type(a.value) for a in got] == [Nat, int, bool, Char, str, float, float, Nat, tuple]
+    assert math.copysign(1.0, got[6].value) == -1.0  # -0.0 is not the answer of 0.0
+    assert got[7] is got[0]  # shared: one answer per scalar value and step count
+    assert backend._value_answer(Nat(1), 6).steps == 6
+    assert got[0] == backend._value_answer(Nat(1), 5) and got[0].model_dump() == {
+        "status": "value", "engine": "embedded", "value": 1, "reason": None, "detail": "", "steps": 5}
