@@ -81,6 +81,16 @@ PROGRAMS: list[tuple[str, str]] = [
     ("", "let xs := #[x, lo, hi]\nxs[(x.toNat % 5)]! + xs[1]! - (if x ≠ 4 || x == 5 then 1 else 0)"),
     ("def spin (n k : Nat) : Nat := if n > k then n else spin (n + 1) k", "Int.ofNat (spin 0 (x.toNat * 2000))"),
     ("def deep (n : Nat) : Nat := if n = 0 then 0 else 1 + deep (n - 1)", "Int.ofNat (deep (x.toNat * 1000))"),
+    # matches whose tests generated code writes inline: `some v`/`some _`/`none`, `[]`/`y :: ys`,
+    # `true`/`false`, `.none`, `List.nil`
+    ("def firstBig (xs : List Int) (k : Int) : Option Int := match xs with\n"
+     "  | [] => none\n  | y :: ys => if y > k then some y else firstBig ys k\n"
+     "def orZero (o : Option Int) : Int := match o with\n  | some v => v\n  | none => 0\n"
+     "def isSome' (o : Option Int) : Bool := match o with\n  | some _ => true\n  | .none => false\n"
+     "def flag (b : Bool) (x : Int) : Int := match b with\n  | true => x\n  | false => -x\n"
+     "def len' (xs : List Int) (n : Nat) : Nat := match xs with\n  | List.nil => n\n  | _ :: t => len' t (n + 1)",
+     "let xs := (List.range x.toNat).map (fun i => (i : Int) * 3 - hi)\n"
+     "orZero (firstBig xs lo) + flag (isSome' (firstBig xs (x * 2))) 7 + Int.ofNat (len' xs 0)"),
 ]
 
 
