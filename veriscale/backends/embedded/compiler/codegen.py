@@ -131,6 +131,14 @@ class CodeGen:
         stmts, exprs = self.sequence(operands)
         return self.attach(closure, Src(template.format(*exprs), stmts, simple=simple))
 
+    def fuse_with(self, closure: Closure, operands: Sequence[Closure],
+                  build: Callable[[Sequence[str]], tuple[Sequence[str], str]]) -> Closure:
+        """Attach to ``closure`` the source ``build`` writes from the operands' expressions: its
+        statements (run after the operands' own) and its expression."""
+        stmts, exprs = self.sequence(operands)
+        more, expr = build(exprs)
+        return self.attach(closure, Src(expr, [*stmts, *more]))
+
     def constant(self, closure: Closure, value: Any) -> Closure:
         """Attach to ``closure`` (which returns ``value``) the source reading the constant."""
         return self.attach(closure, Src(self.const(value), simple=True))
