@@ -82,7 +82,7 @@ def _input_size(check: Check) -> int:
 
 
 #: input sizes kept per check object, at most this many (see EmbeddedBackend._sizes)
-_SIZE_CACHE_LIMIT = 1 << 16
+_SIZE_CACHE_LIMIT = 1 << 13  # the dicts are kept alive while cached: a bound on memory too
 
 
 class EmbeddedBackend(Backend):
