@@ -101,8 +101,8 @@ class Answer(BaseModel):
         test holds it to that); it fills pydantic's per-instance state directly, as
         ``model_construct`` does, at a third of the cost of either constructor."""
         answer = _new_object(cls)
-        _set_dict(answer, "__dict__", {"status": status, "engine": engine, "value": value, "reason": reason,
-                                       "detail": detail, "steps": steps})
+        _set_instance_dict(answer, {"status": status, "engine": engine, "value": value, "reason": reason,
+                                    "detail": detail, "steps": steps})
         _set_fields_set(answer, _ANSWER_FIELDS_SET.copy())
         _set_extra(answer, None)
         _set_private(answer, None)
@@ -118,9 +118,9 @@ _new_object = object.__new__
 _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
+_set_instance_dict = BaseModel.__dict__["__dict__"].__set__
 _ANSWER_FIELDS = frozenset(Answer.model_fields)
 _ANSWER_FIELDS_SET = set(_ANSWER_FIELDS)
-_set_dict = object.__setattr__
 
 
 def stopped_by_a_clock(answer: Answer) -> bool:

@@ -284,7 +284,22 @@ class Arr:
 
     def push(self, value: Any) -> Arr:
         """``Array.push``: this array with ``value`` at the end."""
-        new, items = self._writable(self._len + 1, _TRUNCATED, None)
+        items = self._items
+        if items is None or self._at == _FROZEN:
+            new, items = self._writable(self._len + 1, _TRUNCATED, None)
+            items.append(value)
+            return new
+        # what `_writable` does for a version owning its list, inline (a loop pushes once a turn)
+        new = _new_arr(Arr)
+        new._items = items
+        new._len = self._len + 1
+        new._next = None
+        new._at = 0
+        new._old = None
+        self._next = new
+        self._old = None
+        self._at = _TRUNCATED
+        self._items = None
         items.append(value)
         return new
 
@@ -309,7 +324,22 @@ class Arr:
         """``Array.set``: ``value`` at ``index``, which must be in range."""
         if not 0 <= index < self._len:
             raise IndexError(index)
-        new, items = self._writable(self._len, index, self.view()[index])
+        items = self._items
+        if items is None or self._at == _FROZEN:
+            new, items = self._writable(self._len, index, self.view()[index])
+            items[index] = value
+            return new
+        # what `_writable` does for a version owning its list, inline
+        new = _new_arr(Arr)
+        new._items = items
+        new._len = self._len
+        new._next = None
+        new._at = 0
+        new._old = None
+        self._next = new
+        self._old = items[index]
+        self._at = index
+        self._items = None
         items[index] = value
         return new
 
@@ -516,12 +546,23 @@ def value_size(value: Any) -> int:
     return 1
 
 
+_TYPE_NAMES: dict[type, str] = {
+    bool: "Bool", Nat: "Nat", UInt8: "UInt8", UInt16: "UInt16", UInt32: "UInt32", UInt64: "UInt64",
+    int: "Int", float: "Float", Char: "Char", str: "String", Arr: "Array", tuple: "List", Pair: "Prod",
+    Some: "Option", _NoneType: "Option", _UnitType: "Unit",
+}
+
+
 def type_name_of(value: Any) -> str:
     """The Lean type head of a runtime value (``Nat``, ``List``, ``Prod`` ...).
 
     ``bool`` and the integer subclasses are checked before ``int`` because Python's ``bool`` is an
     ``int`` and so are :class:`Nat` and the fixed-width types.
     """
+    # the common representations, by exact type (what the isinstance chain below answers for them)
+    name = _TYPE_NAMES.get(type(value))
+    if name is not None:
+        return name
     if isinstance(value, bool):
         return "Bool"
     if isinstance(value, Nat):

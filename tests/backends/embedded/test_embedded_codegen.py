@@ -81,6 +81,21 @@ PROGRAMS: list[tuple[str, str]] = [
     ("", "let xs := #[x, lo, hi]\nxs[(x.toNat % 5)]! + xs[1]! - (if x ≠ 4 || x == 5 then 1 else 0)"),
     ("def spin (n k : Nat) : Nat := if n > k then n else spin (n + 1) k", "Int.ofNat (spin 0 (x.toNat * 2000))"),
     ("def deep (n : Nat) : Nat := if n = 0 then 0 else 1 + deep (n - 1)", "Int.ofNat (deep (x.toNat * 1000))"),
+    # matches whose tests generated code writes inline: `some v`/`some _`/`none`, `[]`/`y :: ys`,
+    # `true`/`false`, `.none`, `List.nil`
+    ("def firstBig (xs : List Int) (k : Int) : Option Int := match xs with\n"
+     "  | [] => none\n  | y :: ys => if y > k then some y else firstBig ys k\n"
+     "def orZero (o : Option Int) : Int := match o with\n  | some v => v\n  | none => 0\n"
+     "def isSome' (o : Option Int) : Bool := match o with\n  | some _ => true\n  | .none => false\n"
+     "def flag (b : Bool) (x : Int) : Int := match b with\n  | true => x\n  | false => -x\n"
+     "def len' (xs : List Int) (n : Nat) : Nat := match xs with\n  | List.nil => n\n  | _ :: t => len' t (n + 1)",
+     "let xs := (List.range x.toNat).map (fun i => (i : Int) * 3 - hi)\n"
+     "orZero (firstBig xs lo) + flag (isSome' (firstBig xs (x * 2))) 7 + Int.ofNat (len' xs 0)"),
+    # `+`/`-` at Nat and Int, written inline: truncated subtraction, and a sum past the size
+    # limit on integers (from x = 5 on), which must fail alike
+    ("def huge (k : Nat) : Nat := 2 ^ (1048570 + k)",
+     "let n : Nat := x.toNat\nlet d : Nat := n - 4 + (3 - n)\nlet s : Nat := huge n + huge n\n"
+     "let i : Int := x - 7 + lo\nInt.ofNat (d + s % 5) + (i - hi)"),
 ]
 
 
@@ -91,6 +106,16 @@ def test_generated_functions_answer_like_the_closures(clamp: Task, index: int) -
     answers, program = _same_both_ways(task, _int_checks(range(-3, 14)), max_steps=20_000)
     assert program.compiler.gen.functions > 0  # the generated path ran
     assert any(a.status == "value" for a in answers)
+
+
+def test_nat_and_int_addition_are_written_inline(clamp: Task) -> None:
+    code_aux, code = PROGRAMS[-1]
+    task = clamp.with_sections(code_aux=code_aux, code="  " + code.replace("\n", "\n  "))
+    answers, program = _same_both_ways(task, _int_checks(range(0, 9)))
+    assert any(".bit_length()" in text for text in program.compiler.gen.sources)
+    # 2^(1048570 + x) + 2^(1048570 + x) has 1048572 + x bits: past the limit of 2^20 from x = 5
+    assert [a.status for a in answers[:5]] == ["value"] * 5
+    assert all(a.status == "unknown" and "of 1048577 bits" in answers[5].detail for a in answers[5:])
 
 
 def test_out_of_steps_at_the_same_step(clamp: Task) -> None:

@@ -11,7 +11,9 @@ import ctypes
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from functools import partial
+from operator import itemgetter
 from typing import TYPE_CHECKING, Any
 
 from veriscale.backends.base import (
@@ -35,9 +37,14 @@ from veriscale.lean.codec import LeanSource
 from veriscale.lean.values import (
     Arr,
     BudgetExceeded,
+    Char,
     LeanPanic,
     LeanRuntimeError,
     Nat,
+    UInt8,
+    UInt16,
+    UInt32,
+    UInt64,
     Undecidable,
     Unsupported,
     value_size,
@@ -71,7 +78,11 @@ OVER_BUDGET_MAX_STEPS = 5_000
 
 
 def _input_size(check: Check) -> int:
-    return sum(value_size(value) for value in check.args.values())
+    return sum(map(value_size, check.args.values()))
+
+
+#: input sizes kept per check object, at most this many (see EmbeddedBackend._sizes)
+_SIZE_CACHE_LIMIT = 1 << 13  # the dicts are kept alive while cached: a bound on memory too
 
 
 class EmbeddedBackend(Backend):
@@ -115,6 +126,14 @@ class EmbeddedBackend(Backend):
         self._task_steps: dict[tuple[str, int], int] = {}
         # the answers without a value, by (status, steps): see _truth_answer
         self._truth_answers: dict[tuple[str, int], Answer] = {}
+        # the answers carrying a scalar value, by (type, value, steps): see _value_answer
+        self._value_answers: dict[tuple[type, Any, int], Answer] = {}
+        # input sizes by the identity of the checks' argument dicts (each kept alongside, so its
+        # identity is not reused while cached): the values are immutable and a dict of arguments
+        # is not changed once in a check; the pipelines ask the precondition, the code and the
+        # postcondition of one input with one dict, and a batch given again (a benchmark's
+        # passes, a retried run) need not measure again
+        self._sizes: dict[int, tuple[dict[str, Any], int]] = {}
 
     def diagnose(self, task: Task) -> list[SourceDiagnostic] | None:
         """Elaborate the task file (:mod:`.elab`): Lean's errors and the engine's gaps."""
@@ -218,7 +237,7 @@ class EmbeddedBackend(Backend):
         # Smallest inputs first (ties in the given order, so the checks of one input stay
         # together): the caps below then cost the large inputs that run out of steps, not the
         # small ones that would have finished after them. Answers go back to their places.
-        for position, i in enumerate(sorted(range(len(checks)), key=lambda k: (_input_size(checks[k]), k))):
+        for position, i in enumerate(self._smallest_first(checks)):
             check = checks[i]
             kind = check.kind
             if timed_out_kinds and kind in timed_out_kinds and (
@@ -272,14 +291,28 @@ class EmbeddedBackend(Backend):
         self._task_steps[task_key] = task_spent
         return [answer for answer in out if answer is not None]
 
+    def _smallest_first(self, checks: Sequence[Check]) -> list[int]:
+        """The positions of ``checks``, smallest input first, ties in the given order."""
+        sizes = self._sizes
+        if len(sizes) + len(checks) > _SIZE_CACHE_LIMIT:
+            sizes.clear()
+        keys: list[tuple[int, int]] = []
+        for k, check in enumerate(checks):
+            args = check.args
+            known = sizes.get(id(args))
+            if known is None or known[0] is not args:
+                known = sizes[id(args)] = (args, _input_size(check))
+            keys.append((known[1], k))
+        keys.sort()
+        return [k for _, k in keys]
+
     def _answer(self, entries: _Entries, check: Check, budget: Budget) -> Answer:
         """Evaluate one check under the budget the caller started. Answers that carry no value are
         shared (an ``Answer`` is frozen): one per outcome and step count."""
         try:
             kind = check.kind
-            if kind == _CODE:
-                value = entries.call(entries.code, check.args, None, False)
-                return _trusted("value", ENGINE, value, None, "", budget.used())
+            if kind is _CODE or kind == _CODE:  # identity first: a str enum's `==` is slow
+                return self._value_answer(entries.call_code(check.args), budget.used())
             if kind == CheckKind.PRECOND:
                 truth = entries.call(entries.precond, check.args, None, False)
             else:
@@ -292,6 +325,21 @@ class EmbeddedBackend(Backend):
         except Exception as exc:  # noqa: BLE001 - sorted by _unknown; an engine bug is an error, never an answer
             reason, detail = self._unknown(exc)
         return Answer(status="unknown", engine=ENGINE, value=None, reason=reason, detail=detail, steps=budget.used())
+
+    def _value_answer(self, value: Any, steps: int) -> Answer:
+        """The answer carrying ``value``: shared, like the truth answers, when the value is a
+        scalar of a type whose equal values are interchangeable (keyed by the exact type, so a
+        ``Nat`` never stands for an equal ``Int``; floats are left out: ``0.0 == -0.0``)."""
+        if type(value) in _SHARED_VALUE_TYPES:
+            cache = self._value_answers
+            key = (type(value), value, steps)
+            answer = cache.get(key)
+            if answer is None:
+                if len(cache) > 4096:
+                    cache.clear()
+                answer = cache[key] = _trusted("value", ENGINE, value, None, "", steps)
+            return answer
+        return _trusted("value", ENGINE, value, None, "", steps)
 
     def _truth_answer(self, status: AnswerStatus, steps: int) -> Answer:
         cache = self._truth_answers
@@ -323,6 +371,8 @@ class EmbeddedBackend(Backend):
 
 
 _CODE = CheckKind.CODE
+#: result types whose equal values are the same Lean value (see EmbeddedBackend._value_answer)
+_SHARED_VALUE_TYPES = frozenset({bool, int, Nat, str, Char, UInt8, UInt16, UInt32, UInt64})
 _trusted = Answer.trusted
 
 
@@ -360,7 +410,8 @@ class _EntryPlan:
     """What calling a top-level definition with named arguments takes, worked out once per
     program and definition (the definition's types do not change between checks)."""
 
-    __slots__ = ("fn", "names", "types", "ret", "int_coercer", "array_ret", "int_ret", "compiler")
+    __slots__ = ("fn", "names", "types", "ret", "int_coercer", "array_ret", "int_ret", "compiler", "fetch",
+                 "adjusts")
 
     def __init__(self, program: Program, def_name: str, output_last: bool = False) -> None:
         comp = program.compiler
@@ -381,6 +432,11 @@ class _EntryPlan:
         # the compiled body coerces its result already, or the elaborator typed it exactly `ret`
         self.int_coercer = ret is not None and _needs_int(ret) and d.name not in comp.results_in_repr
         self.int_ret = self.int_coercer and str(ret) == "Int"
+        # the arguments as a tuple, read from the named arguments in one C call
+        names = self.names
+        self.fetch: Any = (itemgetter(*names) if len(names) > 1
+                           else (lambda args, name=names[0]: (args[name],)) if names else (lambda args: ()))
+        self.adjusts = self.array_ret or self.int_coercer
 
     def call(self, def_name: str, args: dict[str, Any], output: Any, with_output: bool) -> Any:
         """Call the definition: each parameter from ``args`` by name, the last one from
@@ -391,15 +447,41 @@ class _EntryPlan:
                 values = [args[p] for p in names[:-1]]
                 values.append(output)
             else:
-                values = [args[p] for p in names]
+                values = list(self.fetch(args))
         except KeyError:
-            missing = next(p for p in names if p not in args)
-            raise Unsupported(f"argument {missing} of {def_name}", "not supplied") from None
+            raise self._missing(def_name, args) from None
+        return self._finish(values)
+
+    def call_args(self, def_name: str, args: dict[str, Any]) -> Any:
+        """:meth:`call` without an output: every parameter from ``args``."""
+        try:
+            values = self.fetch(args)
+        except KeyError:
+            raise self._missing(def_name, args) from None
+        if LeanSource in map(type, values):
+            return self._finish(list(values))
+        result = self.fn(*values)
+        if self.adjusts:
+            if self.int_ret and type(result) is int:
+                return result  # `coerce_value` at Int leaves a plain int as it is
+            return self._adjust(result)
+        return result
+
+    def _missing(self, def_name: str, args: dict[str, Any]) -> Unsupported:
+        missing = next(p for p in self.names if p not in args)
+        return Unsupported(f"argument {missing} of {def_name}", "not supplied")
+
+    def _finish(self, values: list[Any]) -> Any:
+        """Call with the argument list ``values``, a function given as Lean text compiled first."""
         if LeanSource in map(type, values):
             for i, v in enumerate(values):
                 if type(v) is LeanSource:
                     values[i] = compile_source(self.compiler, v.text, self.types[i])
         result = self.fn(*values)
+        return self._adjust(result) if self.adjusts else result
+
+    def _adjust(self, result: Any) -> Any:
+        """The result at the declared return type (coercions the compiled body leaves to the caller)."""
         if self.array_ret and isinstance(result, LeanSubarray):
             # a `Subarray` returned where `Array` is declared went through Lean's
             # `Coe (Subarray α) (Array α)` coercion, `Array.ofSubarray`
@@ -428,7 +510,7 @@ class _Entries:
     """The three entry points of one task (code, precondition, postcondition) for one batch: each
     one's plan is looked up on first use (a missing one raises then, for that check alone)."""
 
-    __slots__ = ("program", "code", "precond", "postcond", "plans")
+    __slots__ = ("program", "code", "precond", "postcond", "plans", "call_code")
 
     def __init__(self, program: Program, name: str) -> None:
         self.program = program
@@ -436,6 +518,16 @@ class _Entries:
         self.precond = f"{name}_precond"
         self.postcond = f"{name}_postcond"
         self.plans: dict[str, _EntryPlan] = {}
+        #: call the code entry point with the named arguments (what ``call(self.code, args, None,
+        #: False)`` does): first finds the plan, then is the plan's own call
+        self.call_code: Callable[[dict[str, Any]], Any] = self._first_code_call
+
+    def _first_code_call(self, args: dict[str, Any]) -> Any:
+        plan = self.plans.get(self.code)
+        if plan is None:
+            plan = self.plans[self.code] = _entry_plan(self.program, self.code, False)
+        self.call_code = partial(plan.call_args, self.code)
+        return self.call_code(args)
 
     def call(self, def_name: str, args: dict[str, Any], output: Any, with_output: bool) -> Any:
         plan = self.plans.get(def_name)

@@ -35,7 +35,7 @@ from typing import Any
 
 from veriscale.backends.embedded.builtins._core import check_size, default_of_type, nat, nat_range
 from veriscale.backends.embedded.builtins.order import beq_member, compare_lt, eq_is_beq, lean_beq
-from veriscale.backends.embedded.registry import alias, builtin
+from veriscale.backends.embedded.registry import MAX_COLLECTION, alias, builtin
 from veriscale.backends.embedded.runtime_support import binary, unary
 from veriscale.lean.values import NONE, Arr, BudgetExceeded, Nat, Pair, Some, Unsupported
 
@@ -162,7 +162,8 @@ alias("Array.back", "Array.back!", "{α : Type _} : Array α → α", verified=F
 
 @builtin("Array.push", "{α : Type u} (a : Array α) (v : α) : Array α")
 def array_push(a: Arr, v: Any) -> Arr:
-    check_size(len(a) + 1)
+    if len(a) >= MAX_COLLECTION:  # only then can one more element pass the limit
+        check_size(len(a) + 1)
     return a.push(v)
 
 

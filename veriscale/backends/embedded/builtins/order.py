@@ -40,6 +40,9 @@ from veriscale.lean.values import (
 )
 
 _SCALAR_ORDERED = frozenset({"Nat", "Int", "UInt8", "UInt16", "UInt32", "UInt64", "Char", "String"})
+#: the representations of the scalar kinds above and of Float: two values of one of these types
+#: are compared by Python's operator, which is what `compare_lt`/`compare_le` do after `_kind`
+_ORDERED_TYPES = frozenset({int, Nat, UInt8, UInt16, UInt32, UInt64, Char, str, float})
 
 
 def _kind(a: Any, b: Any) -> str:
@@ -54,6 +57,8 @@ def _kind(a: Any, b: Any) -> str:
 
 def compare_lt(a: Any, b: Any) -> bool:
     """Lean's ``a < b`` (decided)."""
+    if type(a) is type(b) and type(a) in _ORDERED_TYPES:
+        return bool(a < b)
     kind = _kind(a, b)
     if kind in _SCALAR_ORDERED:
         return bool(a < b)
@@ -71,6 +76,8 @@ def compare_lt(a: Any, b: Any) -> bool:
 
 def compare_le(a: Any, b: Any) -> bool:
     """Lean's ``a ≤ b`` (decided)."""
+    if type(a) is type(b) and type(a) in _ORDERED_TYPES:
+        return bool(a <= b)
     kind = _kind(a, b)
     if kind in _SCALAR_ORDERED:
         return bool(a <= b)

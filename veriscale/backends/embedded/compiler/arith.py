@@ -18,6 +18,7 @@ from veriscale.backends.embedded.builtins import (
     compare_lt,
     decidable_eq,
     lean_beq,
+    numbers,
     type_name_of,
 )
 from veriscale.backends.embedded.builtins.order import SCALAR_TYPES, beq_member, eq_is_beq
@@ -383,9 +384,26 @@ class ArithMixin:
                 k = _numeral(t[3][1], T, node)
             except Unsupported as exc:
                 return _raiser(exc)
-            return self.gen.fuse(lambda fr: f(lhs(fr), k), f"{self.gen.const(f)}({{0}}, {self.gen.const(k)})", [lhs])
+
+            def with_constant(fr: list[Any]) -> Any:
+                return f(lhs(fr), k)
+
+            closure: Closure = with_constant
+            inline = _inline_arith(self.gen, f)
+            if inline is not None:
+                kname = self.gen.const(k)
+                return self.gen.fuse_with(closure, [lhs], lambda xs: inline(xs[0], kname))
+            return self.gen.fuse(closure, f"{self.gen.const(f)}({{0}}, {self.gen.const(k)})", [lhs])
         rhs = self._static_tree(t[3], T, leaf_cs, sc, node)
-        return self.gen.fuse(lambda fr: f(lhs(fr), rhs(fr)), self.gen.const(f) + "({0}, {1})", [lhs, rhs])
+
+        def binary(fr: list[Any]) -> Any:
+            return f(lhs(fr), rhs(fr))
+
+        closure = binary
+        inline = _inline_arith(self.gen, f)
+        if inline is not None:
+            return self.gen.fuse_with(closure, [lhs, rhs], lambda xs: inline(xs[0], xs[1]))
+        return self.gen.fuse(closure, self.gen.const(f) + "({0}, {1})", [lhs, rhs])
 
     def _relation(self, node: A.BinOp, sc: Scope) -> Closure:
         op = node.op
@@ -431,6 +449,33 @@ class ArithMixin:
         return frozenset(
             inst.type_name for inst in self.env.instances if inst.class_name in classes and inst.type_name
         )
+
+
+def _inline_arith(gen: CodeGen, f: Callable[[Any, Any], Any]) -> Callable[[str, str], tuple[list[str], str]] | None:
+    """For the hottest typed operators (``+``/``-`` at ``Nat`` and ``Int``), the text of their
+    bodies (:mod:`..builtins.numbers`) over two operand expressions: statements and result, the
+    same operations in the same order, without the call."""
+    if f not in _INLINE_ARITH:
+        return None
+    op, at_nat = _INLINE_ARITH[f]
+    nat, new_int = gen.const(Nat), gen.const(int.__new__)
+
+    def write(x: str, y: str) -> tuple[list[str], str]:
+        t = gen.temp()
+        if at_nat and op == "-":
+            return [f"{t} = {x} - {y}"], f"({new_int}({nat}, {t}) if {t} > 0 else {gen.const(numbers._NAT_ZERO)})"
+        value = f"{x} {op} {y}" if at_nat else f"{gen.const(int)}({x} {op} {y})"
+        stmts = [f"{t} = {value}", f"if {t}.bit_length() > {gen.const(numbers.MAX_BITS)}:",
+                 f"    {gen.const(numbers.check_bits)}({t})"]
+        return stmts, (f"{new_int}({nat}, {t})" if at_nat else t)
+
+    return write
+
+
+_INLINE_ARITH: dict[Callable[[Any, Any], Any], tuple[str, bool]] = {
+    numbers._nat_add: ("+", True), numbers._nat_sub: ("-", True),
+    numbers._int_add: ("+", False), numbers._int_sub: ("-", False),
+}
 
 
 def _raiser(exc: Exception) -> Closure:

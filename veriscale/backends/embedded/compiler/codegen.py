@@ -50,6 +50,19 @@ class Src:
         self.simple = simple
 
 
+class InlineTest:
+    """A pattern's test written as Python text: ``cond`` over the matched value ``{v}`` (it runs
+    no Lean code and cannot fail), then, when it holds, the frame stores ``binds`` (slot, value
+    text over ``{v}``). Equal to its matcher ``m(v, fr)``, which binds the same slots only when
+    it matches; names in the text are the code generator's constants."""
+
+    __slots__ = ("cond", "binds")
+
+    def __init__(self, cond: str, binds: Sequence[tuple[int, str]] = ()) -> None:
+        self.cond = cond
+        self.binds = tuple(binds)
+
+
 class CodeGen:
     """The constants, temporaries and generated functions of one compiler (one task)."""
 
@@ -118,6 +131,14 @@ class CodeGen:
         stmts, exprs = self.sequence(operands)
         return self.attach(closure, Src(template.format(*exprs), stmts, simple=simple))
 
+    def fuse_with(self, closure: Closure, operands: Sequence[Closure],
+                  build: Callable[[Sequence[str]], tuple[Sequence[str], str]]) -> Closure:
+        """Attach to ``closure`` the source ``build`` writes from the operands' expressions: its
+        statements (run after the operands' own) and its expression."""
+        stmts, exprs = self.sequence(operands)
+        more, expr = build(exprs)
+        return self.attach(closure, Src(expr, [*stmts, *more]))
+
     def constant(self, closure: Closure, value: Any) -> Closure:
         """Attach to ``closure`` (which returns ``value``) the source reading the constant."""
         return self.attach(closure, Src(self.const(value), simple=True))
@@ -162,12 +183,12 @@ class CodeGen:
         sv = self.src(value)
         return self.attach(closure, Src(result, [*sv.stmts, f"fr[{int(slot)}] = {sv.expr}"], simple=True))
 
-    def match(self, closure: Closure, value: Closure, alts: Sequence[tuple[int | Closure | None, Closure]],
-              fail: Callable[[], Any]) -> Closure:
+    def match(self, closure: Closure, value: Closure,
+              alts: Sequence[tuple[int | InlineTest | Closure | None, Closure]], fail: Callable[[], Any]) -> Closure:
         """A ``match`` on the one value ``value``: the alternatives ``(test, rhs)`` tried in order,
-        where ``test`` is a matcher ``m(v, fr) -> bool`` (which binds its variables), a frame slot
-        (a variable pattern: binds and always matches) or ``None`` (``_``: always matches); when
-        none matches, ``fail()`` raises."""
+        where ``test`` is a matcher ``m(v, fr) -> bool`` (which binds its variables), its text
+        (:class:`InlineTest`), a frame slot (a variable pattern: binds and always matches) or
+        ``None`` (``_``: always matches); when none matches, ``fail()`` raises."""
         sv = self.src(value)
         v, result = self.temp(), self.temp()
         lines = [*sv.stmts, f"{v} = {sv.expr}"]
@@ -184,8 +205,12 @@ class CodeGen:
                 else:
                     lines.extend(["else:", *_indent(body)])
                 return self.attach(closure, Src(result, lines))
-            lines.append(f"{keyword} {self.const(test)}({v}, fr):")
-            lines.extend(_indent([*sr.stmts, f"{result} = {sr.expr}"]))
+            if isinstance(test, InlineTest):
+                lines.append(f"{keyword} {test.cond.format(v=v)}:")
+                binds = [f"fr[{int(slot)}] = {text.format(v=v)}" for slot, text in test.binds]
+            else:
+                lines.append(f"{keyword} {self.const(test)}({v}, fr):")
+            lines.extend(_indent([*binds, *sr.stmts, f"{result} = {sr.expr}"]))
             keyword = "elif"
         lines.extend(["else:", f"    {self.const(fail)}()"])
         return self.attach(closure, Src(result, lines))
@@ -245,4 +270,4 @@ def _is_simple(expr: str, src: Src) -> bool:
     return src.simple and expr == src.expr
 
 
-__all__ = ["CodeGen", "Src", "call_template"]
+__all__ = ["CodeGen", "InlineTest", "Src", "call_template"]

@@ -10,6 +10,7 @@ from typing import Any
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import type_of_text
+from veriscale.backends.embedded.compiler.codegen import InlineTest
 from veriscale.backends.embedded.compiler.support import Closure, DefCtx, Scope, _coercer, unsupported
 from veriscale.backends.embedded.statics import INT, NAT, PROP, elem_type, head
 from veriscale.lean.types import LeanType, ProdType
@@ -119,7 +120,8 @@ class PatternsMixin:
             def fail() -> Any:
                 raise unsupported(node, "non-exhaustive match")
 
-            tests = [(None if m is _matches_anything else _BIND_SLOTS.get(m, m), rhs) for m, rhs in single]
+            tests = [(None if m is _matches_anything else _BIND_SLOTS[m] if m in _BIND_SLOTS
+                      else _INLINE_TESTS.get(m, m), rhs) for m, rhs in single]
             return self.gen.match(run1, g0, tests, fail)
 
         first_ms, first_rhs = compiled[0]
@@ -158,13 +160,13 @@ class PatternsMixin:
         if isinstance(p, A.Ident):
             name = p.name
             if name in ("none", "Option.none") or (name == "none"):
-                return (lambda v, fr: v is NONE), sc
+                return _inline(lambda v, fr: v is NONE, InlineTest(f"{{v}} is {self.gen.const(NONE)}")), sc
             if name in ("true",):
-                return (lambda v, fr: v is True), sc
+                return _inline(lambda v, fr: v is True, InlineTest("{v} is True")), sc
             if name in ("false",):
-                return (lambda v, fr: v is False), sc
+                return _inline(lambda v, fr: v is False, InlineTest("{v} is False")), sc
             if name in ("List.nil",):
-                return (lambda v, fr: len(v) == 0), sc
+                return _inline(lambda v, fr: len(v) == 0, InlineTest(f"{self.gen.const(len)}({{v}}) == 0")), sc
             ci = self._pattern_ctor(name, ty)
             if ci is not None:
                 cname = ci
@@ -181,9 +183,9 @@ class PatternsMixin:
             return bind, inner
         if isinstance(p, A.DotIdent):
             if p.name == "none":
-                return (lambda v, fr: v is NONE), sc
+                return _inline(lambda v, fr: v is NONE, InlineTest(f"{{v}} is {self.gen.const(NONE)}")), sc
             if p.name == "nil":
-                return (lambda v, fr: len(v) == 0), sc
+                return _inline(lambda v, fr: len(v) == 0, InlineTest(f"{self.gen.const(len)}({{v}}) == 0")), sc
             if p.name in ("true", "false"):
                 bv = p.name == "true"
                 return (lambda v, fr: v is bv), sc
@@ -214,7 +216,9 @@ class PatternsMixin:
             n = len(ms)
             is_arr = isinstance(p, A.ArrayLit)
             if n == 0 and not is_arr:
-                return (lambda v, fr: isinstance(v, tuple) and not v), inner
+                return _inline(lambda v, fr: isinstance(v, tuple) and not v,
+                               InlineTest(f"({self.gen.const(isinstance)}({{v}}, {self.gen.const(tuple)}) and not {{v}})")
+                               ), inner
 
             def match_list(v: Any, fr: list[Any]) -> bool:
                 if not isinstance(v, (tuple, Arr)) or len(v) != n or (is_arr and not isinstance(v, Arr)):
@@ -237,7 +241,8 @@ class PatternsMixin:
                     fr[ts] = v[1:]
                     return True
 
-                return bind_cons, inner
+                cond = f"({self.gen.const(isinstance)}({{v}}, {self.gen.const(tuple)}) and {{v}})"
+                return _inline(bind_cons, InlineTest(cond, [(hs, "{v}[0]"), (ts, "{v}[1:]")])), inner
 
             def match_cons(v: Any, fr: list[Any]) -> bool:
                 if not isinstance(v, tuple) or not v:
@@ -302,7 +307,15 @@ class PatternsMixin:
             fname = fn.name if isinstance(fn, (A.Ident, A.DotIdent)) else None
             if fname in ("some", "Option.some") and len(p.args) == 1:
                 m, inner = self.compile_pattern(p.args[0], sc, elem_type(ty) if head(ty) == "Option" else None)
-                return (lambda v, fr: isinstance(v, Some) and m(v.value, fr)), inner
+                def some(v: Any, fr: list[Any]) -> bool:
+                    return isinstance(v, Some) and m(v.value, fr)
+
+                if m is _matches_anything or m in _BIND_SLOTS:
+                    # `some x`, `some _`: a type test, then at most one store
+                    cond = f"{self.gen.const(isinstance)}({{v}}, {self.gen.const(Some)})"
+                    binds = [] if m is _matches_anything else [(_BIND_SLOTS[m], "{v}.value")]
+                    _inline(some, InlineTest(cond, binds))
+                return some, inner
             if fname in ("Nat.succ", "succ") and len(p.args) == 1:
                 m, inner = self.compile_pattern(p.args[0], sc, NAT)
                 return (lambda v, fr: isinstance(v, int) and v > 0 and m(Nat(v - 1), fr)), inner
@@ -398,3 +411,12 @@ def _matches_anything(v: Any, fr: list[Any]) -> bool:
 
 _BIND_SLOTS: weakref.WeakKeyDictionary[Callable[..., bool], int] = weakref.WeakKeyDictionary()
 """The frame slot of each variable pattern's matcher (which always matches and binds it)."""
+
+_INLINE_TESTS: weakref.WeakKeyDictionary[Callable[..., bool], InlineTest] = weakref.WeakKeyDictionary()
+"""The text of the matchers whose test and binding generated code can write inline."""
+
+
+def _inline(matcher: Callable[..., bool], test: InlineTest) -> Callable[..., bool]:
+    """``matcher``, with ``test`` recorded as its text (see :class:`.codegen.InlineTest`)."""
+    _INLINE_TESTS[matcher] = test
+    return matcher
