@@ -117,6 +117,8 @@ class LeanSyntaxError(Exception):
         self.start = offset if start is None else start
         self.resume_index: int | None = None
         """For the lexer: the index of its input from which lexing may resume."""
+        self.lean_rejects = False
+        """Lean's own parser fails here too (a rule of Lean's grammar, not a limit of this parser)."""
         super().__init__(f"{line}:{col}: {message}")
 
 

@@ -623,6 +623,8 @@ class CommandError(Node):
     message: str
     name: str | None
     text: str
+    lean_rejects: bool = False
+    """Lean's parser fails on it too (:meth:`ParserCore.lean_error`), so Lean rejects the file."""
 
 
 Term = Node

@@ -1,7 +1,8 @@
 """Where the embedded engine reads a task copy differently from real Lean, beyond ``diagnose``.
 
 The engine's program keeps the last of two declarations of one name, where Lean rejects the
-second; and its parser skips commands it cannot read, where Lean may accept or reject them. A
+second; and its parser skips commands it cannot read, where Lean may accept or reject them (it
+surely rejects those whose syntax error is a rule of its own grammar: ``lean_rejects``). A
 submission that redeclares a name or that the parser cannot read is therefore reported before any
 check runs (:meth:`EmbeddedBackend.reading_problems <veriscale.backends.embedded.backend.EmbeddedBackend.reading_problems>`).
 """
@@ -23,10 +24,12 @@ MAX_MESSAGE = 120
 
 
 @functools.lru_cache(maxsize=32)
-def declared_names(text: str) -> tuple[list[str], int]:
-    """Top-level names a Lean text declares (with repeats) and its number of unparsed commands."""
+def declared_names(text: str) -> tuple[list[str], int, list[A.CommandError]]:
+    """Top-level names a Lean text declares (with repeats), its number of unparsed commands, and
+    those of them Lean's own parser rejects too."""
     names: list[str] = []
     errors = 0
+    rejected: list[A.CommandError] = []
     stack: list[str] = []
     for cmd in parse_file(text).commands:
         ns = ".".join(stack)
@@ -39,6 +42,8 @@ def declared_names(text: str) -> tuple[list[str], int]:
                         stack.pop()
         elif isinstance(cmd, A.CommandError):
             errors += 1
+            if cmd.lean_rejects:
+                rejected.append(cmd)
         elif isinstance(cmd, (A.DefCmd, A.StructureCmd, A.InductiveCmd)):
             if isinstance(cmd, A.DefCmd) and cmd.kind in ("example", "instance"):
                 continue
@@ -46,7 +51,7 @@ def declared_names(text: str) -> tuple[list[str], int]:
             names.append(full)
             if isinstance(cmd, A.DefCmd):
                 names.extend(f"{full}.{helper.name}" for helper in cmd.where)
-    return names, errors
+    return names, errors, rejected
 
 
 def _clip(text: str, limit: int) -> str:
@@ -63,8 +68,8 @@ def reading_problems(original: Task, copy: Task) -> tuple[list[str], list[str]]:
     if copy_text == original_text:
         return [], []
     try:
-        before, before_errors = declared_names(original_text)
-        after, after_errors = declared_names(copy_text)
+        before, before_errors, before_rejected = declared_names(original_text)
+        after, after_errors, after_rejected = declared_names(copy_text)
     except Exception as exc:  # noqa: BLE001 - a lexing failure is the engine's to report
         return [], [f"the embedded parser cannot read the file: {_clip(str(exc), MAX_MESSAGE)}"]
     definite: list[str] = []
@@ -78,6 +83,10 @@ def reading_problems(original: Task, copy: Task) -> tuple[list[str], list[str]]:
         seen.add(name)
         if name in BUILTINS and name not in counts_before:
             definite.append(f"`{name}` already exists in Lean (Lean rejects the redeclaration)")
+    known = {(e.message, e.text) for e in before_rejected}
+    definite.extend(f"line {e.line}, column {e.col}: {_clip(e.message, MAX_MESSAGE)} (Lean's parser rejects it too)"
+                    for e in after_rejected if (e.message, e.text) not in known)
+    after_errors -= len(after_rejected) - len(before_rejected)
     doubtful = []
     if after_errors > before_errors:
         doubtful.append(

@@ -34,7 +34,12 @@ class CompoundMixin(ParserCore):
         saved_barrier = self.with_lift_barrier("a branch of a pure `if`")
         try:
             then = self.term()
-            self.expect_kw("else")
+            if not self.at_kw("else"):
+                # a term `if` always has an `else` (`termIfThenElse`, `termDepIfThenElse`); only the
+                # `if` of `do` notation may leave it out (`doIf`)
+                raise self.lean_error(f"expected 'else', found {self.tok.describe()} (outside `do`, `if … then` "
+                                      "needs an `else` branch)")
+            self.advance()
             els = self.term()
         finally:
             self.lift_barrier = saved_barrier
@@ -175,6 +180,9 @@ class CompoundMixin(ParserCore):
 
     def let_term(self) -> A.Node:
         t = self.advance()  # let
+        if self.at_kw("mut"):
+            # `let mut` is `doLet` syntax; the term `let` takes a plain declaration (`Lean.Parser.Term.let`)
+            raise self.lean_error("unexpected token 'mut': `let mut` is only allowed in `do` notation")
         saved = self.pos_col
         self.pos_col = t.col
         try:

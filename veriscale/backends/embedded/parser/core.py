@@ -95,6 +95,13 @@ class ParserCore:
         t = tok or self.tok
         return LeanSyntaxError(t.line, t.col, message)
 
+    def lean_error(self, message: str, tok: Token | None = None) -> LeanSyntaxError:
+        """A syntax error Lean's parser gives too: raised only where Lean's grammar has no rule
+        that could go on (a submission with it is rejected, not merely unread)."""
+        exc = self.error(message, tok)
+        exc.lean_rejects = True
+        return exc
+
     def at_sym(self, *syms: str) -> bool:
         t = self.tok
         return t.kind == SYM and t.value in syms

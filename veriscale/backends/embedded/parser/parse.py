@@ -46,7 +46,8 @@ def parse_file(text: str) -> ParsedFile:
         except LeanSyntaxError as exc:
             end = chunk[-1].offset
             result.commands.append(
-                A.CommandError(exc.line, exc.col, exc.message, _command_name(chunk), text[first.offset : end])
+                A.CommandError(exc.line, exc.col, exc.message, _command_name(chunk), text[first.offset : end],
+                               exc.lean_rejects)
             )
         except RecursionError:
             result.commands.append(
