@@ -30,6 +30,22 @@ CORE_NAMESPACES: frozenset[str] = frozenset(
 )
 """Namespaces whose direct definitions ``lean_core_names.txt`` lists completely."""
 
+CORE_CLASSES = frozenset({
+    "BEq", "DecidableEq", "Hashable", "Ord", "LT", "LE", "Max", "Min", "Inhabited", "ToString", "Repr",
+    "Add", "Sub", "Mul", "Div", "Mod", "Neg", "Pow", "HAdd", "HSub", "HMul", "HDiv", "HMod", "HPow",
+    "HAppend", "Append", "OfNat", "Zero", "One", "Membership", "GetElem", "GetElem?", "Decidable",
+    "DecidableRel", "DecidablePred", "Coe", "CoeTail", "CoeHead", "CoeOut", "CoeDep", "CoeFun", "CoeSort",
+    "Functor", "Applicative", "Monad", "ForIn", "EmptyCollection", "Singleton", "Insert", "Std.ToFormat",
+})
+"""Lean's core type classes whose instances decide what evaluation computes: a local instance of
+one is a choice the elaborator must make and evaluation must follow."""
+
+LAW_CLASSES = frozenset({
+    "LawfulBEq", "ReflBEq", "EquivBEq", "PartialEquivBEq", "LawfulHashable", "Std.LawfulEqCmp",
+})
+"""Classes of laws about those instances: a local one computes nothing, but instance resolution
+that needs it (``x ∈ xs`` decided through ``LawfulBEq``) may then pick another instance."""
+
 _DATA_FILE = "lean_core_names.txt"
 
 # Names Lean generates for structures and inductives (``mkCasesOn``, ``mkNoConfusion``,

@@ -18,6 +18,7 @@ from veriscale.backends.embedded.compiler.support import (
     tail_apps,
     unsupported,
 )
+from veriscale.backends.embedded.core_names import CORE_CLASSES
 from veriscale.backends.embedded.runtime_support import Fn, TailCall
 from veriscale.backends.embedded.statics import UNKNOWN, is_known
 from veriscale.lean.types import FunType, LeanType
@@ -385,15 +386,6 @@ class LambdasMixin:
 
         return inner, setter
 
-
-CORE_CLASSES = frozenset({
-    "BEq", "DecidableEq", "Hashable", "Ord", "LT", "LE", "Max", "Min", "Inhabited", "ToString", "Repr",
-    "Add", "Sub", "Mul", "Div", "Mod", "Neg", "Pow", "HAdd", "HSub", "HMul", "HDiv", "HMod", "HPow",
-    "HAppend", "Append", "OfNat", "Zero", "One", "Membership", "GetElem", "GetElem?", "Decidable",
-    "DecidableRel", "DecidablePred", "Coe", "CoeTail", "CoeHead", "CoeOut", "CoeDep", "CoeFun", "CoeSort",
-    "Functor", "Applicative", "Monad", "ForIn", "EmptyCollection", "Singleton", "Insert", "Std.ToFormat",
-})
-"""Lean's core type classes whose instances decide what evaluation computes."""
 
 
 def local_instance_class(decl: A.LetDecl) -> str | None:

@@ -44,20 +44,11 @@ from typing import Literal
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.builtins.with_beq import BEQ_FUNCTIONS
+from veriscale.backends.embedded.core_names import CORE_CLASSES, LAW_CLASSES
 from veriscale.backends.embedded.elab.context import Ctx, LocalInstance
 from veriscale.backends.embedded.elab.core import ElabCore
 from veriscale.backends.embedded.elab.types import BOOL, Gap, MVar, deep, has_gap, show, zonk
 from veriscale.lean.types import FunType, LeanType, NamedType, ProdType
-
-CORE_CLASSES = frozenset({
-    "BEq", "DecidableEq", "Hashable", "Ord", "LT", "LE", "Max", "Min", "ToString", "Repr", "Inhabited",
-    "Add", "Sub", "Mul", "Div", "Mod", "Neg", "Pow", "HAdd", "HSub", "HMul", "HDiv", "HMod", "HPow",
-    "HAppend", "Append", "OfNat", "Zero", "One", "Membership", "GetElem", "GetElem?", "Decidable",
-    "DecidableRel", "DecidablePred", "Coe", "CoeTail", "CoeHead", "CoeOut", "CoeDep", "CoeFun", "CoeSort",
-    "Functor", "Applicative", "Monad", "ForIn", "EmptyCollection", "Singleton", "Insert", "Std.ToFormat",
-    "LawfulBEq", "ReflBEq", "EquivBEq", "PartialEquivBEq", "LawfulHashable", "Std.LawfulEqCmp",
-})
-"""Lean's core type classes whose instances decide what evaluation computes."""
 
 MODELLED_METHODS: dict[str, str] = {"BEq": "beq", "Max": "max", "Min": "min"}
 """The classes whose local instances the engine evaluates, and each one's method."""
@@ -128,7 +119,7 @@ def class_application(ty: A.Node | None) -> tuple[str, A.Node | None] | None:
         ty = ty.fn
     if isinstance(ty, A.Ident):
         name = ty.name.removeprefix("_root_.")
-        if name in CORE_CLASSES:
+        if name in CORE_CLASSES or name in LAW_CLASSES:
             return name, arg
     return None
 
@@ -289,7 +280,7 @@ class InstancesMixin(ElabCore):
             z = zonk(inst_type)
             if isinstance(z, NamedType) and len(z.args) == 1:
                 self.use_class(node, z.name, z.args[0], ctx, direct=False, function=name)
-            elif isinstance(z, NamedType) and z.name in CORE_CLASSES:
+            elif isinstance(z, NamedType) and (z.name in CORE_CLASSES or z.name in LAW_CLASSES):
                 self.gap(node, f"the instance argument {show(z)} of `{name}` with local instances in scope",
                          "local-instance")
 
@@ -342,5 +333,5 @@ def _method_node(value: A.Node | None, cls: str, method: str) -> A.Node | None:
     return None
 
 
-__all__ = ["CLASS_METHOD_FUNCTIONS", "CORE_CLASSES", "GLOBAL", "MODELLED_METHODS", "InstanceChoice",
+__all__ = ["CLASS_METHOD_FUNCTIONS", "GLOBAL", "MODELLED_METHODS", "InstanceChoice",
            "InstancePlan", "InstancesMixin", "argument_key", "class_application", "method_type", "use_key"]
