@@ -633,6 +633,13 @@ Term = Node
 Command = Node
 
 
+def unparen(node: Any) -> Any:
+    """``node`` without the parentheses around it (``((e))`` is ``e``)."""
+    while isinstance(node, Paren):
+        node = node.term
+    return node
+
+
 def sexpr(node: object) -> str:
     """A compact S-expression rendering of a tree, for tests and debugging."""
     if isinstance(node, Ident):

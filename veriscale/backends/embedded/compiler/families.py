@@ -55,16 +55,10 @@ _QUESTIONS = {"contains": 1, "elem": 0, "all": 1, "any": 1}
 (``List.contains l a``, ``List.elem a l``, ``List.all l p``, ``List.any l p``)."""
 
 
-def _strip(node: Any) -> Any:
-    while isinstance(node, A.Paren):
-        node = node.term
-    return node
-
-
 def _spine(node: Any) -> tuple[Any, list[Any]]:
     """``f a b c`` as ``(f, [a, b, c])`` through nested applications and parentheses; pipes
     (``x |> f``, ``f <| x``, ``f $ x``) are the applications they stand for."""
-    node = _strip(node)
+    node = A.unparen(node)
     if isinstance(node, A.BinOp) and node.op == "|>":
         head, args = _spine(node.rhs)
         return head, [*args, node.lhs]
@@ -102,9 +96,9 @@ def _method_call(node: Any) -> tuple[str, Any, list[Any]] | None:
 
 
 def _is_nil_of_nil(node: Any) -> bool:
-    node = _strip(node)
+    node = A.unparen(node)
     return (isinstance(node, A.ListLit) and len(node.items) == 1
-            and isinstance(_strip(node.items[0]), A.ListLit) and not _strip(node.items[0]).items)
+            and isinstance(A.unparen(node.items[0]), A.ListLit) and not A.unparen(node.items[0]).items)
 
 
 def _simple_binders(node: A.Lambda) -> list[str] | None:
@@ -117,34 +111,34 @@ def _simple_binders(node: A.Lambda) -> list[str] | None:
 
 
 def _is_ident(node: Any, name: str) -> bool:
-    node = _strip(node)
+    node = A.unparen(node)
     return isinstance(node, A.Ident) and node.name == name
 
 
 def _is_cons_of(node: Any, x: str) -> bool:
     """``fun sub => x :: sub``, ``(x :: ·)`` or ``List.cons x``."""
-    node = _strip(node)
+    node = A.unparen(node)
     if isinstance(node, A.Lambda):
         names = _simple_binders(node)
-        body = _strip(node.body)
+        body = A.unparen(node.body)
         return (names is not None and len(names) == 1 and names[0] != x and isinstance(body, A.BinOp)
                 and body.op == "::" and _is_ident(body.lhs, x) and _is_ident(body.rhs, names[0]))
     if isinstance(node, A.BinOp) and node.op == "::":
-        return _is_ident(node.lhs, x) and isinstance(_strip(node.rhs), A.Cdot)
+        return _is_ident(node.lhs, x) and isinstance(A.unparen(node.rhs), A.Cdot)
     head, args = _spine(node)
     return isinstance(head, A.Ident) and head.name == "List.cons" and len(args) == 1 and _is_ident(args[0], x)
 
 
 def _is_sublist_step(node: Any) -> bool:
     """``fun acc x => acc ++ acc.map (fun sub => x :: sub)`` (or ``List.map … acc``)."""
-    node = _strip(node)
+    node = A.unparen(node)
     if not isinstance(node, A.Lambda):
         return False
     names = _simple_binders(node)
     if names is None or len(names) != 2 or names[0] == names[1]:
         return False
     acc, x = names
-    body = _strip(node.body)
+    body = A.unparen(node.body)
     if not (isinstance(body, A.BinOp) and body.op == "++" and _is_ident(body.lhs, acc)):
         return False
     head, args = _spine(body.rhs)
@@ -199,7 +193,7 @@ class _Analysis:
 
     # A family expression: an expression whose value is symbolic if its producers are approved.
     def is_family(self, node: Any, fams: dict[str, int | None]) -> bool:
-        node = _strip(node)
+        node = A.unparen(node)
         if producer_list(node) is not None:
             return True
         if isinstance(node, A.Ident):
@@ -213,7 +207,7 @@ class _Analysis:
 
     def family(self, node: Any, fams: dict[str, int | None], sites: dict[int, Any]) -> bool:
         """Check a family expression's parts; collect its producers into ``sites``."""
-        node = _strip(node)
+        node = A.unparen(node)
         xs = producer_list(node)
         if xs is not None:
             sites[id(node)] = node
@@ -336,12 +330,12 @@ class FamiliesMixin:
         (binder,) = node.binders
         if binder.type_text and not binder.type_text.lstrip().startswith("List"):
             return None
-        body = _strip(node.body)
+        body = A.unparen(node.body)
         if _reads_only_length(body, param):
             return VIA_LENGTH
         call = _method_call(body)
         if call is not None and call[0] in ("contains", "elem") and _is_ident(call[2][0], param):
-            other = _strip(call[1])
+            other = A.unparen(call[1])
             if isinstance(other, A.Ident) and other.name != param and other.name in sc.vars:
                 return (MEMBER_OF, sc.vars[other.name][0])
         head, args = _spine(body)
@@ -358,14 +352,14 @@ class FamiliesMixin:
 
 def _relation(node: Any) -> str | None:
     """``op`` of ``(· op ·)`` or ``fun a b => a op b`` for a transitive order relation."""
-    node = _strip(node)
+    node = A.unparen(node)
     if isinstance(node, A.BinOp) and node.op in CHAIN_OPS:
         if isinstance(node.lhs, A.Cdot) and isinstance(node.rhs, A.Cdot):
             return node.op
         return None
     if isinstance(node, A.Lambda):
         names = _simple_binders(node)
-        body = _strip(node.body)
+        body = A.unparen(node.body)
         if (names is not None and len(names) == 2 and names[0] != names[1] and isinstance(body, A.BinOp)
                 and body.op in CHAIN_OPS and _is_ident(body.lhs, names[0]) and _is_ident(body.rhs, names[1])):
             return body.op

@@ -469,14 +469,14 @@ class CallsMixin(ElabCore):
         z = zonk(ptype)
         if not isinstance(z, ProofType) or not bindings:
             return ptype
-        prop = substitute_names(z.prop, {k: _unparen(v) for k, v in bindings.items()})
+        prop = substitute_names(z.prop, {k: A.unparen(v) for k, v in bindings.items()})
         fvars = frozenset(
-            a.name for a in map(_unparen, bindings.values())
+            a.name for a in map(A.unparen, bindings.values())
             if isinstance(a, A.Ident) and (local := ctx.lookup(a.name)) is not None and local.kind in ("var", "pattern")
         )
         text = z.text
         for name, arg in bindings.items():
-            arg = _unparen(arg)
+            arg = A.unparen(arg)
             shown = arg.name if isinstance(arg, A.Ident) else f"({A.sexpr(arg)})"
             text = re.sub(rf"(?<![\w.]){re.escape(name)}(?![\w.])", shown, text)
         return ProofType(prop, text, fvars)
@@ -568,12 +568,6 @@ def substitute_names(node: A.Node, mapping: dict[str, A.Node]) -> A.Node:
     from veriscale.backends.embedded.elab.getelem import _substitute
 
     return _substitute(node, mapping) if mapping else node
-
-
-def _unparen(a: A.Node) -> A.Node:
-    while isinstance(a, A.Paren):
-        a = a.term
-    return a
 
 
 class Receiver(NamedTuple):

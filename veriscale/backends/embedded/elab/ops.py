@@ -67,10 +67,10 @@ class OpsMixin(ElabCore):
             return self.binop_tree(node, ctx, expected)
         if op in REL_OPS:
             return self.relation(node, ctx, expected)
-        if op == "→" and isinstance(_unparen(node.lhs), A.Ascription) and isinstance(
-                _unparen(node.lhs).term, A.Ident):  # type: ignore[attr-defined]
+        if op == "→" and isinstance(A.unparen(node.lhs), A.Ascription) and isinstance(
+                A.unparen(node.lhs).term, A.Ident):  # type: ignore[attr-defined]
             # `(h : P) → Q`: a dependent arrow; `h : P` is in scope for Q
-            asc = _unparen(node.lhs)
+            asc = A.unparen(node.lhs)
             self.check(asc.type, ctx, PROP)  # type: ignore[attr-defined]
             inner = ctx.bind(asc.term.name, ProofType(asc.type, A.sexpr(asc.type)))  # type: ignore[attr-defined]
             self.check(node.rhs, inner.assume(asc.type, "implication"), PROP)  # type: ignore[attr-defined]
@@ -313,13 +313,6 @@ class OpsMixin(ElabCore):
             return self.gap(node, "`↑` with no known target type", "postponed")
         self.elab(node.arg, ctx, None)
         return self.gap(node, f"the operator `{node.op}` is not modelled")
-
-
-def _unparen(node: A.Node) -> A.Node:
-    while isinstance(node, A.Paren):
-        node = node.term
-    return node
-
 
 def _wants_bool(expected: LeanType | None) -> bool:
     return expected is not None and head_name(expected) == "Bool"

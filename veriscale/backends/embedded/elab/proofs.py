@@ -46,7 +46,7 @@ class ProofsMixin(ElabCore):
 
     def _nat_term_checker(self, ctx: Ctx) -> Callable[[A.Node], bool]:
         def is_nat(node: A.Node) -> bool:
-            node = _strip(node)
+            node = A.unparen(node)
             if isinstance(node, A.NumLit):
                 return True
             if isinstance(node, A.App) and isinstance(node.fn, A.Ident) and len(node.args) == 1:
@@ -65,16 +65,10 @@ class ProofsMixin(ElabCore):
         return is_nat
 
 
-def _strip(node: A.Node) -> A.Node:
-    while isinstance(node, A.Paren):
-        node = node.term
-    return node
-
-
 def normal_prop(node: A.Node) -> A.Node:
     """``a > b`` as ``b < a``, ``a ≥ b`` as ``b ≤ a``, ``Nat.succ n``/``n.succ`` as ``n + 1``,
     parentheses dropped."""
-    node = _strip(node)
+    node = A.unparen(node)
     if isinstance(node, A.BinOp):
         lhs, rhs = normal_prop(node.lhs), normal_prop(node.rhs)
         if node.op in (">", "≥"):
@@ -145,7 +139,7 @@ def _hypothesis(name: str, ctx: Ctx) -> A.Node:
 
 def infer_prop(term: A.Node, ctx: Ctx, is_nat: Callable[[A.Node], bool], expected: A.Node | None = None) -> A.Node:
     """The proposition ``term`` proves (normalised)."""
-    term = _strip(term)
+    term = A.unparen(term)
     if isinstance(term, A.Ident):
         if lemma(term.name) is not None:
             return _apply_lemma(term.name, [], ctx, is_nat, expected)
@@ -221,7 +215,7 @@ def check_script(text: str, prop: A.Node, ctx: Ctx, is_nat: Callable[[A.Node], b
             raise ProofError(f"`{step}` runs with no goal left (Lean: no goals to be proved)")
         if word == "exact" and arg is not None:
             _check_term(arg, goals.pop(0), ctx, is_nat)
-        elif word == "apply" and isinstance(head := _strip(arg) if arg is not None else None, A.Ident) \
+        elif word == "apply" and isinstance(head := A.unparen(arg) if arg is not None else None, A.Ident) \
                 and lemma(head.name) is not None:
             goals = _apply_goals(head.name, goals.pop(0), is_nat) + goals
         else:

@@ -85,7 +85,7 @@ class TacticsMixin(ProofsMixin):
             self.gap(proof, verdict.message, "proof")
 
     def judge_proof(self, proof: A.Node, goal: A.Node, ctx: Ctx) -> ProofVerdict:
-        target = _strip(proof)
+        target = A.unparen(proof)
         want = self.canonical_prop(goal)
         if isinstance(target, A.ProofTerm):
             return self._judge_script(target.text, want, ctx)
@@ -96,8 +96,8 @@ class TacticsMixin(ProofsMixin):
         """``prop`` as compared here: reducible definitions unfolded at the head (as ``whnfR``
         and ``isDefEq`` do), notation unfolded (:func:`.proofs.normal_prop`), sizes written one way."""
         for _ in range(8):
-            unfolded = self.unfold_fact(_strip(prop))  # type: ignore[attr-defined]
-            if unfolded is _strip(prop):
+            unfolded = self.unfold_fact(A.unparen(prop))  # type: ignore[attr-defined]
+            if unfolded is A.unparen(prop):
                 break
             prop = unfolded
         return _canonical_sizes(normal_prop(prop))
@@ -122,7 +122,7 @@ class TacticsMixin(ProofsMixin):
     def _nat_prop(self, prop: A.Node, ctx: Ctx) -> bool:
         """A comparison/connective tree all of whose terms are known ``Nat`` terms."""
         is_nat = self._nat_term_checker(ctx)
-        prop = _strip(prop)
+        prop = A.unparen(prop)
         if isinstance(prop, A.BinOp) and prop.op in ("∧", "∨", "→"):
             return self._nat_prop(prop.lhs, ctx) and self._nat_prop(prop.rhs, ctx)
         if isinstance(prop, A.UnOp) and prop.op == "¬":
@@ -217,7 +217,7 @@ class TacticsMixin(ProofsMixin):
                 term = parse_term(rest)
             except LeanSyntaxError as exc:
                 return ProofVerdict("gap", f"the tactic `{step}` is not read: {exc}")
-            return self._judge_term(_strip(term), want, ctx)
+            return self._judge_term(A.unparen(term), want, ctx)
         if word.startswith(_NO_MODEL_TACTICS) or word in ("exact?",):
             return ProofVerdict("gap", f"cannot tell whether `{word}` proves `{A.lean_syntax(want)}` (its rule set is not "
                                        "modelled)")
@@ -299,21 +299,15 @@ class TacticsMixin(ProofsMixin):
         return all(self.not_defeq(h, want, ctx) or _definitely_differs(h, want) for h in self.hypotheses(ctx))
 
 
-def _strip(node: A.Node) -> A.Node:
-    while isinstance(node, A.Paren):
-        node = node.term
-    return node
-
-
 def _canonical_sizes(node: A.Node) -> A.Node:
     """``Array.size xs``, ``(xs).size`` and ``xs.size`` written as the identifier ``xs.size``."""
     def replace(n: A.Node) -> A.Node | None:
         if isinstance(n, A.App) and isinstance(n.fn, A.Ident) and n.fn.name in _SIZE_FUNCTIONS and len(n.args) == 1:
-            arg = _strip(n.args[0])
+            arg = A.unparen(n.args[0])
             if isinstance(arg, A.Ident):
                 return A.Ident(n.line, n.col, f"{arg.name}.{_SIZE_FUNCTIONS[n.fn.name]}")
-        if isinstance(n, A.Proj) and n.field in ("size", "length") and isinstance(_strip(n.term), A.Ident):
-            return A.Ident(n.line, n.col, f"{_strip(n.term).name}.{n.field}")  # type: ignore[attr-defined]
+        if isinstance(n, A.Proj) and n.field in ("size", "length") and isinstance(A.unparen(n.term), A.Ident):
+            return A.Ident(n.line, n.col, f"{A.unparen(n.term).name}.{n.field}")  # type: ignore[attr-defined]
         if isinstance(n, A.Paren):
             return _canonical_sizes(n.term)
         return None
@@ -342,7 +336,7 @@ Value = int | bool
 def closed_value(node: A.Node) -> Value | None:
     """The value of a closed term over numerals, literal collections' sizes, ``Bool``/``Prop``
     connectives and comparisons; ``None`` when it is not one (a variable, ``-``, a call)."""
-    node = _strip(node)
+    node = A.unparen(node)
     if isinstance(node, A.NumLit):
         return node.value
     if isinstance(node, A.Ident):
@@ -351,11 +345,11 @@ def closed_value(node: A.Node) -> Value | None:
         arg = closed_value(node.arg)
         return (not arg) if isinstance(arg, bool) else None
     if isinstance(node, A.App) and isinstance(node.fn, A.Ident) and node.fn.name in _SIZE_FUNCTIONS \
-            and len(node.args) == 1 and isinstance(_strip(node.args[0]), (A.ListLit, A.ArrayLit)):
-        return len(_strip(node.args[0]).items)  # type: ignore[attr-defined]
-    if isinstance(node, A.Proj) and node.field in ("size", "length") and isinstance(_strip(node.term),
+            and len(node.args) == 1 and isinstance(A.unparen(node.args[0]), (A.ListLit, A.ArrayLit)):
+        return len(A.unparen(node.args[0]).items)  # type: ignore[attr-defined]
+    if isinstance(node, A.Proj) and node.field in ("size", "length") and isinstance(A.unparen(node.term),
                                                                                    (A.ListLit, A.ArrayLit)):
-        return len(_strip(node.term).items)  # type: ignore[attr-defined]
+        return len(A.unparen(node.term).items)  # type: ignore[attr-defined]
     if not isinstance(node, A.BinOp):
         return None
     lhs, rhs = closed_value(node.lhs), closed_value(node.rhs)

@@ -142,7 +142,7 @@ def collect_sites(body: A.Node, names: set[str], scope: Scope, is_prop: Callable
                                   inner.types)
                 for discr, pat in zip(node.discrs, alt.patterns):
                     # a variable a refined parameter's pattern bound is generalized in the goal too
-                    name = _root(_strip(discr))
+                    name = _root(A.unparen(discr))
                     if name and "." not in name and _param_position(discr, inner.here) is None and any(
                             name in _names(h) for h in inner.here):
                         kind = sc.types.get(name, "")
@@ -331,12 +331,6 @@ def zeta(node: A.Node, lets: dict[str, A.Node]) -> A.Node:
     return node
 
 
-def _strip(node: A.Node) -> A.Node:
-    while isinstance(node, A.Paren):
-        node = node.term
-    return node
-
-
 def _mk(op: str, a: A.Node, b: A.Node) -> A.Node:
     return A.BinOp(0, 0, op, a, b)
 
@@ -351,7 +345,7 @@ def _size_of(node: A.Node) -> A.Node:
 
 def _measure_field(node: A.Node) -> tuple[str, A.Node] | None:
     """``(field, receiver)`` of ``x.length``/``x.size``, ``List.length x``, ``(e).size``."""
-    node = _strip(node)
+    node = A.unparen(node)
     if isinstance(node, A.Ident):
         root, _, last = node.name.rpartition(".")
         if root and last in ("length", "size"):
@@ -366,7 +360,7 @@ def _measure_field(node: A.Node) -> tuple[str, A.Node] | None:
 
 def _method(node: A.Node, method: str) -> tuple[A.Node, list[A.Node]] | None:
     """``(receiver, args)`` of ``r.method a b`` / ``(e).method a b`` / ``Array.method r a b``."""
-    node = _strip(node)
+    node = A.unparen(node)
     if not isinstance(node, A.App):
         return None
     fn = node.fn
@@ -391,7 +385,7 @@ class Simp:
         self.full = full
 
     def run(self, node: A.Node) -> A.Node:
-        node = _strip(node)
+        node = A.unparen(node)
         if isinstance(node, A.App) and isinstance(node.fn, A.Ident) and node.fn.name == "sizeOf" and len(node.args) == 1:
             return self.size_of(self.run(node.args[0]))
         if isinstance(node, A.App) and isinstance(node.fn, A.Ident) and node.fn.name == "Nat.succ" and len(node.args) == 1:
@@ -406,7 +400,7 @@ class Simp:
         return node
 
     def size_of(self, arg: A.Node) -> A.Node:
-        arg = _strip(arg)
+        arg = A.unparen(arg)
         if _is_nat_term(arg, self.types):
             return arg  # sizeOf_nat
         if not self.full:
@@ -419,7 +413,7 @@ class Simp:
         return _size_of(arg)
 
     def length(self, fld: str, recv: A.Node) -> A.Node:
-        recv = _strip(recv)
+        recv = A.unparen(recv)
         if fld == "length" and isinstance(recv, A.BinOp) and recv.op == "::":
             return _mk("+", self.length("length", recv.rhs), _num(1))  # List.length_cons
         if fld == "length" and isinstance(recv, A.BinOp) and recv.op == "++":
@@ -440,12 +434,12 @@ class Simp:
 def _is_nat_term(node: A.Node, types: dict[str, str]) -> bool:
     """``node`` is surely a ``Nat``: numerals, ``Nat`` variables, sizes and lengths of collections,
     ``sizeOf``, and arithmetic of such."""
-    node = _strip(node)
+    node = A.unparen(node)
     if isinstance(node, A.NumLit):
         return True
     fld = _measure_field(node)
     if fld is not None:
-        recv = _strip(fld[1])
+        recv = A.unparen(fld[1])
         return _collection(recv, types)
     if isinstance(node, A.Ident):
         return types.get(node.name) == "Nat"
@@ -457,7 +451,7 @@ def _is_nat_term(node: A.Node, types: dict[str, str]) -> bool:
 
 
 def _collection(node: A.Node, types: dict[str, str]) -> bool:
-    node = _strip(node)
+    node = A.unparen(node)
     if isinstance(node, A.Ident):
         return types.get(node.name) in _COLLECTIONS
     if isinstance(node, (A.ListLit, A.ArrayLit)):
@@ -476,7 +470,7 @@ def _nat_facts(facts: list[A.Node], types: dict[str, str]) -> list[A.Node]:
     ``Int``s read as ``Nat``s could prove a false goal, so it is left out."""
     out: list[A.Node] = []
     for f in facts:
-        f = _strip(f)
+        f = A.unparen(f)
         if isinstance(f, A.BinOp) and f.op == "∧":
             out.extend(_nat_facts([f.lhs, f.rhs], types))
         elif _nat_prop(f, types):
@@ -485,7 +479,7 @@ def _nat_facts(facts: list[A.Node], types: dict[str, str]) -> list[A.Node]:
 
 
 def _nat_prop(f: A.Node, types: dict[str, str]) -> bool:
-    f = _strip(f)
+    f = A.unparen(f)
     if isinstance(f, A.UnOp) and f.op == "¬":
         return _nat_prop(f.arg, types)
     if isinstance(f, A.BinOp) and f.op in ("∧", "∨"):
@@ -498,7 +492,7 @@ def _nat_prop(f: A.Node, types: dict[str, str]) -> bool:
 def _atomise_division(node: A.Node) -> A.Node:
     """``a / b`` and ``a % b`` by a non-numeral: an atom for ``omega``."""
     def replace(n: A.Node) -> A.Node | None:
-        if isinstance(n, A.BinOp) and n.op in ("/", "%") and not isinstance(_strip(n.rhs), A.NumLit):
+        if isinstance(n, A.BinOp) and n.op in ("/", "%") and not isinstance(A.unparen(n.rhs), A.NumLit):
             return A.App(0, 0, A.Ident(0, 0, "HDiv.hDiv" if n.op == "/" else "HMod.hMod"), [n.lhs, n.rhs])
         return None
 
@@ -558,17 +552,17 @@ def _iterator_step(smaller: A.Node, current: A.Node, facts: list[A.Node], types:
     """``sizeOf it.next < sizeOf it`` from ``¬it.atEnd = true`` or ``it.hasNext = true`` in scope
     (``String.Iterator.sizeOf_next_lt_of_atEnd``/``_of_hasNext``, ``Init/Data/String/Extra.lean``,
     registered as ``decreasing_trivial`` rules: ``apply``, then ``assumption``)."""
-    s, c = _strip(smaller), _strip(current)
+    s, c = A.unparen(smaller), A.unparen(current)
     if not (isinstance(s, A.App) and isinstance(c, A.App) and isinstance(s.fn, A.Ident) and s.fn.name == "sizeOf"
             and isinstance(c.fn, A.Ident) and c.fn.name == "sizeOf"):
         return False
-    it = _strip(c.args[0])
+    it = A.unparen(c.args[0])
     if not isinstance(it, A.Ident) or types.get(it.name) != "String.Iterator":
         return False
     if A.sexpr(_strip_all(s.args[0])) not in (f"{it.name}.next", A.sexpr(A.Proj(0, 0, it, "next"))):
         return False
     for f in facts:
-        f = _strip(f)
+        f = A.unparen(f)
         if isinstance(f, A.UnOp) and f.op == "¬" and _is_field(f.arg, it.name, "atEnd"):
             return True
         if _is_field(f, it.name, "hasNext"):
@@ -578,10 +572,10 @@ def _iterator_step(smaller: A.Node, current: A.Node, facts: list[A.Node], types:
 
 def _is_field(node: A.Node, var: str, name: str) -> bool:
     """``it.atEnd`` or ``it.atEnd = true`` (a ``Bool`` condition is ``b = true`` as a ``Prop``)."""
-    node = _strip(node)
-    rhs = _strip(node.rhs) if isinstance(node, A.BinOp) and node.op == "=" else None
+    node = A.unparen(node)
+    rhs = A.unparen(node.rhs) if isinstance(node, A.BinOp) and node.op == "=" else None
     if isinstance(node, A.BinOp) and isinstance(rhs, A.Ident) and rhs.name == "true":
-        node = _strip(node.lhs)
+        node = A.unparen(node.lhs)
     return isinstance(node, A.Ident) and node.name == f"{var}.{name}"
 
 
@@ -611,7 +605,7 @@ def basic_measures(params: list[str], types: dict[str, str], sites: list[Site],
 
 
 def _difference(cond: A.Node) -> A.Node | None:
-    cond = _strip(cond)
+    cond = A.unparen(cond)
     if not isinstance(cond, A.BinOp):
         return None
     if cond.op in ("<", "≤"):
