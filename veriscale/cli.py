@@ -611,6 +611,18 @@ def score(
     report.errors[:0] = [str(e) for e in errors]
     typer.echo(format_report(report, verbose=verbose))
     _write_json_out(json_out, report.to_json, quiet)
+    _exit_on_unusable_lines((submission, len(errors)))
+
+
+def _exit_on_unusable_lines(*files: tuple[Path, int]) -> None:
+    """Submission files with lines that are not what was asked are the user's mistake: exit 2,
+    once everything the other lines gave is printed and written (nothing computed is lost)."""
+    for submission, count in files:
+        if count:
+            _echo_err(f"error: {submission}: {count} line(s) could not be read as submissions (listed above); "
+                      "the other lines were scored")
+    if any(count for _, count in files):
+        raise typer.Exit(2)
 
 
 @app.command()
@@ -644,6 +656,7 @@ def compare(
     if len(set(labels)) != len(labels):
         labels = [f"{i + 1}:{label}" for i, label in enumerate(labels)]
     results = []
+    unusable: list[tuple[Path, int]] = []
     for given in submissions:
         name, _, path_text = given.rpartition("=") if "=" in given else ("", "", given)
         path = Path(path_text)
@@ -662,7 +675,9 @@ def compare(
         results.append(comparison)
         typer.echo(format_comparison(comparison))
         typer.echo("")
+        unusable.append((path, len(errors)))
     _write_json_out(json_out, lambda: {"comparisons": [c.model_dump() for c in results]}, quiet)
+    _exit_on_unusable_lines(*unusable)
 
 
 @app.command()

@@ -282,7 +282,9 @@ def test_cli_score_writes_json_and_prints_a_table(tmp_path: Path) -> None:
     out = tmp_path / "score.json"
     result = CliRunner().invoke(app, ["score", str(SUITE), "--submission", str(submission), "--json", str(out),
                                       "--workers", "1", "--verbose"])
-    assert result.exit_code == 0, result.output
+    # the unreadable second line is the user's mistake: exit 2, after the other line is scored
+    assert result.exit_code == 2, result.output
+    assert "1 line(s) could not be read" in result.output
     assert "score_clamp_all" in result.output and "TOTAL" in result.output
     payload = json.loads(out.read_text(encoding="utf-8"))
     assert payload["tasks"][0]["task"] == "score_clamp_all"

@@ -76,6 +76,23 @@ def test_cli_compare(suites: tuple[Path, Path], tmp_path: Path) -> None:
     assert result.exit_code == 2 and "at least twice" in result.output
 
 
+def test_cli_compare_exits_2_after_comparing_when_a_line_is_unreadable(suites: tuple[Path, Path],
+                                                                        tmp_path: Path) -> None:
+    plus, _ = suites
+    path = tmp_path / "off.jsonl"
+    write_submissions(path, [Submission(task="mini_clamp", code=OFF_BY_ONE)])
+    with path.open("a", encoding="utf-8") as handle:
+        handle.write("not json\n")
+    out = tmp_path / "compare.json"
+    result = CliRunner().invoke(app, ["compare", str(path), "--suite", str(MINI), "--suite", str(plus),
+                                      "--tasks", "mini_clamp", "--workers", "1", "--json", str(out)])
+    assert result.exit_code == 2, result.output
+    assert "off.jsonl:2" in result.output and "1 line(s) could not be read" in result.output
+    # the readable line was compared and written all the same
+    assert "mini_clamp code fails plus" in result.output
+    assert json.loads(out.read_text(encoding="utf-8"))["comparisons"][0]["suites"] == ["mini", "plus"]
+
+
 @pytest.mark.data
 def test_three_verina_tasks_original_plus_lite(data_dir: Path) -> None:
     """Code right on Verina's tests but wrong beyond them: Plus exposes it, with the input."""
