@@ -17,7 +17,9 @@ each metric Lean decides is sorted into:
 * ``decided`` -- the engine's lower and upper bound are both Lean's verdict.
 
 It prints one row per class and the totals; the exit code is 1 when there is a false pass or a
-failing control. The issue's held-out corpus is run with the same command:
+failing control, else 2 when an entry is not one (one line each on stderr, naming its file and
+position; the other entries are still scored). The issue's held-out corpus is run with the same
+command:
 
     python benchmarks/elab_corpus.py                                   # the project's own corpus
     python benchmarks/elab_corpus.py --corpus DIR --suite DIR --json out.json
@@ -39,17 +41,49 @@ POSITION = re.compile(r"\bline \d+\b.*\bcol(?:umn)? \d+\b|\b\d+:\d+\b", re.IGNOR
 OUTCOMES = ("false pass", "control fails", "rejected, unknown", "undecided", "rejected, positioned", "decided")
 
 
-def load_corpus(directory: Path) -> list[dict[str, Any]]:
+def entry_problem(entry: Any) -> str | None:
+    """Why ``entry`` is not a corpus entry (``None``: it is one)."""
+    if not isinstance(entry, dict):
+        return "an entry is a JSON object"
+    for key in ("name", "class", "task"):
+        if not isinstance(entry.get(key), str) or not entry[key]:
+            return f"`{key}` must be a non-empty string"
+    if not entry["class"].startswith(("hostile/", "mistake/", "control/")):
+        return "`class` must start with hostile/, mistake/ or control/"
+    submission = entry.get("submission")
+    if not isinstance(submission, dict) or not all(isinstance(v, str) for v in submission.values()):
+        return "`submission` must map section names to Lean text"
+    lean = entry.get("lean")
+    if not isinstance(lean, dict) or not lean or not all(v in (0, 1) and isinstance(v, int) for v in lean.values()):
+        return "`lean` must map metric names to Lean's verdict, 0 or 1"
+    return None
+
+
+def load_corpus(directory: Path) -> tuple[list[dict[str, Any]], list[str]]:
+    """The entries of every ``*.json`` file of ``directory``, and one line per entry that is not
+    one (named by file and position; the others are still scored)."""
     entries: list[dict[str, Any]] = []
+    problems: list[str] = []
+    if not directory.is_dir():
+        raise SystemExit(f"error: {directory}: not a directory of corpus files")
     for path in sorted(directory.glob("*.json")):
         try:
             loaded = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, json.JSONDecodeError) as exc:
-            raise SystemExit(f"error: {path}: not a JSON corpus file ({exc})") from exc
+        except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
+            problems.append(f"{path}: not a JSON corpus file ({exc})")
+            continue
         if not isinstance(loaded, list):
-            raise SystemExit(f"error: {path}: a corpus file holds a list of entries")
-        entries.extend(loaded)
-    return entries
+            problems.append(f"{path}: a corpus file holds a list of entries")
+            continue
+        for position, entry in enumerate(loaded):
+            problem = entry_problem(entry)
+            if problem is None:
+                entries.append(entry)
+            else:
+                name = entry.get("name") if isinstance(entry, dict) else None
+                problems.append(f"{path}: entry {position}" + (f" ({name})" if isinstance(name, str) else "")
+                                + f": {problem}")
+    return entries, problems
 
 
 def outcome(entry: dict[str, Any], bounds: dict[str, tuple[int, int]], reasons: list[str]) -> str:
@@ -76,12 +110,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", type=Path, default=None, help="write every entry's outcome here")
     args = parser.parse_args(argv)
 
+    from pydantic import ValidationError
+
     from veriscale.backends.embedded.backend import EmbeddedBackend
     from veriscale.stages.score import Submission
     from veriscale.stages.score.scoring import merge_groups, score_task
     from veriscale.task import TaskLoadError, load_task
 
-    entries = load_corpus(args.corpus)
+    entries, problems = load_corpus(args.corpus)
+    for problem in problems:
+        print(f"error: {problem}", file=sys.stderr)
     backend = EmbeddedBackend()
     tasks: dict[str, Any] = {}
     rows: list[dict[str, Any]] = []
@@ -96,7 +134,13 @@ def main(argv: list[str] | None = None) -> int:
         task = tasks[task_id]
         if task is None:
             continue
-        score = merge_groups(task.id, score_task(task, Submission(task=task.id, **entry["submission"]), backend))
+        try:
+            submission = Submission(task=task.id, **entry["submission"])
+        except ValidationError as exc:
+            problems.append(f"{entry['name']}: not a submission: {exc.errors()[0]['msg']}")
+            print(f"error: {problems[-1]}", file=sys.stderr)
+            continue
+        score = merge_groups(task.id, score_task(task, submission, backend))
         bounds = {m: (b.lower, b.upper) for m in entry["lean"] if (b := score.bound(m)) is not None}
         rows.append({"name": entry["name"], "class": entry["class"], "lean": entry["lean"],
                      "engine": {m: list(b) for m, b in bounds.items()},
@@ -119,7 +163,9 @@ def main(argv: list[str] | None = None) -> int:
                   f"{row['reasons'][:1]}")
     if args.json is not None:
         args.json.write_text(json.dumps(rows, indent=1, ensure_ascii=False) + "\n", encoding="utf-8")
-    return 1 if totals["false pass"] or totals["control fails"] else 0
+    if totals["false pass"] or totals["control fails"]:
+        return 1
+    return 2 if problems else 0
 
 
 if __name__ == "__main__":

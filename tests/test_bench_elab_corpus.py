@@ -43,3 +43,28 @@ def test_a_false_pass_fails_the_run(tmp_path: Path, capsys: pytest.CaptureFixtur
     code, printed, rows = _run(tmp_path, entries, capsys)
     assert code == 1 and rows[0]["outcome"] == "false pass"
     assert "false pass: claimed_wrong" in printed
+
+
+def test_a_malformed_entry_is_one_line_and_exit_2_the_others_scored(tmp_path: Path,
+                                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    entries = [
+        _entry("right", "control/plain", RIGHT_CODE, {"code": 1}),
+        {"name": "no_task", "class": "control/plain", "submission": RIGHT_CODE, "lean": {"code": 1}},
+        _entry("bad_verdict", "control/plain", RIGHT_CODE, {"code": 2}),
+        _entry("bad_section", "control/plain", {"nonsense": "x"}, {"code": 1}),
+    ]
+    corpus = tmp_path / "corpus"
+    corpus.mkdir()
+    (corpus / "entries.json").write_text(json.dumps(entries), encoding="utf-8")
+    (corpus / "broken.json").write_text("{not json", encoding="utf-8")
+    out = tmp_path / "rows.json"
+    code = load_benchmark_script("elab_corpus").main(["--corpus", str(corpus), "--suite", str(SUITE), "--json", str(out)])
+    captured = capsys.readouterr()
+    assert code == 2
+    errors = captured.err.strip().splitlines()
+    assert len(errors) == 4 and all(line.startswith("error: ") for line in errors)
+    assert any("broken.json: not a JSON corpus file" in line for line in errors)
+    assert any("entry 1 (no_task): `task`" in line for line in errors)
+    assert any("entry 2 (bad_verdict): `lean`" in line for line in errors)
+    assert any(line.startswith("error: bad_section: not a submission") for line in errors)
+    assert [r["name"] for r in json.loads(out.read_text(encoding="utf-8"))] == ["right"]
