@@ -63,6 +63,46 @@ def test_get_elem_bang_default_needs_the_type() -> None:
     assert BUILTINS["List.getElem!"].typed and BUILTINS["Array.getElem!"].typed
 
 
+def _folded_sum(xs: tuple, zero: object) -> object:
+    from veriscale.backends.embedded.builtins.numbers import arith
+
+    acc = zero
+    for x in reversed(xs):
+        acc = arith("+", x, acc)
+    return acc
+
+
+@pytest.mark.parametrize("xs", [
+    tuple(Nat(k) for k in range(1000)),
+    tuple(range(-500, 400, 7)),
+    (Nat(3),), (5, -5), (2 ** 200, -(2 ** 200), 1),
+])
+def test_a_sum_of_integers_at_c_speed_equals_the_fold(xs: tuple) -> None:
+    zero = Nat(0) if isinstance(xs[0], Nat) else 0
+    got, folded = call("List.sum", xs), _folded_sum(xs, zero)
+    assert got == folded and type(got) is type(folded)
+
+
+def test_a_sum_past_the_bit_limit_stops_as_the_fold_does() -> None:
+    from veriscale.backends.embedded.builtins._core import MAX_BITS
+
+    huge = Nat(1 << MAX_BITS)  # one bit past the limit once added to itself
+    with pytest.raises(BudgetExceeded):
+        call("List.sum", (huge, huge))
+    # an Int list whose partial sums might pass the limit is left to the fold, which decides it
+    big = (1 << MAX_BITS) - 1
+    assert call("List.sum", (big, -big, 1)) == 1
+
+
+@pytest.mark.parametrize(("start", "stop", "step"), [(0, 0, 1), (0, 10, 1), (3, 20, 4), (5, 2, 1),
+                                                      (0, (1 << 18) + 3, 1), (100, 5000, 3)])
+def test_a_range_of_naturals_is_the_naturals_of_the_range(start: int, stop: int, step: int) -> None:
+    from veriscale.backends.embedded.builtins._core import nat_range
+
+    got = nat_range(start, stop, step)
+    assert got == tuple(range(start, stop, step)) and all(type(n) is Nat for n in got)
+
+
 def test_sum_is_a_right_fold() -> None:
     """`List.sum = foldr (· + ·) 0`: [0.1, 0.2, 0.3].sum = 0.1 + (0.2 + (0.3 + 0)) = 0.6,
     whereas a left fold gives 0.6000000000000001."""

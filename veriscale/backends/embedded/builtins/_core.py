@@ -44,8 +44,25 @@ def nat(value: int) -> Nat:
 nat_unchecked = partial(int.__new__, Nat)
 
 
+#: ``Nat(0)``, ``Nat(1)``, ... built once and grown on demand up to ``NAT_TABLE_LIMIT``: a range
+#: of naturals is then a slice of it, at memory-copy speed. Building hundreds of thousands of
+#: ``Nat`` objects one by one otherwise dominates a check that enumerates ``List.range n``.
+_nat_table: tuple[Nat, ...] = ()
+NAT_TABLE_LIMIT = 1 << 18
+
+
+def _nat_table_to(stop: int) -> tuple[Nat, ...]:
+    global _nat_table
+    size = min(max(stop, 2 * len(_nat_table), 1024), NAT_TABLE_LIMIT)
+    _nat_table += tuple(map(nat_unchecked, range(len(_nat_table), size)))
+    return _nat_table
+
+
 def nat_range(start: int, stop: int, step: int = 1) -> tuple[Nat, ...]:
     """The naturals of ``range(start, stop, step)`` (``start`` and ``stop`` non-negative)."""
+    if 0 <= start and stop <= NAT_TABLE_LIMIT and step > 0:
+        table = _nat_table if len(_nat_table) >= stop else _nat_table_to(stop)
+        return table[start:stop:step]
     return tuple(map(nat_unchecked, range(start, stop, step)))
 
 

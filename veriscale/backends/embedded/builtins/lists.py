@@ -35,10 +35,12 @@ from typing import Any
 
 import veriscale.backends.embedded.builtins.floats as _floats  # noqa: F401  (registers Float arithmetic)
 from veriscale.backends.embedded.builtins._core import (
+    MAX_BITS,
     check_size,
     default_of_type,
     nat,
     nat_range,
+    nat_unchecked,
     type_name_of,
 )
 from veriscale.backends.embedded.builtins.numbers import arith
@@ -327,9 +329,28 @@ def list_intercalate(sep: tuple, xs: tuple) -> tuple:
 def list_sum(xs: tuple, *, result_type: Any = None) -> Any:
     """``foldr (· + ·) 0``: ``[a, b, c].sum = a + (b + (c + 0))``."""
     acc = _zero_like(xs, result_type)
+    exact = _exact_integer_sum(xs, acc)
+    if exact is not None:
+        return exact
     for x in reversed(xs):
         acc = arith("+", x, acc)
     return acc
+
+
+def _exact_integer_sum(xs: tuple, zero: Any) -> Any:
+    """The sum of a list of ``Nat`` (or of ``Int``) at C speed, when it equals the fold: every
+    element of the zero's exact type, and no partial sum can pass ``MAX_BITS`` (then the fold
+    would stop there; ``None`` leaves that case to it)."""
+    kind = type(zero)
+    if not xs or (kind is not Nat and kind is not int) or set(map(type, xs)) != {kind}:
+        return None
+    if kind is Nat:
+        total = sum(xs)  # every partial sum of naturals is at most the total
+        return nat_unchecked(total) if total.bit_length() <= MAX_BITS else None
+    if max(map(int.bit_length, xs)) + len(xs).bit_length() >= MAX_BITS:
+        return None  # some partial sum might pass the limit
+    total = sum(xs)
+    return total
 
 
 def _zero_like(xs: tuple, result_type: Any) -> Any:
