@@ -211,8 +211,6 @@ class ArithMixin:
         ``relation``: the trees are the two sides of a ``binrel%`` relation, whose type Lean
         computes from the leaves alone, never from an expected type."""
         stypes = [self.stype(lf, sc) for lf in leaves]
-        if unsure:
-            stypes.append(None)
         coe_idx = set()
 
         def collect_coe(t: Any) -> None:
@@ -300,12 +298,13 @@ class ArithMixin:
             # The type is known now: numerals, operator lookups and coercions are settled once,
             # here, instead of on every evaluation (this is the evaluator's hottest path).
             T = head(static_T) or "Nat"
-            if T == "Nat" and not (relation and self._declared_nat_leaf(leaves, coe_idx, sc)) and any(
-                    i not in coe_idx and not is_known(self.declared_stype(lf, sc)) for i, lf in enumerate(leaves)):
-                # `Nat` only by the elaborator's inference for some leaf: where Lean propagates an
-                # expected type the elaborator does not (`(fun x => x) (n - 5) : Int`), Lean
-                # computes in `Int`, so a subtraction that truncates is refused, never guessed.
-                # Not so in a relation with a leaf declared `Nat` (see `_declared_nat_leaf`).
+            if T == "Nat" and (unsure or not (relation and self._declared_nat_leaf(leaves, coe_idx, sc)) and any(
+                    i not in coe_idx and not is_known(self.declared_stype(lf, sc)) for i, lf in enumerate(leaves))):
+                # `Nat` only by the elaborator's inference for some leaf, or an expected type the
+                # compiler is unsure of: where Lean propagates an expected type the elaborator
+                # does not (`(fun x => x) (n - 5) : Int`), Lean computes in `Int`, so a
+                # subtraction that truncates is refused, never guessed. Not so in a relation
+                # with a leaf declared `Nat` (see `_declared_nat_leaf`).
                 T = "NatChecked"
             return [self._static_tree(t, T, leaf_cs, sc, node) for t in trees], T
         builders = [build(t) for t in trees]

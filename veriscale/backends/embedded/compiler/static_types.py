@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import type_of_text
+from veriscale.backends.embedded.builtins import BUILTINS, OPTIONAL_ARGS
 from veriscale.backends.embedded.compiler.support import ARITH_OPS, REL_OPS, Scope, _field_builtin
 from veriscale.backends.embedded.statics import (
     BOOL,
@@ -33,6 +34,12 @@ def _unified_signature(
     sig = signature(name, len(argtys))
     if sig is None:
         return None
+    full = signature(name, BUILTINS[name].arity) if name in OPTIONAL_ARGS else None
+    if full is not None and BUILTINS[name].arity - OPTIONAL_ARGS[name] <= len(argtys) < len(full.params):
+        # the explicit parameters left are all optional: Lean's application elaborator fills them
+        # with their default values once the arguments run out (`a.foldl f init : β`, not
+        # `Nat → Nat → β`)
+        sig = type(sig)(sig.params, full.result)
     s: dict[str, LeanType] = {}
     params = [fresh(p, "#") for p in sig.params]
     result = fresh(sig.result, "#")
