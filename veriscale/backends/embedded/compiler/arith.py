@@ -137,6 +137,10 @@ class ArithMixin:
         if op == "++":
             et = expected if expected is not None and is_known(expected) else (self.stype(node.lhs, sc) or self.stype(node.rhs, sc))
             a, b = self.compile(node.lhs, sc, et), self.compile(node.rhs, sc, et)
+            local_append = self.operator_instance(node, sc)  # type: ignore[attr-defined]
+            if local_append is not None:
+                # `++` is `HAppend` through `instHAppendOfAppend` from a local `Append` instance
+                return lambda fr: local_append(fr)(a(fr), b(fr))
 
             def append(fr: list[Any]) -> Any:
                 x, y = a(fr), b(fr)

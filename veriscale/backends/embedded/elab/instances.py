@@ -305,8 +305,8 @@ class InstancesMixin(ElabCore):
         chunk (at ``String`` for the literal ones) and an ``Append String`` use for the ``++``."""
         if not ctx.instances:
             return
-        types = iter(part_types)
-        chunk_types = [STRING if isinstance(c, str) else next(types) for c in interpolation_chunks(node.parts)]
+        term_types = iter([t for part, t in zip(node.parts, part_types) if not isinstance(part, str)])
+        chunk_types = [STRING if isinstance(c, str) else next(term_types) for c in interpolation_chunks(node.parts)]
         for i, t in enumerate(chunk_types):
             self.use_class(node, "ToString", t, ctx, direct=True, key=interpolation_key(node, i))
         if len(chunk_types) > 1:
