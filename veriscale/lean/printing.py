@@ -59,6 +59,7 @@ from veriscale.lean.values import (
 __all__ = [
     "MAX_PREC",
     "LeanPrintable",
+    "add_paren_heuristic",
     "float_to_string",
     "quote_char",
     "quote_core",
@@ -139,7 +140,8 @@ def quote_string(s: str) -> str:
 # toString
 
 
-def _add_paren_heuristic(s: str) -> str:
+def add_paren_heuristic(s: str) -> str:
+    """Lean's ``addParenHeuristic`` (the ``ToString (Option α)`` instance parenthesises with it)."""
     if s.startswith(("(", "[", "{", "#[")):
         return s
     if not any(c in " \t\r\n" for c in s):
@@ -166,7 +168,7 @@ def to_string(value: Any) -> str:
     if isinstance(value, Pair):
         return "(" + to_string(value.fst) + ", " + to_string(value.snd) + ")"
     if isinstance(value, Some):
-        return "(some " + _add_paren_heuristic(to_string(value.value)) + ")"
+        return "(some " + add_paren_heuristic(to_string(value.value)) + ")"
     if value is NONE:
         return "none"
     if isinstance(value, LeanPrintable):

@@ -468,7 +468,10 @@ class DoLetRec(Node):
 
 @dataclass(slots=True, eq=False)
 class DoHave(Node):
-    """A ``have`` inside ``do``: proof only, no run-time effect."""
+    """A ``have`` inside ``do``: a proof, with no run-time effect, unless its type is a class
+    (a local instance for the rest of the block)."""
+
+    decl: LetDecl | None = None
 
 
 # ---------------------------------------------------------------------------------------------

@@ -52,6 +52,8 @@ def _eq(a: Any, b: Any) -> bool:
 class ArithMixin:
     """Unary and binary operators (part of :class:`~.core.Compiler`)."""
 
+    instance_choices: dict[tuple[str, int, int], Any]
+
     # -- operators --------------------------------------------------------------------------
     def c_UnOp(self, node: A.UnOp, sc: Scope, expected: LeanType | None) -> Closure:
         op = node.op
@@ -135,6 +137,10 @@ class ArithMixin:
         if op == "++":
             et = expected if expected is not None and is_known(expected) else (self.stype(node.lhs, sc) or self.stype(node.rhs, sc))
             a, b = self.compile(node.lhs, sc, et), self.compile(node.rhs, sc, et)
+            local_append = self.operator_instance(node, sc)  # type: ignore[attr-defined]
+            if local_append is not None:
+                # `++` is `HAppend` through `instHAppendOfAppend` from a local `Append` instance
+                return lambda fr: local_append(fr)(a(fr), b(fr))
 
             def append(fr: list[Any]) -> Any:
                 x, y = a(fr), b(fr)
@@ -307,6 +313,10 @@ class ArithMixin:
                 # with a leaf declared `Nat` (see `_declared_nat_leaf`).
                 T = "NatChecked"
             return [self._static_tree(t, T, leaf_cs, sc, node) for t in trees], T
+        if self.instance_choices and any(self._local_operator(t, sc) for t in trees):
+            # the operators' instances were chosen at the type the elaborator inferred: a tree
+            # whose type is decided only at run time cannot follow them
+            raise unsupported(node, "arithmetic with a local instance", "operand types not known statically")
         builders = [build(t) for t in trees]
 
         # dynamic: the run-time types of the leaves decide the type (as binop% would statically)
@@ -337,6 +347,18 @@ class ArithMixin:
 
         return [lambda fr, b=b: run_dynamic(fr, b) for b in builders], None
 
+    def _local_operator(self, t: Any, sc: Scope) -> bool:
+        """Whether an operator of the flattened tree ``t`` uses a local instance."""
+        kind = t[0]
+        if kind == "bin":
+            return (self.operator_instance(t[4], sc) is not None  # type: ignore[attr-defined]
+                    or self._local_operator(t[2], sc) or self._local_operator(t[3], sc))
+        if kind == "neg":
+            return self.operator_instance(t[2], sc) is not None or self._local_operator(t[1], sc)  # type: ignore[attr-defined]
+        if kind == "pow":
+            return self._local_operator(t[1], sc)
+        return False
+
     def _declared_nat_leaf(self, leaves: list[A.Node], coe_idx: set[int], sc: Scope) -> bool:
         """Whether some leaf (not under ``↑``) is ``Nat`` by declared types alone.
 
@@ -364,6 +386,9 @@ class ArithMixin:
             return leaf_cs[t[1]]
         if kind == "neg":
             sub = self._static_tree(t[1], T, leaf_cs, sc, node)
+            local = self.operator_instance(t[2], sc)  # type: ignore[attr-defined]
+            if local is not None:
+                return lambda fr: local(fr)(sub(fr))
             negate = NEG.get(T)
             if negate is None:
                 return _raiser(unsupported(t[2], "negation", f"at type {T}"))
@@ -373,6 +398,12 @@ class ArithMixin:
             exponent, pnode = self.compile(t[2], sc, None), t[3]
             return lambda fr: _power_at(base(fr), exponent(fr), T, pnode)
         op, bnode = t[1], t[4]
+        local_method = self.operator_instance(bnode, sc)  # type: ignore[attr-defined]
+        if local_method is not None:
+            # the operator's instance is a local one (`have : Add Int := ⟨f⟩`): `f a b`
+            left = self._static_tree(t[2], T, leaf_cs, sc, node)
+            right = self._static_tree(t[3], T, leaf_cs, sc, node)
+            return lambda fr: local_method(fr)(left(fr), right(fr))
         f = ARITH.get((op, T))
         if f is None:
             return _raiser(unsupported(bnode, f"operator {op}", f"at type {T}"))

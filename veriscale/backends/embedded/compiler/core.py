@@ -439,6 +439,10 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         raise unsupported(node, "sorry")
 
     def c_Interp(self, node: A.Interp, sc: Scope, expected: LeanType | None) -> Closure:
+        if self.instance_choices:
+            with_instances = self.interpolation_with_instances(node, sc)
+            if with_instances is not None:
+                return with_instances
         parts: list[Any] = []
         for p in node.parts:
             if isinstance(p, str):

@@ -108,6 +108,11 @@ class DoNotationMixin:
                 raise unsupported(item, "do block ending with " + ("let" if isinstance(item, A.DoLet) else "let rec"))
             return _then(self.gen, setter, self._do_items(items, i + 1, inner, expected))
         if isinstance(item, (A.DoHave,)):
+            modelled = self.compile_local_instance(item.decl, sc) if item.decl is not None else None  # type: ignore[attr-defined]
+            if modelled is not None and not last:
+                # a local instance the elaborator modelled, for the rest of the block (.instances)
+                inner_sc, set_instance = modelled
+                return _then(self.gen, set_instance, self._do_items(items, i + 1, inner_sc, expected))
             if last:
                 return lambda fr: UNIT
             return self._do_items(items, i + 1, sc, expected)

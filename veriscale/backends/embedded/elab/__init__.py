@@ -317,6 +317,7 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
                 continue
             if b.kind in ("implicit", "strict") and (b.type is None or isinstance(b.type, A.Sort)):
                 continue
+            self.class_typed_binder(b, b.type)
             t = self.read_type(b.type, ctx) if b.type is not None else self.fresh()
             if isinstance(t, Gap) and b.type is not None:
                 self.gap(b, f"the binder type `{b.type_text}` is not modelled")

@@ -98,6 +98,10 @@ class BindingMixin(ElabCore):
             ctx = self.bind_pattern(pat.lhs, elem, ctx)
             return self.bind_pattern(pat.rhs, list_of(elem), ctx)
         if isinstance(pat, A.BinOp) and pat.op == "+" and isinstance(pat.rhs, A.NumLit):
+            if any(i.cls in ("Add", "HAdd") for i in ctx.instances):
+                # the pattern is elaborated as a term, `+` with the local instance: whether the
+                # match compiler still reads it as `Nat.succ` is not modelled
+                self.gap(pat, "a `n + k` pattern with a local Add instance in scope", "local-instance")
             self.expect(pat, NAT, ty)
             return self.bind_pattern(pat.lhs, NAT, ctx)
         if isinstance(pat, A.App) and isinstance(pat.fn, (A.Ident, A.DotIdent)):
@@ -144,6 +148,7 @@ class BindingMixin(ElabCore):
                     dom = self.fresh()
                     exp = None
                 if b.type is not None:
+                    self.class_typed_binder(b, b.type)
                     declared = self.read_type(b.type, ctx)
                     if not isinstance(declared, Gap):
                         self.expect(b, declared, dom) if not isinstance(zonk(dom), MVar) else unify(dom, declared)
@@ -202,8 +207,8 @@ class BindingMixin(ElabCore):
         return _curried(doms, body)
 
     # -- let ------------------------------------------------------------------------------------
-    def let_decl(self, decl: A.LetDecl, ctx: Ctx, kind: str = "let") -> Ctx:
-        with_instance = self.local_instance_decl(decl, ctx, "let")
+    def let_decl(self, decl: A.LetDecl, ctx: Ctx, kind: str = "let", is_have: bool = False) -> Ctx:
+        with_instance = self.local_instance_decl(decl, ctx, "have" if is_have else "let")
         if with_instance is not None:
             return with_instance
         if decl.alts is not None or decl.binders:
@@ -232,6 +237,9 @@ class BindingMixin(ElabCore):
     def local_instance_decl(self, decl: A.LetDecl, ctx: Ctx, kind: Literal["have", "let"]) -> Ctx | None:
         """Hook: a local instance declaration (:mod:`.instances`)."""
         return None
+
+    def class_typed_binder(self, binder: A.Node, type_term: A.Node | None) -> None:
+        """Hook: a binder whose type may be a class (:mod:`.instances`)."""
 
     def local_function(self, decl: A.LetDecl, ctx: Ctx, rec_name: str | None = None) -> LeanType:
         """``let f (x : T) : U := body`` (or with equations): its type, after checking the body."""
@@ -276,7 +284,7 @@ class BindingMixin(ElabCore):
         self.exhaustive(node, doms, [alt.patterns for alt in alts])
 
     def e_Let(self, node: A.Let, ctx: Ctx, expected: LeanType | None) -> LeanType:
-        inner = self.let_decl(node.decl, ctx, "let")
+        inner = self.let_decl(node.decl, ctx, "let", is_have=node.is_have)
         return self.elab(node.body, inner, expected)
 
     def e_LetRec(self, node: A.LetRec, ctx: Ctx, expected: LeanType | None) -> LeanType:

@@ -65,6 +65,9 @@ class ElabCore:
         """Postponed elaboration problems: each returns ``False`` while it still cannot run."""
         self.heterogeneous_until_defaulted: list[LeanType] = []
         """Result types of arithmetic trees none of whose leaves had a known type."""
+        self.decidable_relations: set[tuple[str, int, int]] = set()
+        """Order relations (``a < b``) at positions that need a ``Decidable`` instance (``if``,
+        ``decide``, a ``Prop`` used as a ``Bool``), by :func:`.instances.use_key`."""
         self._dispatch: dict[type, Callable[[Any, Ctx, LeanType | None], LeanType]] = {}
         #: the type inferred for each term of the declaration being elaborated (for the compiler)
         self.node_types = NodeTypes()
@@ -170,6 +173,8 @@ class ElabCore:
         ``Nat.decidableExistsLT``), as do ``∀ x ∈ xs`` / ``∃ x ∈ xs`` (``List.decidableBAll``...)."""
         while isinstance(cond, A.Paren):
             cond = cond.term
+        if isinstance(cond, A.BinOp) and cond.op in ("<", ">", "≤", "≥"):
+            self.decidable_relations.add((cond.op, cond.line, cond.col))
         if isinstance(cond, A.UnOp) and cond.op == "¬":
             self.check_decidable(cond.arg)
         elif isinstance(cond, A.BinOp) and cond.op in ("∧", "∨", "→", "↔"):
@@ -236,10 +241,19 @@ class ElabCore:
         return UNIT
 
     def e_Interp(self, node: A.Interp, ctx: Ctx, expected: LeanType | None) -> LeanType:
-        for part in node.parts:
-            if not isinstance(part, str):
-                self.elab(part, ctx, None)
+        types = [STRING if isinstance(part, str) else self.elab(part, ctx, None) for part in node.parts]
+        self.use_interpolation(node, types, ctx)
         return STRING
+
+    def use_interpolation(self, node: A.Interp, part_types: list[LeanType], ctx: Ctx) -> None:
+        """Hook: the ``toString`` and ``++`` uses of ``s!`` (:mod:`.instances`)."""
+
+    def proof_sensitive_instances(self, ctx: Ctx | None) -> bool:
+        """Hook: whether local instances in scope change what proof tactics read (:mod:`.instances`)."""
+        return False
+
+    proof_sensitive_defs: set[str] = set()
+    """Hook: declarations declaring such a local instance in their bodies (:mod:`.instances`)."""
 
     def e_Sort(self, node: A.Sort, ctx: Ctx, expected: LeanType | None) -> LeanType:
         return TYPE

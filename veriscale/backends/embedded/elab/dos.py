@@ -123,6 +123,12 @@ class DoMixin(ElabCore):
         if isinstance(item, A.DoLetRec):
             return self.let_rec(item.decls, ctx)  # type: ignore[attr-defined]
         if isinstance(item, A.DoHave):
+            # a `have` of class type is a local instance for the rest of the block (the block is
+            # one term, `have inst : C := v; rest`); any other `have` is a proof
+            if item.decl is not None:
+                with_instance = self.local_instance_decl(item.decl, ctx, "have")  # type: ignore[attr-defined]
+                if with_instance is not None:
+                    return with_instance  # type: ignore[no-any-return]
             return ctx
         self.gap(item, f"the `do` element `{type(item).__name__}` is not modelled")
         return ctx

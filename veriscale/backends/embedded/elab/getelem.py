@@ -122,6 +122,11 @@ class GetElemMixin(ElabCore):
             self.error(node, f"failed to prove index is valid: {node.index.value} < {len(node.coll.items)} is false",
                        "getelem-bound")
             return
+        if self.proof_sensitive_instances(ctx):
+            self.gap(node, f"cannot tell whether `get_elem_tactic` proves `{A.lean_syntax(node.index)} < "
+                           f"{A.lean_syntax(node.coll)}.size` with a local arithmetic or order instance in scope",
+                     "local-instance")
+            return
         size = A.App(node.line, node.col, A.Ident(node.line, node.col,
                                                   "Array.size" if head != "List" else "List.length"), [node.coll])
         facts = [self.unfold_fact(f.prop) for f in ctx.facts]

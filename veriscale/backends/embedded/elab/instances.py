@@ -10,31 +10,53 @@ the most recent first; a local instance also answers the subgoals of global inst
 
 The engine evaluates a local instance when it is one it can read:
 
-* classes ``BEq`` (``==``, ``!=``), ``Max`` (``max``) and ``Min`` (``min``), given as ``⟨f⟩``,
-  ``{ beq := f }`` or ``C.mk f``: the elaborator checks ``f`` at the method's type and records
-  (:attr:`Report.local_instances`) the declaration and its method;
+* classes with one method (:data:`MODELLED_METHODS`): ``BEq`` (``==``, ``!=``), ``Max``/``Min``
+  (``max``/``min``), ``ToString`` (``toString``, and every chunk of ``s!"…"``, which
+  ``Lean.TSyntax.expandInterpolatedStr`` expands to ``toString c₀ ++ toString c₁ ++ …``, the
+  literal chunks included), the arithmetic classes ``Add``, ``Sub``, ``Mul``, ``Div``, ``Mod``,
+  ``Neg`` and ``Append`` (``a + b`` is ``binop%`` elaborated to ``HAdd.hAdd`` at ``HAdd α α α``,
+  which the global ``instHAdd [Add α]`` answers with the ``Add α`` found for it -- the local one;
+  likewise ``instHSub``, ``instHMul``, ``instHDiv``, ``instHMod``, ``instHAppendOfAppend``, and
+  ``-x`` is ``Neg.neg``), given as ``⟨f⟩``, ``{ beq := f }`` or ``C.mk f``: the elaborator checks
+  ``f`` at the method's type and records (:attr:`Report.local_instances`) the declaration and
+  its method;
 * each use of a class is resolved among the local instances as Lean does: a local instance at
   exactly the use's type (the most recent first), else the global instance -- which for ``BEq``
-  of ``List``/``Array``/``Option``/``Prod`` (``instBEqList``'s ``List.beq``, ``Array.isEqv``, the
-  derived ``BEq (Option α)``, ``instBEqProd``) asks for its components' instances in turn, so
-  ``[a] == [b]`` compares elements with a local ``BEq Int``. The result is an
-  :class:`InstancePlan`; a plan that involves a local instance is recorded
-  (:attr:`Report.instance_choices`) for the use, and the compiler builds and calls it;
-* a use is the method itself (``a == b``, ``max a b``), or the ``[BEq α]`` argument of a library
-  function the engine evaluates with any instance (:data:`.builtins.with_beq.BEQ_FUNCTIONS`:
-  ``List.contains``/``elem``/``count``/``idxOf``/``lookup``/``erase``/``eraseDups``/…,
-  ``Array.contains``);
+  and ``ToString`` of ``List``/``Array``/``Option``/``Prod`` (``instBEqList``'s ``List.beq``,
+  ``Array.isEqv``, the derived ``BEq (Option α)``, ``instBEqProd``; ``instToStringList``'s
+  ``List.toString``, ``"#" ++ toString a.toList`` for arrays, ``"(some " ++ …`` for options,
+  the pair's ``"(" ++ toString a ++ ", " ++ toString b ++ ")"``, Init/Data/ToString/Basic.lean)
+  asks for its components' instances in turn, so ``[a] == [b]`` compares elements with a local
+  ``BEq Int``. The result is an :class:`InstancePlan`, recorded (:attr:`Report.instance_choices`)
+  for the use whenever a local instance is in scope (global plans too: the compiler refuses a
+  use it finds no answer for), and the compiler builds and calls it;
+* a use is the method itself (``a == b``, ``max a b``, ``a + b``, ``toString x``), or the
+  ``[BEq α]`` argument of a library function the engine evaluates with any instance
+  (:data:`.builtins.with_beq.BEQ_FUNCTIONS`: ``List.contains``/``elem``/``count``/``idxOf``/
+  ``lookup``/``erase``/``eraseDups``/…, ``Array.contains``);
 * membership ``x ∈ xs`` in a ``List``/``Array`` is ``List.Mem``, logical equality: its
   ``Decidable`` instance (``instDecidableMemOfLawfulBEq``) needs ``LawfulBEq``, which only an
   instance equal to the global one has, so its truth never depends on a local ``BEq``;
 * an instance binder of a definition stands for the caller's instance: at an entry call that is
   the global instance, which evaluation already implements, and a call passing a local instance
-  to such a binder is a gap.
+  to such a binder is a gap;
+* ``Ord`` is not modelled (the engine has no ``compare``), and neither are ``LT``/``LE``: their
+  uses hide in bounded quantifiers (``∀ i < n``), default arguments (``mergeSort``'s ``le``) and
+  index proofs. One case is decided: a ``have`` of ``LT α``/``LE α`` hides its value (``have`` is
+  ``withLocalDecl``, ``Lean.Elab.BuiltinNotation``/``elabLetDeclAux``), so ``a < b`` at ``α``
+  where a ``Decidable`` instance is needed (``if``, ``decide``, a ``Prop`` used as a ``Bool``)
+  finds none -- ``Int.decLt`` and its kind are stated for the global ``LT`` instance, which the
+  local one is not definitionally equal to -- and Lean reports "failed to synthesize Decidable".
+  ``Ord``'s own global instances build nothing else: ``ltOfOrd``, ``leOfOrd``, ``beqOfOrd`` and
+  ``maxOfLe`` are definitions, not instances (Init/Data/Ord.lean), so a local ``Ord`` never changes
+  ``<``, ``max`` or a sort.
 
 Anything else is a gap (never a silent use of the global instance): a local instance of another
-class (``Ord``, ``ToString``, ``Hashable``, ``Add``, ``LT``, …) or with another value, another
-library function receiving a local instance, a class other than ``BEq`` reached through a global
-instance, a use whose type is not known.
+class (``Hashable``, ``OfNat``, ``HAdd``, ``Zero``, …) or with another value, another library
+function receiving a local instance, a class other than ``BEq``/``ToString`` reached through a
+global instance, a use whose type is not known, and -- since ``omega``, ``decreasing_tactic`` and
+``get_elem_tactic`` read ``+``, ``-``, ``<`` as the global operations -- an index or termination
+proof in the scope of a local arithmetic or order instance of ``Nat``/``Int``.
 """
 
 from __future__ import annotations
@@ -47,19 +69,46 @@ from veriscale.backends.embedded.builtins.with_beq import BEQ_FUNCTIONS
 from veriscale.backends.embedded.core_names import CORE_CLASSES, LAW_CLASSES
 from veriscale.backends.embedded.elab.context import Ctx, LocalInstance
 from veriscale.backends.embedded.elab.core import ElabCore
-from veriscale.backends.embedded.elab.types import BOOL, Gap, MVar, deep, has_gap, show, zonk
+from veriscale.backends.embedded.elab.ops import OPERATOR_CLASSES
+from veriscale.backends.embedded.elab.types import (
+    BOOL,
+    INT,
+    NAT,
+    STRING,
+    Gap,
+    MVar,
+    deep,
+    has_gap,
+    show,
+    zonk,
+)
 from veriscale.lean.types import FunType, LeanType, NamedType, ProdType
 
-MODELLED_METHODS: dict[str, str] = {"BEq": "beq", "Max": "max", "Min": "min"}
+MODELLED_METHODS: dict[str, str] = {
+    "BEq": "beq", "Max": "max", "Min": "min", "ToString": "toString",
+    "Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Mod": "mod", "Neg": "neg", "Append": "append",
+}
 """The classes whose local instances the engine evaluates, and each one's method."""
+
+ORDER_CLASSES: dict[str, str] = {"<": "LT", ">": "LT", "≤": "LE", "≥": "LE"}
+"""``a > b`` is ``GT.gt a b := LT.lt b a`` and ``≥`` is ``GE.ge`` through ``LE`` (Init/Prelude.lean)."""
+
+PROOF_SENSITIVE = frozenset({"Add", "Sub", "Mul", "Div", "Mod", "Neg", "LT", "LE", "HAdd", "HSub", "HMul",
+                             "HDiv", "HMod", "OfNat"})
+"""Classes whose local instances at ``Nat``/``Int`` change what ``omega`` and the index and
+termination tactics read: a proof the engine's arithmetic prover finds may not be Lean's."""
 
 CLASS_METHOD_FUNCTIONS: dict[str, str] = {
     "max": "Max", "Max.max": "Max", "min": "Min", "Min.min": "Min", "BEq.beq": "BEq", "bne": "BEq",
+    "toString": "ToString", "ToString.toString": "ToString",
 }
 """Global functions that are a class's method, used directly (``max a b`` is ``Max.max a b``)."""
 
-_BEQ_FORMERS = frozenset({"List", "Array", "Option"})
-"""Type formers whose core ``BEq`` instance is built from their element's (and ``Prod``'s)."""
+_COMPONENT_FORMERS: dict[str, frozenset[str]] = {
+    "BEq": frozenset({"List", "Array", "Option", "Prod"}),
+    "ToString": frozenset({"List", "Array", "Option", "Prod"}),
+}
+"""Per class, the type formers whose core instance is built from their components' instances."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -97,9 +146,38 @@ class InstanceChoice:
 
 def use_key(node: A.Node) -> tuple[str, int, int]:
     """The key of a use of a class: by position, not identity, because the elaborator and the
-    compiler each expand ``(· == x)`` into a ``fun`` of their own (copies of the same terms)."""
+    compiler each expand ``(· == x)`` into a ``fun`` of their own (copies of the same terms).
+    Operators are keyed by their own token's position, so each operator of a tree has its own."""
     what = node.op if isinstance(node, A.BinOp) else type(node).__name__
     return what, node.line, node.col
+
+
+def interpolation_key(node: A.Interp, chunk: int | None) -> tuple[str, int, int]:
+    """The key of the ``toString`` of chunk ``chunk`` of ``s!"…"`` (:func:`interpolation_chunks`),
+    or of its ``++`` (``chunk`` is ``None``)."""
+    return ("s!++" if chunk is None else f"s!{chunk}"), node.line, node.col
+
+
+def interpolation_chunks(parts: list[A.Node | str]) -> list[A.Node | str]:
+    """The chunks Lean's ``s!`` expansion sees: a literal chunk, then alternately a term and a
+    literal chunk (possibly empty) -- the interpolated string token is split at each ``{…}``."""
+    chunks: list[A.Node | str] = []
+    want_literal = True
+    for part in parts:
+        if isinstance(part, str):
+            if want_literal:
+                chunks.append(part)
+                want_literal = False
+            else:
+                chunks[-1] = str(chunks[-1]) + part
+        else:
+            if want_literal:
+                chunks.append("")
+            chunks.append(part)
+            want_literal = True
+    if want_literal:
+        chunks.append("")
+    return chunks
 
 
 def argument_key(function: str, node: A.Node) -> tuple[str, int, int]:
@@ -125,7 +203,12 @@ def class_application(ty: A.Node | None) -> tuple[str, A.Node | None] | None:
 
 
 def method_type(cls: str, t: LeanType) -> LeanType:
-    """The method's type at ``t``: ``t → t → Bool`` for ``BEq``, ``t → t → t`` for ``Max``/``Min``."""
+    """The method's type at ``t``: ``t → t → Bool`` for ``BEq``, ``t → String`` for ``ToString``,
+    ``t → t`` for ``Neg``, ``t → t → t`` for the others (``Max``, ``Add``, ``Append``, …)."""
+    if cls == "ToString":
+        return FunType(t, STRING)
+    if cls == "Neg":
+        return FunType(t, t)
     return FunType(t, FunType(t, BOOL if cls == "BEq" else t))
 
 
@@ -147,6 +230,8 @@ class InstancesMixin(ElabCore):
     def init_instances(self) -> None:
         self.local_instances = {}
         self.instance_choices = {}
+        self.proof_sensitive_defs: set[str] = set()
+        """Declarations whose bodies declare a local instance of :data:`PROOF_SENSITIVE`."""
 
     # -- declarations ---------------------------------------------------------------------------
     def local_instance_decl(self, decl: A.LetDecl, ctx: Ctx, kind: Literal["have", "let"]) -> Ctx | None:
@@ -159,6 +244,8 @@ class InstancesMixin(ElabCore):
         name = decl.name or "this"
         method = MODELLED_METHODS.get(cls)
         t = self.read_type(arg, ctx) if arg is not None else None  # type: ignore[attr-defined]
+        if cls in PROOF_SENSITIVE and (t is None or _unknown(deep(t)) or deep(t) in (NAT, INT)):
+            self.proof_sensitive_defs.add(self.decl_name)
         impl = _method_node(decl.value, cls, method) if method is not None else None
         if method is None or t is None or isinstance(zonk(t), Gap) or has_gap(t) or impl is None:
             # (its value is not elaborated: without the class's structure its type is not known)
@@ -185,28 +272,84 @@ class InstancesMixin(ElabCore):
             ctx = ctx.with_instance(LocalInstance(name, cls, t, "binder", None))
         return ctx
 
+    def class_typed_binder(self, binder: A.Node, type_term: A.Node | None) -> None:
+        """A ``fun``/definition binder whose type is a class (``fun (inst : BEq Nat) => …``) is a
+        local instance too (``withLocalDecl``); its value comes from the caller: not modelled."""
+        found = class_application(type_term)
+        if found is not None:
+            self.gap(binder, f"a binder of class type ({found[0]}) is a local instance for its scope (not modelled)",
+                     "local-instance")
+
+    def proof_sensitive_instances(self, ctx: Ctx | None) -> bool:
+        """Whether a local instance in scope may change what ``omega`` and the index and termination
+        tactics read (:data:`PROOF_SENSITIVE` at ``Nat``, ``Int`` or an unknown type)."""
+        for inst in ctx.instances if ctx is not None else ():
+            if inst.cls in PROOF_SENSITIVE and inst.source != "binder":
+                t = deep(inst.type)
+                if _unknown(t) or t in (NAT, INT):
+                    return True
+        return False
+
     # -- uses -----------------------------------------------------------------------------------
     def use_class(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool,
-                  function: str | None = None) -> None:
+                  function: str | None = None, key: tuple[str, int, int] | None = None) -> None:
         """A use of class ``cls`` at ``t`` in ``node`` (checked once types are settled): ``direct``
         when ``node`` is the method itself (``a == b``, ``max a b``), else the instance argument
-        of ``function``."""
+        of ``function``. ``key`` overrides :func:`use_key` (the chunks of ``s!``)."""
         if not ctx.instances:
             return
-        self.postponed.append(lambda: self._resolve(node, cls, t, ctx, direct, function))
+        self.postponed.append(lambda: self._resolve(node, cls, t, ctx, direct, function, key))
 
-    def _resolve(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool, function: str | None) -> None:
+    def use_interpolation(self, node: A.Interp, part_types: list[LeanType], ctx: Ctx) -> None:
+        """``s!"a{x}b"`` is ``toString "a" ++ toString x ++ toString "b"``: a ``ToString`` use per
+        chunk (at ``String`` for the literal ones) and an ``Append String`` use for the ``++``."""
+        if not ctx.instances:
+            return
+        term_types = iter([t for part, t in zip(node.parts, part_types) if not isinstance(part, str)])
+        chunk_types = [STRING if isinstance(c, str) else next(term_types) for c in interpolation_chunks(node.parts)]
+        for i, t in enumerate(chunk_types):
+            self.use_class(node, "ToString", t, ctx, direct=True, key=interpolation_key(node, i))
+        if len(chunk_types) > 1:
+            self.use_class(node, "Append", STRING, ctx, direct=True, key=interpolation_key(node, None))
+
+    def use_order(self, node: A.BinOp, t: LeanType, ctx: Ctx) -> None:
+        """``a < b`` (``≤``, ``>``, ``≥``) at ``t``: checked against the local ``LT``/``LE``
+        instances once the use is known to need a ``Decidable`` instance."""
+        cls = ORDER_CLASSES.get(node.op)
+        if cls is None or not any(i.cls == cls for i in ctx.instances):
+            return
+        self.postponed.append(lambda: self._order_decidable(node, cls, t, ctx))
+
+    def _order_decidable(self, node: A.BinOp, cls: str, t: LeanType, ctx: Ctx) -> None:
+        if use_key(node) not in self.decidable_relations:
+            return  # a `Prop` only: the declaration's gap already says it is not modelled
+        want = deep(t)
+        for inst in reversed([i for i in ctx.instances if i.cls == cls]):
+            have = deep(inst.type)
+            if _unknown(want) or _unknown(have):
+                return
+            if have != want:
+                continue
+            if inst.source == "have":
+                self.error(node, f"failed to synthesize Decidable ({A.lean_syntax(node)}): `{node.op}` here is the "
+                                 f"local instance `{inst.name} : {cls} {show(have)}`, whose value a `have` hides, "
+                                 f"and the core Decidable instances are for the global {cls} {show(have)}",
+                           "missing-instance")
+            return
+
+    def _resolve(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool, function: str | None,
+                 key: tuple[str, int, int] | None = None) -> None:
         want = deep(t)
         plan = self._plan(node, cls, want, ctx)
         if plan is None:
             return
         if direct:
-            if plan.is_global:
-                return
-            if plan.decl is None and cls != "BEq":
+            if plan.decl is None and not plan.is_global and cls not in _COMPONENT_FORMERS:
                 self.gap(node, f"{cls} {show(want)} built from local instances (not modelled)", "local-instance")
                 return
-            self._record(use_key(node), InstanceChoice(cls, plan), node)
+            # recorded even when global: the compiler refuses a use of a class in the scope of a
+            # local instance of it that has no answer here
+            self._record(key if key is not None else use_key(node), InstanceChoice(cls, plan), node)
             return
         if cls == "BEq" and function is not None and (plan.is_global or function in BEQ_FUNCTIONS):
             # recorded even when global: the compiler refuses a `[BEq α]` call in the scope of a
@@ -230,7 +373,7 @@ class InstancesMixin(ElabCore):
         ``getInstances`` puts the local instances after the global ones and the generator tries
         the last first, so a local instance at exactly ``want`` wins, the most recent first;
         otherwise a global instance, whose own instance binders are resolved the same way: for
-        ``BEq`` of a list, array, option or pair, the components' instances."""
+        ``BEq`` and ``ToString`` of a list, array, option or pair, the components' instances."""
         relevant = [i for i in ctx.instances if i.cls in (cls, "DecidableEq" if cls == "BEq" else cls)]
         if not relevant:
             return GLOBAL
@@ -251,7 +394,7 @@ class InstancesMixin(ElabCore):
             return InstancePlan(decl=inst.decl)
         if not any(_mentions(want, deep(i.type)) for i in relevant):
             return GLOBAL
-        components = _beq_components(want) if cls == "BEq" else None
+        components = _components(cls, want)
         if components is None:
             self.gap(node, f"{cls} {show(want)} uses a local instance of {cls} for its components (not modelled)",
                      "local-instance")
@@ -307,13 +450,15 @@ def _has_mvar(t: LeanType) -> bool:
     return False
 
 
-def _beq_components(t: LeanType) -> tuple[str, tuple[LeanType, ...]] | None:
-    """The type former of ``t`` and its components, when its core ``BEq`` instance is built from
-    theirs (Init/Data/List/Basic.lean ``instBEqList``, Init/Data/Array/Basic.lean, the derived
-    ``BEq (Option α)``, Init/Core.lean ``instBEqProd``)."""
-    if isinstance(t, NamedType) and t.name in _BEQ_FORMERS and len(t.args) == 1:
+def _components(cls: str, t: LeanType) -> tuple[str, tuple[LeanType, ...]] | None:
+    """The type former of ``t`` and its components, when its core ``cls`` instance is built from
+    theirs (``BEq``: Init/Data/List/Basic.lean ``instBEqList``, Init/Data/Array/Basic.lean, the
+    derived ``BEq (Option α)``, Init/Core.lean ``instBEqProd``; ``ToString``:
+    Init/Data/ToString/Basic.lean, Init/Data/Array/Basic.lean)."""
+    formers = _COMPONENT_FORMERS.get(cls, frozenset())
+    if isinstance(t, NamedType) and t.name in formers and len(t.args) == 1:
         return t.name, (t.args[0],)
-    if isinstance(t, ProdType):
+    if isinstance(t, ProdType) and "Prod" in formers:
         return "Prod", (t.fst, t.snd)
     return None
 
@@ -333,5 +478,6 @@ def _method_node(value: A.Node | None, cls: str, method: str) -> A.Node | None:
     return None
 
 
-__all__ = ["CLASS_METHOD_FUNCTIONS", "GLOBAL", "MODELLED_METHODS", "InstanceChoice",
-           "InstancePlan", "InstancesMixin", "argument_key", "class_application", "method_type", "use_key"]
+__all__ = ["CLASS_METHOD_FUNCTIONS", "GLOBAL", "MODELLED_METHODS", "OPERATOR_CLASSES", "ORDER_CLASSES",
+           "InstanceChoice", "InstancePlan", "InstancesMixin", "argument_key", "class_application",
+           "interpolation_chunks", "interpolation_key", "method_type", "use_key"]

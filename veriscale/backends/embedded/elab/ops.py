@@ -31,6 +31,11 @@ from veriscale.backends.embedded.elab.types import (
 )
 from veriscale.lean.types import FunType, LeanType, list_of
 
+OPERATOR_CLASSES: dict[str, str] = {
+    "+": "Add", "-": "Sub", "*": "Mul", "/": "Div", "%": "Mod", "++": "Append", "neg": "Neg",
+}
+"""The class whose instance each operator of a ``binop%`` tree reaches (:mod:`.instances`)."""
+
 ARITH_OPS = frozenset({"+", "-", "*", "/", "%", "++"})
 REL_OPS = frozenset({"<", ">", "≤", "≥", "=", "≠", "==", "!="})
 PROP_OPS = frozenset({"∧", "∨", "↔", "→"})
@@ -193,6 +198,8 @@ class OpsMixin(ElabCore):
             if kind == "^":
                 continue
             self.postponed.append(functools.partial(self._check_instance, o, kind, result))
+            # `a + b` at `α` is `HAdd α α α` through `instHAdd [Add α]`: a local `Add α` is its instance
+            self.use_class(o, OPERATOR_CLASSES[kind], result, ctx, direct=True)
         return result
 
     def power_exponent(self, node: A.BinOp, ctx: Ctx, base: LeanType) -> None:
@@ -238,11 +245,15 @@ class OpsMixin(ElabCore):
         if node.op in ("==", "!="):
             self.use_class(node, "BEq", common, ctx, direct=True)
             return BOOL
+        self.use_order(node, common, ctx)
         return PROP if not _wants_bool(expected) else BOOL
 
     def use_class(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool,
-                  function: str | None = None) -> None:
+                  function: str | None = None, key: tuple[str, int, int] | None = None) -> None:
         """Hook: a use of a class (:mod:`.instances`)."""
+
+    def use_order(self, node: A.BinOp, t: LeanType, ctx: Ctx) -> None:
+        """Hook: an order relation's ``LT``/``LE`` instance (:mod:`.instances`)."""
 
     def use_membership(self, node: A.Node, elem: LeanType, ctx: Ctx) -> None:
         """Hook: a membership's decidability (:mod:`.instances`)."""

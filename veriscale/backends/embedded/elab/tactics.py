@@ -86,6 +86,10 @@ class TacticsMixin(ProofsMixin):
 
     def judge_proof(self, proof: A.Node, goal: A.Node, ctx: Ctx) -> ProofVerdict:
         target = A.unparen(proof)
+        if self.proof_sensitive_instances(ctx):
+            # the goal's `+`/`<` may be a local instance's, which no tactic reads as the global one
+            return ProofVerdict("gap", f"cannot tell whether the proof of `{A.lean_syntax(goal)}` holds with a local "
+                                       "arithmetic or order instance in scope")
         want = self.canonical_prop(goal)
         if isinstance(target, A.ProofTerm):
             return self._judge_script(target.text, want, ctx)

@@ -110,8 +110,7 @@ class DoNotationMixin(ParserCore):
                     raise
             if v == "have":
                 self.advance()
-                self.have_decl(t)
-                return A.DoHave(t.line, t.col)
+                return A.DoHave(t.line, t.col, self.have_decl(t))
             if v == "if":
                 return self.do_if()
             if v == "unless":

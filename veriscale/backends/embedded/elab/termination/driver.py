@@ -300,6 +300,12 @@ class TerminationMixin(ElabCore):
             return
         if structural_ok:
             return
+        if self.proof_sensitive_instances(getattr(self, "_ctx", None)) or self.decl_name in self.proof_sensitive_defs:
+            # `decreasing_tactic` reads `-`, `+`, `<` as the global operations: with a local
+            # instance of them its proof is not Lean's
+            self.gap(node, "termination with a local arithmetic or order instance in scope is not modelled",
+                     "termination")
+            return
         for call, _subterms in call_sites:
             if params and len(call) >= len(params) and not alts and all(
                     isinstance(a, A.Ident) and a.name == p and p not in rebound
