@@ -15,7 +15,7 @@ from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.backend import call_entry
 from veriscale.backends.embedded.program import Program
 from veriscale.lean.types import NamedType
-from veriscale.lean.values import Nat, Unsupported
+from veriscale.lean.values import Arr, Nat, Unsupported
 
 INT = NamedType("Int")
 NAT = NamedType("Nat")
@@ -152,3 +152,43 @@ def test_char_and_string_relations_at_their_static_types() -> None:
     program = Program('def before (a : String) (b : String) : Bool :=\n  decide (a < b) && a != b\n')
     assert call_entry(program, "before", {"a": "ab", "b": "b"}, None) is True
     assert call_entry(program, "before", {"a": "b", "b": "ab"}, None) is False
+
+
+def _run_time_typed_trees(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    """Collect the line of every arithmetic tree compiled without a static type."""
+    from veriscale.backends.embedded.compiler.arith import ArithMixin
+
+    lines: list[int] = []
+    original = ArithMixin._tree_closure
+
+    def spy(self, trees, leaves, sc, exp, node, unsure=False, relation=False):  # type: ignore[no-untyped-def]
+        closures, type_name = original(self, trees, leaves, sc, exp, node, unsure, relation)
+        if type_name is None:
+            lines.append(node.line)
+        return closures, type_name
+
+    monkeypatch.setattr(ArithMixin, "_tree_closure", spy)
+    return lines
+
+
+@pytest.mark.parametrize(("source", "entry", "args", "value"), [
+    # `a.foldl f init` leaves `start`/`stop` to their defaults: its type is `Int`, not `Nat → Nat → Int`
+    ("def p (a : Array Int) (r : Int) : Prop :=\n  r + a.foldl (fun m x => if x < m then x else m) a[0]! = 0\n",
+     "p", {"a": Arr((3, -2)), "r": 2}, True),
+    # a `·` section: the compiler's copy of the term reads the types the elaborator gave the original
+    ("def p (xs : List Int) (n : Nat) : Bool :=\n  let count := fun x => (xs.filter (fun y => y = x)).length\n"
+     "  xs.all (count · ≤ n / 2)\n", "p", {"xs": (1, 2, 1), "n": Nat(4)}, True),
+    # leaves typed `Nat` under an argument whose parameter type the compiler does not know
+    ("def q (xs : List Nat) : Nat :=\n  let window := fun (i j : Nat) => (xs.drop i).take (j - i + 1)\n"
+     "  List.range xs.length |>.foldl (fun acc i =>\n"
+     "    acc + (List.range (xs.length - i) |>.foldl (fun acc' d =>\n"
+     "      let w := (window i (i + d)).length\n      acc' + w * w) 0)) 0\n",
+     "q", {"xs": (Nat(7), Nat(8))}, 6),
+])
+def test_typed_leaves_compile_to_a_typed_tree(monkeypatch: pytest.MonkeyPatch, source: str, entry: str,
+                                              args: dict[str, object], value: object) -> None:
+    lines = _run_time_typed_trees(monkeypatch)
+    program = Program(source)
+    assert not program.elaboration.errors
+    assert call_entry(program, entry, args, None) == value
+    assert lines == []

@@ -798,16 +798,20 @@ def subterms(value: object) -> Iterator[Node]:
             yield from subterms(item)
 
 
-def rewrite(node: Node, replace: Callable[[Node], Node | None], *, into_parens: bool = True) -> Node:
+def rewrite(node: Node, replace: Callable[[Node], Node | None], *, into_parens: bool = True,
+            copied: Callable[[Node, Node], None] | None = None) -> Node:
     """A copy of ``node`` where every subtree for which ``replace`` returns a node is replaced by it
     (top-down; a replaced subtree is not entered). Node and list fields are rebuilt; other fields
-    are shared. ``into_parens=False`` leaves parenthesised subterms as they are."""
+    are shared. ``into_parens=False`` leaves parenthesised subterms as they are. ``copied`` is told
+    each (original, copy or replacement) pair."""
 
     def walk(n: object) -> object:
         if not isinstance(n, Node):
             return n
         new = replace(n)
         if new is not None:
+            if copied is not None:
+                copied(n, new)
             return new
         if isinstance(n, Paren) and not into_parens:
             return n
@@ -818,6 +822,8 @@ def rewrite(node: Node, replace: Callable[[Node], Node | None], *, into_parens: 
                 setattr(clone, name, [walk(x) for x in value])
             elif isinstance(value, Node):
                 setattr(clone, name, walk(value))
+        if copied is not None:
+            copied(n, clone)
         return clone
 
     return walk(node)  # type: ignore[return-value]

@@ -215,7 +215,9 @@ class LambdasMixin:
                 name = f"__cdot{count[0]}"
                 count[0] += 1
                 names.append(name)
-                return A.Ident(n.line, n.col, name)
+                ident = A.Ident(n.line, n.col, name)
+                self.node_types.alias(ident, n)
+                return ident
             if isinstance(n, A.Paren):
                 return n  # nested parentheses delimit their own sections
             if isinstance(n, A.Node):
@@ -227,7 +229,11 @@ class LambdasMixin:
                     nv = rewrite(v)
                     if nv is not v:
                         changes[f.name] = nv
-                return replace(n, **changes) if changes else n
+                if not changes:
+                    return n
+                copy = replace(n, **changes)
+                self.node_types.alias(copy, n)  # the same term for the elaborator's types
+                return copy
             if isinstance(n, list):
                 new = [rewrite(x) for x in n]
                 return new if any(a is not b for a, b in zip(new, n)) else n

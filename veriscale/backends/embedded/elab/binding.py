@@ -9,6 +9,7 @@ hypothesis (``Init/BinderPredicates.lean``).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Literal
 
 from veriscale.backends.embedded import ast as A
@@ -196,11 +197,15 @@ class BindingMixin(ElabCore):
         count = _count_cdots(term)
         doms, exp = self.expected_domains(expected, count)
         names = [f"·{i}" for i in range(count)]
-        renamed = _replace_cdots(term, names)
+        pairs: list[tuple[A.Node, A.Node]] = []
+        renamed = _replace_cdots(term, names, lambda original, copy: pairs.append((original, copy)))
         inner = ctx
         for n, d in zip(names, doms):
             inner = inner.bind(n, d)
         body = self.elab(renamed, inner, exp)
+        for original, copy in pairs:
+            # the compiler compiles the original section: it reads the types of the copy
+            self.node_types.alias(original, copy)
         if exp is not None:
             self.expect(term, body, exp)
             body = exp
@@ -500,11 +505,12 @@ def _count_cdots(node: object) -> int:
     return sum(_count_cdots(child) for child in A.children(node))
 
 
-def _replace_cdots(node: A.Node, names: list[str]) -> A.Node:
+def _replace_cdots(node: A.Node, names: list[str],
+                   copied: Callable[[A.Node, A.Node], None] | None = None) -> A.Node:
     """A copy of ``node`` with each ``·`` (outside nested parentheses) replaced by a variable."""
     counter = iter(names)
     return A.rewrite(node, lambda n: A.Ident(n.line, n.col, next(counter)) if isinstance(n, A.Cdot) else None,
-                     into_parens=False)
+                     into_parens=False, copied=copied)
 
 
 __all__ = ["BindingMixin"]

@@ -73,6 +73,17 @@ class NodeTypes:
         self._answers[key] = answer
         return answer
 
+    def alias(self, target: A.Node, source: A.Node) -> None:
+        """Record for ``target`` what was recorded for ``source``: a term rewritten into a copy
+        (a ``·`` section turned into a ``fun``) is the same term for the elaborator's types,
+        whichever of the two the elaborator or the compiler holds."""
+        entry = self._raw.get(id(source))
+        if entry is None or entry[0] is not source:
+            return
+        for t in entry[1]:
+            self.record(target, t)
+        self._answers.pop(id(target), None)
+
     def merge(self, other: NodeTypes) -> None:
         """Take ``other``'s records (another declaration's terms)."""
         for key, (node, types) in other._raw.items():
