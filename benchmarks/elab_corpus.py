@@ -41,6 +41,16 @@ POSITION = re.compile(r"\bline \d+\b.*\bcol(?:umn)? \d+\b|\b\d+:\d+\b", re.IGNOR
 OUTCOMES = ("false pass", "control fails", "rejected, unknown", "undecided", "rejected, positioned", "decided")
 
 
+def _metrics() -> frozenset[str]:
+    from veriscale.stages.score.models import Bound, TaskScore
+
+    return frozenset(name for name, field in TaskScore.model_fields.items() if field.annotation == (Bound | None))
+
+
+METRICS = _metrics()
+"""The metrics a score has (``code``, ``precond_sound``, ...): the keys an entry's ``lean`` may use."""
+
+
 def entry_problem(entry: Any) -> str | None:
     """Why ``entry`` is not a corpus entry (``None``: it is one)."""
     if not isinstance(entry, dict):
@@ -56,6 +66,9 @@ def entry_problem(entry: Any) -> str | None:
     lean = entry.get("lean")
     if not isinstance(lean, dict) or not lean or not all(v in (0, 1) and isinstance(v, int) for v in lean.values()):
         return "`lean` must map metric names to Lean's verdict, 0 or 1"
+    unknown = sorted(set(lean) - METRICS)
+    if unknown:
+        return f"`lean` names no metric {', '.join(unknown)} (metrics: {', '.join(sorted(METRICS))})"
     return None
 
 

@@ -52,6 +52,7 @@ def test_a_malformed_entry_is_one_line_and_exit_2_the_others_scored(tmp_path: Pa
         {"name": "no_task", "class": "control/plain", "submission": RIGHT_CODE, "lean": {"code": 1}},
         _entry("bad_verdict", "control/plain", RIGHT_CODE, {"code": 2}),
         _entry("bad_section", "control/plain", {"nonsense": "x"}, {"code": 1}),
+        _entry("bad_metric", "control/plain", RIGHT_CODE, {"precond": 1}),
     ]
     corpus = tmp_path / "corpus"
     corpus.mkdir()
@@ -62,7 +63,8 @@ def test_a_malformed_entry_is_one_line_and_exit_2_the_others_scored(tmp_path: Pa
     captured = capsys.readouterr()
     assert code == 2
     errors = captured.err.strip().splitlines()
-    assert len(errors) == 4 and all(line.startswith("error: ") for line in errors)
+    assert len(errors) == 5 and all(line.startswith("error: ") for line in errors)
+    assert any("entry 4 (bad_metric): `lean` names no metric precond" in line for line in errors)
     assert any("broken.json: not a JSON corpus file" in line for line in errors)
     assert any("entry 1 (no_task): `task`" in line for line in errors)
     assert any("entry 2 (bad_verdict): `lean`" in line for line in errors)
