@@ -19,6 +19,13 @@ The generated text is built from the compiler's own strings only: frame slots an
 numbers the compiler allocated, every value (literals included) and every function enters as a
 constant named ``_k<n>`` in the namespace the code runs in, which has no builtins. Nothing of the
 submitted text reaches the source, not even a name.
+
+A self-call in tail position (:meth:`CodeGen.tail_call`) is written as a jump: the function
+whose body holds it runs that body in a ``while True:`` loop, and the call stores its arguments
+in the parameters' slots, charges the step the call costs and ``continue``-s. Its closure still
+returns a :class:`..runtime_support.TailCall` for the function's runner to loop on, which is what
+happens wherever the call's source is not part of its function's generated body (a construct
+without source in between).
 """
 
 from __future__ import annotations
@@ -32,6 +39,8 @@ _SRC_ATTR = "_veriscale_src"
 #: statements of a combined source past which no further function is generated (a pathological
 #: term: Python's compiler copes, but the gain of one frame is lost in compile time)
 MAX_LINES = 2_000
+#: how a tail call's jump statement begins; the rest of the line names its function's loop
+_TAIL_JUMP = "continue  # tail "
 
 
 class Src:
@@ -222,6 +231,8 @@ class CodeGen:
         ``m(x, fr)``), then ``body``, ended early or resumed by the exceptions ``stops`` (break,
         continue); its value is ``done``."""
         sc, sb = self.src(coll), self.src(body)
+        if _tail_loops(sb.stmts):
+            return closure  # (never by construction) a jump out of the body would continue this loop
         x, b, result = self.temp(), self.temp(), self.temp()
         binding = f"fr[{bind}] = {x}" if isinstance(bind, int) else f"{self.const(bind)}({x}, fr)"
         run_body = [*sb.stmts] + ([] if sb.simple else [sb.expr])
@@ -234,17 +245,48 @@ class CodeGen:
                  f"{result} = {self.const(done)}"]
         return self.attach(closure, Src(result, lines))
 
+    def tail_call(self, closure: Closure, operands: Sequence[Closure], loop: str, slots: Sequence[int],
+                  budget: Any) -> Closure:
+        """A self-call in tail position of the function whose loop is named ``loop`` (see
+        :meth:`loop_name`), whose parameters are the frame slots ``slots``: the arguments
+        evaluated left to right, then stored in those slots, one step charged to ``budget``,
+        and the body run again (``closure`` returns the pending call instead)."""
+        stmts, exprs = self.sequence(operands)
+        targets = ", ".join(f"fr[{int(s)}]" for s in slots)
+        values = ", ".join(exprs)
+        k = self.const(budget)
+        # every argument is evaluated before any parameter changes (a tuple assignment)
+        lines = [*stmts, f"{targets} = {values}",
+                 f"{k}.tick -= 1", f"if {k}.tick < 0:", f"    {k}.refill()", _TAIL_JUMP + loop]
+        return self.attach(closure, Src("None", lines, simple=True))
+
+    def loop_name(self) -> str:
+        """A fresh name for the loop of one function's self tail calls."""
+        self._count += 1
+        return f"L{self._count}"
+
     # -- functions ----------------------------------------------------------------------------
-    def function(self, closure: Closure) -> Closure:
+    def function(self, closure: Closure, loop: str | None = None) -> Closure:
         """A generated function computing what ``closure`` computes, when its source has something
         fused; else ``closure`` itself. The function carries the same source (a parent may fuse
-        it again)."""
+        it again).
+
+        ``loop`` names the loop of the function's own self tail calls (:meth:`tail_call`): a body
+        holding one runs in ``while True:``. A source with a jump to any other loop is not
+        compiled here (its closures return the pending call instead)."""
         src = getattr(closure, _SRC_ATTR, None)
         if not self.enabled or src is None or not src.fused or len(src.stmts) > MAX_LINES:
             return closure
+        loops = _tail_loops(src.stmts)
+        if loops - {loop}:
+            return closure
         self._count += 1
         name = f"_f{self._count}"
-        text = "\n".join([f"def {name}(fr):", *_indent(src.stmts), f"    return {src.expr}"])
+        if loops:
+            body = ["while True:", *_indent([*src.stmts, f"return {src.expr}"])]
+        else:
+            body = [*src.stmts, f"return {src.expr}"]
+        text = "\n".join([f"def {name}(fr):", *_indent(body)])
         code = compile(text, f"<veriscale generated {name}>", "exec")
         scope: dict[str, Any] = {}
         exec(code, self.namespace, scope)  # noqa: S102 - our own text over our own constants (module docstring)
@@ -264,6 +306,16 @@ def call_template(callee: str, n: int, keywords: str = "") -> str:
 
 def _indent(lines: Sequence[str]) -> list[str]:
     return ["    " + line for line in lines]
+
+
+def _tail_loops(lines: Sequence[str]) -> set[str]:
+    """The loops that the tail calls written in ``lines`` jump to."""
+    out = set()
+    for line in lines:
+        stripped = line.lstrip()
+        if stripped.startswith(_TAIL_JUMP):
+            out.add(stripped[len(_TAIL_JUMP):])
+    return out
 
 
 def _is_simple(expr: str, src: Src) -> bool:

@@ -265,7 +265,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         body_node = d.cmd.alts if d.cmd.alts is not None else (
             _with_capturing_helpers(d.cmd, [n for n, _ in params]) if d.cmd.body is not None else None)
         ctx.shared = repeated_terms(body_node, self._user_names()) or None
-        self._tail_target = TailTarget(d, nargs, calls)
+        self._tail_target = target = TailTarget(d, nargs, calls, tuple(range(nargs)), self.gen.loop_name())
         try:
             if d.cmd.alts is not None:
                 discr_sc_types = [ptypes[len(params) + k] for k in range(extra)]
@@ -276,7 +276,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             else:
                 assert isinstance(body_node, A.Node)
                 body = self.compile(body_node, sc, ret)
-            body = self.gen.function(body)
+            body = self.gen.function(body, target.loop)
             if ret is not None and is_known(ret) and head(ret) in ("Int", "List", "Array", "Option", "Prod") and \
                     _needs_int(ret) and not self._elaborated_as(_result_terms(d.cmd), ret):
                 # (a body the elaborator typed `ret` may still compute a `Nat` in a local function

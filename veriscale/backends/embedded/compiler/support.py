@@ -104,15 +104,20 @@ class TailTarget:
     ``key`` is the :class:`UserDef` of a top-level definition or the frame slot of a ``let rec``
     function; ``calls`` holds the ids of the application nodes in tail position of its body;
     ``used`` records whether any call site was compiled as a tail call (only then does the
-    function need its loop)."""
+    function need its loop). ``slots`` are the frame slots of the parameters, when the body binds
+    nothing else on entry (no pattern): then the generated body loops itself (``loop`` names its
+    loop, :meth:`.codegen.CodeGen.tail_call`)."""
 
-    __slots__ = ("key", "nargs", "calls", "used")
+    __slots__ = ("key", "nargs", "calls", "used", "slots", "loop")
 
-    def __init__(self, key: object, nargs: int, calls: set[int]) -> None:
+    def __init__(self, key: object, nargs: int, calls: set[int], slots: tuple[int, ...] | None = None,
+                 loop: str | None = None) -> None:
         self.key = key
         self.nargs = nargs
         self.calls = calls
         self.used = False
+        self.slots = slots
+        self.loop = loop
 
 
 def tail_apps(body: Any, out: set[int]) -> set[int]:
