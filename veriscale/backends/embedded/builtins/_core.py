@@ -39,13 +39,23 @@ def nat(value: int) -> Nat:
     return Nat(int(value))
 
 
-#: ``Nat`` from an int known to be non-negative, without ``Nat.__new__``'s check: mapped over a
-#: ``range`` it builds ``List.range n`` at C speed.
-nat_unchecked = partial(int.__new__, Nat)
+SMALL_NAT_LIMIT = 1024
+#: the ``Nat`` values below :data:`SMALL_NAT_LIMIT`, made once: building a ``Nat`` (an ``int``
+#: subclass) costs about ten times looking one up, and a ``Nat`` is an immutable value, which
+#: nothing tells apart from an equal one but its identity (never consulted)
+SMALL_NATS: tuple[Nat, ...] = tuple(int.__new__(Nat, i) for i in range(SMALL_NAT_LIMIT))
+_new_nat = partial(int.__new__, Nat)
+
+
+def nat_unchecked(value: int) -> Nat:
+    """``Nat`` from an int known to be non-negative, without ``Nat.__new__``'s check."""
+    return SMALL_NATS[value] if 0 <= value < SMALL_NAT_LIMIT else _new_nat(value)
 
 
 def nat_range(start: int, stop: int, step: int = 1) -> tuple[Nat, ...]:
     """The naturals of ``range(start, stop, step)`` (``start`` and ``stop`` non-negative)."""
+    if step > 0 and stop <= SMALL_NAT_LIMIT:
+        return SMALL_NATS[start:stop:step]
     return tuple(map(nat_unchecked, range(start, stop, step)))
 
 

@@ -459,15 +459,22 @@ def _inline_arith(gen: CodeGen, f: Callable[[Any, Any], Any]) -> Callable[[str, 
         return None
     op, at_nat = _INLINE_ARITH[f]
     nat, new_int = gen.const(Nat), gen.const(int.__new__)
+    small, limit = gen.const(numbers.SMALL_NATS), gen.const(numbers.SMALL_NAT_LIMIT)
 
     def write(x: str, y: str) -> tuple[list[str], str]:
         t = gen.temp()
         if at_nat and op == "-":
-            return [f"{t} = {x} - {y}"], f"({new_int}({nat}, {t}) if {t} > 0 else {gen.const(numbers._NAT_ZERO)})"
-        value = f"{x} {op} {y}" if at_nat else f"{gen.const(int)}({x} {op} {y})"
+            return [f"{t} = {x} - {y}"], (f"(({small}[{t}] if {t} < {limit} else {new_int}({nat}, {t})) if {t} > 0 "
+                                          f"else {gen.const(numbers._NAT_ZERO)})")
+        if at_nat:
+            # a small sum is looked up (and has far fewer bits than the limit)
+            return [f"{t} = {x} + {y}", f"if 0 <= {t} < {limit}:", f"    {t} = {small}[{t}]", "else:",
+                    f"    if {t}.bit_length() > {gen.const(numbers.MAX_BITS)}:",
+                    f"        {gen.const(numbers.check_bits)}({t})", f"    {t} = {new_int}({nat}, {t})"], t
+        value = f"{gen.const(int)}({x} {op} {y})"
         stmts = [f"{t} = {value}", f"if {t}.bit_length() > {gen.const(numbers.MAX_BITS)}:",
                  f"    {gen.const(numbers.check_bits)}({t})"]
-        return stmts, (f"{new_int}({nat}, {t})" if at_nat else t)
+        return stmts, t
 
     return write
 

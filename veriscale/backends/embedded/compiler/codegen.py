@@ -30,6 +30,7 @@ without source in between).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -274,26 +275,116 @@ class CodeGen:
         ``loop`` names the loop of the function's own self tail calls (:meth:`tail_call`): a body
         holding one runs in ``while True:``. A source with a jump to any other loop is not
         compiled here (its closures return the pending call instead)."""
+        src = self._generable(closure, loop)
+        if src is None:
+            return closure
+        fn: Closure = self._define("fr", _body_lines(src, loop is not None and bool(_tail_loops(src.stmts))))
+        return self.attach(fn, src)
+
+    def body(self, closure: Closure, params: Sequence[int], loop: str | None = None, env: bool = False,
+             budget: Any = None, finish: Callable[[Any], Any] | None = None) -> Body:
+        """The generated function of a function body whose parameters are the frame slots
+        ``params``, run on a frame of its own (a definition's, or a copy of a ``fun``'s
+        captured frame ``env``): on Python locals when nothing in it reads the frame but the
+        generated text itself, else on the frame (see :class:`Body`).
+
+        ``loop`` is as for :meth:`function`; ``finish`` is applied to the value returned (not to
+        a pending tail call's); ``budget``: on locals, the function charges it one step on entry
+        (a ``fun``'s application)."""
+        src = self._generable(closure, loop)
+        if src is None:
+            return Body(closure, Body.CLOSURE)
+        loops = loop is not None and bool(_tail_loops(src.stmts))
+        if finish is not None:
+            src = Src(f"{self.const(finish)}({src.expr})", src.stmts)
+        lines = _body_lines(src, loops)
+        renamed = _on_locals(lines, params, env)
+        if renamed is None:
+            return Body(self._define("fr", lines), Body.FRAME)
+        if budget is not None:
+            k = self.const(budget)
+            renamed = [f"{k}.tick -= 1", f"if {k}.tick < 0:", f"    {k}.refill()", *renamed]
+        args = ", ".join([*(["env"] if env else []), *(f"_v{int(s)}" for s in params)])
+        return Body(self._define(args, renamed), Body.LOCALS)
+
+    def _generable(self, closure: Closure, loop: str | None) -> Src | None:
+        """The source of ``closure`` when a function is worth generating from it."""
         src = getattr(closure, _SRC_ATTR, None)
         if not self.enabled or src is None or not src.fused or len(src.stmts) > MAX_LINES:
-            return closure
-        loops = _tail_loops(src.stmts)
-        if loops - {loop}:
-            return closure
+            return None
+        if _tail_loops(src.stmts) - {loop}:
+            return None
+        return src  # type: ignore[no-any-return]
+
+    def _define(self, params: str, lines: Sequence[str]) -> Any:
         self._count += 1
         name = f"_f{self._count}"
-        if loops:
-            body = ["while True:", *_indent([*src.stmts, f"return {src.expr}"])]
-        else:
-            body = [*src.stmts, f"return {src.expr}"]
-        text = "\n".join([f"def {name}(fr):", *_indent(body)])
+        text = "\n".join([f"def {name}({params}):", *_indent(lines)])
         code = compile(text, f"<veriscale generated {name}>", "exec")
         scope: dict[str, Any] = {}
         exec(code, self.namespace, scope)  # noqa: S102 - our own text over our own constants (module docstring)
-        fn: Closure = scope[name]
         self.functions += 1
         self.sources.append(text)
-        return self.attach(fn, src)
+        return scope[name]
+
+
+class Body:
+    """A function body as :meth:`CodeGen.body` made it: ``fn`` and how it is called (``kind``):
+    :attr:`CLOSURE` (not generated) and :attr:`FRAME`, ``fn(frame)``; :attr:`LOCALS`,
+    ``fn(*args)``, or ``fn(env, *args)`` for a ``fun`` (its captured frame, read, never written),
+    charging the application's step itself when asked to. Only a generated body has ``finish``
+    applied."""
+
+    CLOSURE, FRAME, LOCALS = "closure", "frame", "locals"
+    __slots__ = ("fn", "kind")
+
+    def __init__(self, fn: Callable[..., Any], kind: str) -> None:
+        self.fn = fn
+        self.kind = kind
+
+
+#: a frame slot in generated text; what is left of ``fr`` when they are taken out
+_SLOT = re.compile(r"\bfr\[(\d+)\]")
+_FRAME = re.compile(r"\bfr\b")
+#: a statement storing into frame slots (``fr[3] = …``, ``fr[3], fr[4] = …``)
+_STORE = re.compile(r"^\s*((?:fr\[\d+\], )*fr\[\d+\]) = ")
+
+
+def _body_lines(src: Src, loops: bool) -> list[str]:
+    lines = [*src.stmts, f"return {src.expr}"]
+    return ["while True:", *_indent(lines)] if loops else lines
+
+
+def _on_locals(lines: Sequence[str], params: Sequence[int], env: bool) -> list[str] | None:
+    """``lines`` with each frame slot a Python local ``_v<slot>`` (a slot read and never stored,
+    other than a parameter, read from ``env``: a captured variable); ``None`` when the text uses
+    the frame otherwise (a closure or matcher called on it, which reads or binds slots itself),
+    or reads a slot it neither binds nor has (no ``env``).
+
+    Reading ``env`` in place of a copy of it is exact: a ``fun``'s captured frame is a snapshot
+    taken when the ``fun`` was made (Lean values are immutable: capture by value), only ever
+    completed by its ``let rec`` siblings before any call."""
+    text = "\n".join(lines)
+    if _FRAME.search(_SLOT.sub("", text)):
+        return None
+    stored = set(params)
+    for line in lines:
+        m = _STORE.match(line)
+        if m is not None:
+            stored.update(int(x) for x in _SLOT.findall(m.group(1)))
+    captured = {int(x) for x in _SLOT.findall(text)} - stored
+    if captured and not env:
+        return None
+    if env and (not params or min(stored) < min(params)):
+        # a store into a slot of the enclosing function's (its slots come before the fun's own):
+        # the frame copy it would be made in is what keeps `env` unchanged
+        return None
+
+    def name(m: re.Match[str]) -> str:
+        slot = int(m.group(1))
+        return f"env[{slot}]" if slot in captured else f"_v{slot}"
+
+    return [_SLOT.sub(name, line) for line in lines]
 
 
 def call_template(callee: str, n: int, keywords: str = "") -> str:
@@ -322,4 +413,4 @@ def _is_simple(expr: str, src: Src) -> bool:
     return src.simple and expr == src.expr
 
 
-__all__ = ["CodeGen", "InlineTest", "Src", "call_template"]
+__all__ = ["Body", "CodeGen", "InlineTest", "Src", "call_template"]

@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import type_of_text
+from veriscale.backends.embedded.compiler.codegen import Body
 from veriscale.backends.embedded.compiler.support import (
     Closure,
     DefCtx,
@@ -85,7 +87,14 @@ class LambdasMixin:
         budget = self.budget
         slot_a, slot_b = (slots[0], slots[1]) if arity == 2 else (-1, -1)
         loops = target is not None and target.used
-        body = self.gen.function(body, target.loop if target is not None else None)
+        loop = target.loop if target is not None else None
+        if not patterns:
+            generated = self.gen.body(body, slots, loop, env=True, budget=budget)
+            if generated.kind == Body.LOCALS:
+                return _local_fn_maker(generated.fn, arity, ctx, key_slots, shape)
+            body = generated.fn
+        else:
+            body = self.gen.function(body, loop)
 
         def runner(env: Any, args: tuple[Any, ...]) -> Any:
             b = budget
@@ -390,6 +399,26 @@ class LambdasMixin:
 
         return inner, setter
 
+
+
+def _local_fn_maker(fn: Callable[..., Any], arity: int, ctx: DefCtx, key_slots: tuple[int, ...] | None,
+                    shape: Any) -> Closure:
+    """The maker of a ``fun`` whose body was generated on Python locals: ``fn(env, *args)``
+    charges the application's step and runs the body on the captured frame ``env``, read only
+    (:meth:`.codegen.CodeGen.body`), so an application copies nothing; its self tail calls, all
+    in the generated body, loop there."""
+
+    def runner(env: Any, args: tuple[Any, ...]) -> Any:
+        return fn(env, *args)
+
+    def make(fr: list[Any]) -> Any:
+        snap = fr[:]
+        need = ctx.nslots
+        if len(snap) < need:
+            snap.extend([None] * (need - len(snap)))
+        return Fn(arity, runner, snap, "fun", key_slots, shape, partial(fn, snap) if arity <= 2 else None)
+
+    return make
 
 
 def local_instance_class(decl: A.LetDecl) -> str | None:
