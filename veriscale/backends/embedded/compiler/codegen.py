@@ -225,6 +225,46 @@ class CodeGen:
         lines.extend(["else:", f"    {self.const(fail)}()"])
         return self.attach(closure, Src(result, lines))
 
+    def match_many(self, closure: Closure, values: Sequence[Closure],
+                   alts: Sequence[tuple[Sequence[int | InlineTest | Closure | None], Closure]],
+                   fail: Callable[[], Any]) -> Closure:
+        """A ``match`` on several values ``values`` (evaluated left to right, once): the
+        alternatives ``(tests, rhs)`` tried in order, each test of one value as in :meth:`match`;
+        an alternative's tests run left to right and stop at the first that fails, its
+        variables are bound once they all pass."""
+        stmts, exprs = self.sequence(values)
+        lines = [*stmts]
+        vs = []
+        for e in exprs:
+            v = self.temp()
+            lines.append(f"{v} = {e}")
+            vs.append(v)
+        result = self.temp()
+        keyword = "if"
+        for tests, rhs in alts:
+            conds: list[str] = []
+            binds: list[str] = []
+            for test, v in zip(tests, vs):
+                if test is None:
+                    continue
+                if isinstance(test, int):
+                    binds.append(f"fr[{int(test)}] = {v}")
+                elif isinstance(test, InlineTest):
+                    conds.append(f"({test.cond.format(v=v)})")
+                    binds.extend(f"fr[{int(slot)}] = {text.format(v=v)}" for slot, text in test.binds)
+                else:
+                    conds.append(f"{self.const(test)}({v}, fr)")
+            sr = self.src(rhs)
+            body = [*binds, *sr.stmts, f"{result} = {sr.expr}"]
+            if not conds:  # always matches: the alternatives after it are never tried
+                lines.extend(body if keyword == "if" else ["else:", *_indent(body)])
+                return self.attach(closure, Src(result, lines))
+            lines.append(f"{keyword} {' and '.join(conds)}:")
+            lines.extend(_indent(body))
+            keyword = "elif"
+        lines.extend(["else:", f"    {self.const(fail)}()"])
+        return self.attach(closure, Src(result, lines))
+
     def for_loop(self, closure: Closure, coll: Closure, iterate: Callable[[Any], Any], budget: Any,
                  bind: int | Callable[..., Any], body: Closure, stops: tuple[type, type], done: Any) -> Closure:
         """A ``for`` loop of a ``do`` block: over ``iterate(collection)``, one step charged to
