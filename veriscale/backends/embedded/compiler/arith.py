@@ -175,7 +175,7 @@ class ArithMixin:
         h = self.compile(lhs, sc, et)
         t = self.compile(rhs, sc, lt if head(lt) == "List" else None)
         if et is not None and _needs_int(et):
-            h = _coercer(h, et)
+            h = _coercer(h, et, self.gen)
         return self.gen.fuse(lambda fr: (h(fr),) + t(fr), "(({0},) + {1})", [h, t])
 
     # binop% trees -----------------------------------------------------------------------
@@ -239,7 +239,7 @@ class ArithMixin:
                 static_T = m if m is not None else NAT
         leaf_cs = [self.compile(lf, sc, static_T if (static_ok and i in coe_idx) else None) for i, lf in enumerate(leaves)]
         if static_ok and static_T is not None and head(static_T) in ("Int",):
-            leaf_cs = [_coercer(c, static_T) if stypes[i] != static_T else c for i, c in enumerate(leaf_cs)]
+            leaf_cs = [_coercer(c, static_T, self.gen) if stypes[i] != static_T else c for i, c in enumerate(leaf_cs)]
         comp = self
         exp_name = head(exp) if exp is not None else None
 
@@ -418,7 +418,7 @@ class ArithMixin:
             if lty is not None and rty is not None and lty != rty:
                 m, bad = max_type([lty, rty])
                 if not bad and m is not None and head(m) == "Int":
-                    a, b = _coercer(a, m), _coercer(b, m)
+                    a, b = _coercer(a, m, self.gen), _coercer(b, m, self.gen)
                 elif not bad and m is not None and head(m) == "Option":
                     # `x = some y` with `x : α` elaborates as `↑x = some y`, i.e. `some x = some y`
                     if lty != m:

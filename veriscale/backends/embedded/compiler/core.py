@@ -328,7 +328,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         inside containers); unchanged when the elaborator typed ``node`` exactly ``ty``."""
         if self.node_types.of(node) == ty:
             return c
-        return _coercer(c, ty)
+        return _coercer(c, ty, self.gen)
 
     # -- name resolution --------------------------------------------------------------------
     def resolved_names(self, name: str, sc: Scope | None) -> list[str] | None:
@@ -517,7 +517,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         cs = [self.compile(x, sc, et) for x in node.items]
         if et is None and cs:
             return self._unify_elems(cs, Arr)
-        return lambda fr: Arr(c(fr) for c in cs)
+        return self.gen.fuse(lambda fr: Arr(c(fr) for c in cs),
+                             self.gen.const(Arr) + "((" + "".join(f"{{{i}}}, " for i in range(len(cs))) + "))", cs)
 
     def _unify_elems(self, cs: list[Closure], mk: Any) -> Closure:
         def run(fr: list[Any]) -> Any:

@@ -35,7 +35,7 @@ class PatternsMixin:
         if expected is None:
             tt, et = self.stype(then, sc), self.stype(els, sc)
             if tt == INT or et == INT:
-                t, e = _coercer(t, INT), _coercer(e, INT)
+                t, e = _coercer(t, INT, self.gen), _coercer(e, INT, self.gen)
 
         def run(fr: list[Any]) -> Any:
             return t(fr) if c(fr) else e(fr)
