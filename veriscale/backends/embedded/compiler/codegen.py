@@ -26,6 +26,12 @@ in the parameters' slots, charges the step the call costs and ``continue``-s. It
 returns a :class:`..runtime_support.TailCall` for the function's runner to loop on, which is what
 happens wherever the call's source is not part of its function's generated body (a construct
 without source in between).
+
+A function body whose text uses the frame only through its own slot reads and stores (no
+closure or matcher called on ``fr``) is generated on Python locals (:meth:`CodeGen.body`): its
+slots become local variables, a definition takes its arguments positionally, and a ``fun``
+reads its captured variables from the snapshot it was made with (never written: Lean values are
+immutable, so capture by value is the snapshot), instead of copying it on each application.
 """
 
 from __future__ import annotations
