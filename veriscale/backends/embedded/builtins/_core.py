@@ -54,9 +54,12 @@ def nat_unchecked(value: int) -> Nat:
 
 def nat_range(start: int, stop: int, step: int = 1) -> tuple[Nat, ...]:
     """The naturals of ``range(start, stop, step)`` (``start`` and ``stop`` non-negative)."""
-    if step > 0 and stop <= SMALL_NAT_LIMIT:
+    if step <= 0 or start >= SMALL_NAT_LIMIT:
+        return tuple(map(_new_nat, range(start, stop, step)))  # (at C speed)
+    if stop <= SMALL_NAT_LIMIT:
         return SMALL_NATS[start:stop:step]
-    return tuple(map(nat_unchecked, range(start, stop, step)))
+    first_large = start + (SMALL_NAT_LIMIT - start + step - 1) // step * step
+    return SMALL_NATS[start:SMALL_NAT_LIMIT:step] + tuple(map(_new_nat, range(first_large, stop, step)))
 
 
 def check_size(count: int, what: str = "collection") -> None:

@@ -105,7 +105,7 @@ _NAT_ZERO = Nat(0)
 
 def _nat_add(a: Any, b: Any) -> Any:
     value = a + b
-    if 0 <= value < SMALL_NAT_LIMIT:
+    if value < SMALL_NAT_LIMIT and value >= 0:
         return SMALL_NATS[value]
     if value.bit_length() > MAX_BITS:
         check_bits(value)
@@ -121,7 +121,7 @@ def _nat_sub(a: Any, b: Any) -> Any:
 
 def _nat_mul(a: Any, b: Any) -> Any:
     value = a * b
-    if 0 <= value < SMALL_NAT_LIMIT:
+    if value < SMALL_NAT_LIMIT and value >= 0:
         return SMALL_NATS[value]
     if value.bit_length() > MAX_BITS:
         check_bits(value)

@@ -468,7 +468,7 @@ def _inline_arith(gen: CodeGen, f: Callable[[Any, Any], Any]) -> Callable[[str, 
                                           f"else {gen.const(numbers._NAT_ZERO)})")
         if at_nat:
             # a small sum is looked up (and has far fewer bits than the limit)
-            return [f"{t} = {x} + {y}", f"if 0 <= {t} < {limit}:", f"    {t} = {small}[{t}]", "else:",
+            return [f"{t} = {x} + {y}", f"if {t} < {limit} and {t} >= 0:", f"    {t} = {small}[{t}]", "else:",
                     f"    if {t}.bit_length() > {gen.const(numbers.MAX_BITS)}:",
                     f"        {gen.const(numbers.check_bits)}({t})", f"    {t} = {new_int}({nat}, {t})"], t
         value = f"{gen.const(int)}({x} {op} {y})"
