@@ -108,6 +108,97 @@ def test_generated_functions_answer_like_the_closures(clamp: Task, index: int) -
     assert any(a.status == "value" for a in answers)
 
 
+# Tail loops, written as `while True:` over Python locals in the generated body: `let rec` loops
+# over arrays and lists, captured variables, closures made inside a loop (each must keep the
+# values of its own iteration), nested `let rec`, a match on several values, `for` with
+# `let mut` inside a loop, a top-level tail recursion whose result is coerced to `Int`, and a
+# partial application of a definition whose body takes its arguments on locals.
+LOOP_PROGRAMS: list[tuple[str, str]] = [
+    ("", "let n := x.toNat\nlet rec go (i : Nat) (c : Array Int) : Array Int :=\n"
+         "  if i < n then go (i + 1) (c.set! (i % 3) (c[i % 3]! + i - lo)) else c\n"
+         "let a := go 0 #[lo, hi, x]\na[0]! + a[1]! * 2 + Int.ofNat a.size"),
+    ("", "let k := hi - x\nlet rec go (i : Nat) (fs : List (Int → Int)) : List (Int → Int) :=\n"
+         "  if i < x.toNat % 4 + 1 then go (i + 1) ((fun y => y * k + i) :: fs) else fs\n"
+         "(go 0 []).foldl (fun acc f => f acc - 1) lo"),
+    ("", "let rec outer (i : Nat) (acc : Int) : Int :=\n"
+         "  let rec inner (j : Nat) (s : Int) : Int := if j = 0 then s else inner (j - 1) (s + j + i)\n"
+         "  if i = 0 then acc else outer (i - 1) (acc + inner (i % 5) 0)\n"
+         "outer (x.toNat % 9) hi"),
+    ("", "let rec walk (xs : List Int) (best : Option Int) (n : Nat) : Int :=\n"
+         "  match xs, best with\n  | [], some b => b + n\n  | [], none => -1\n"
+         "  | y :: ys, some b => walk ys (some (if y > b then y else b)) (n + 1)\n"
+         "  | y :: ys, none => walk ys (some y) (n + 1)\n"
+         "walk ((List.range x.toNat).map (fun i => (i : Int) * 7 % 5 - lo)) none 0"),
+    ("", "let rec go (i : Nat) (acc : Int) : Int :=\n"
+         "  if i = 0 then acc else\n"
+         "    let s := Id.run do\n      let mut t : Int := 0\n      for j in List.range i do\n"
+         "        t := t + j - lo\n      return t\n"
+         "    go (i - 1) (acc + s)\n"
+         "go (x.toNat % 7) 0"),
+    ("def countDown (n : Nat) (acc : Nat) : Int := if n = 0 then acc else countDown (n - 1) (acc + n)",
+     "countDown (x.toNat * 3) 1 - hi"),
+    ("def addThree (a b c : Int) : Int := a + b * 2 + c * 3",
+     "let f := addThree x\nlet g := f lo\ng hi + (List.map (addThree 1 2) [x, hi]).foldl (· + ·) 0"),
+]
+
+
+#: the programs whose loop runs on locals (the others make closures, or call a `do` block or a
+#: `some` of an `if`, from their frame)
+ON_LOCALS = (0, 2, 5)
+
+
+@pytest.mark.parametrize("index", range(len(LOOP_PROGRAMS)))
+def test_tail_loops_on_locals_answer_like_the_closures(clamp: Task, index: int) -> None:
+    code_aux, code = LOOP_PROGRAMS[index]
+    task = clamp.with_sections(code_aux=code_aux, code="  " + code.replace("\n", "\n  "))
+    answers, program = _same_both_ways(task, _int_checks(range(-3, 14)), max_steps=20_000)
+    assert all(a.status == "value" for a in answers), [a.detail for a in answers if a.status != "value"]
+    sources = program.compiler.gen.sources
+    if index in ON_LOCALS:
+        # the loop is a `while True:` in a body on locals (no frame list read in it)
+        assert any("while True:" in text and "fr[" not in text for text in sources), sources
+    elif index < len(LOOP_PROGRAMS) - 1:
+        # a loop making closures snapshots its frame: a jump still, on the frame
+        assert any("while True:" in text for text in sources), sources
+
+
+def test_a_tail_loop_on_locals_runs_out_of_steps_at_the_same_step(clamp: Task) -> None:
+    code = ("  let rec go (i : Nat) (acc : Int) : Int := if i = 0 then acc else go (i - 1) (acc + i % 7 - lo)\n"
+            "  go (x.toNat * 1000) hi")
+    task = clamp.with_sections(code=code)
+    answers, program = _same_both_ways(task, _int_checks([1, 4, 5, 9]), max_steps=4_500)
+    assert [a.status for a in answers] == ["value", "value", "unknown", "unknown"]
+    assert answers[2].reason is not None and answers[2].reason.value == "timeout"
+    assert answers[2].steps == answers[3].steps == 4_501
+    assert any("while True:" in text and "continue  # tail" in text for text in program.compiler.gen.sources)
+
+
+def test_closures_made_in_a_tail_loop_keep_their_own_iteration(clamp: Task) -> None:
+    # the loop rebinds `i` in place; each `fun` captured the value of its own iteration
+    code_aux, code = LOOP_PROGRAMS[1]
+    task = clamp.with_sections(code_aux=code_aux, code="  " + code.replace("\n", "\n  "))
+    answers, _ = _same_both_ways(task, _int_checks([3]))
+    k, lo, fs = 10 - 3, 0, [lambda y, i=i: y * 7 + i for i in range(4)]
+    acc = lo
+    for f in reversed(fs):  # `go` conses: the last made is applied first
+        acc = f(acc) - 1
+    assert answers[0].value == acc and k == 7
+
+
+def test_small_nats_are_shared_values_of_type_nat() -> None:
+    from veriscale.backends.embedded.builtins._core import SMALL_NAT_LIMIT, nat_range, nat_unchecked
+    from veriscale.backends.embedded.builtins.numbers import _nat_add, _nat_sub
+    from veriscale.lean.values import Nat
+
+    for value in (0, 1, SMALL_NAT_LIMIT - 1, SMALL_NAT_LIMIT, 10**30):
+        made = nat_unchecked(value)
+        assert type(made) is Nat and made == value
+    assert [type(v) for v in (_nat_add(Nat(3), Nat(4)), _nat_sub(Nat(3), Nat(4)), _nat_add(Nat(10**20), Nat(1)))] == [Nat] * 3
+    assert _nat_sub(Nat(3), Nat(4)) == 0 and _nat_add(Nat(10**20), Nat(1)) == 10**20 + 1
+    assert nat_range(2, 9, 3) == (2, 5, 8) and all(type(v) is Nat for v in nat_range(1020, 1030))
+    assert nat_range(5, 1) == ()
+
+
 def test_nat_and_int_addition_are_written_inline(clamp: Task) -> None:
     code_aux, code = PROGRAMS[-1]
     task = clamp.with_sections(code_aux=code_aux, code="  " + code.replace("\n", "\n  "))

@@ -39,22 +39,30 @@ def nat(value: int) -> Nat:
     return Nat(int(value))
 
 
-#: ``Nat`` from an int known to be non-negative, without ``Nat.__new__``'s check: mapped over a
-#: ``range`` it builds ``List.range n`` at C speed.
-nat_unchecked = partial(int.__new__, Nat)
+SMALL_NAT_LIMIT = 1024
+#: the ``Nat`` values below :data:`SMALL_NAT_LIMIT`, made once: building a ``Nat`` (an ``int``
+#: subclass) costs about ten times looking one up, and a ``Nat`` is an immutable value, which
+#: nothing tells apart from an equal one but its identity (never consulted)
+SMALL_NATS: tuple[Nat, ...] = tuple(int.__new__(Nat, i) for i in range(SMALL_NAT_LIMIT))
+_new_nat = partial(int.__new__, Nat)
 
 
-#: ``Nat(0)``, ``Nat(1)``, ... built once and grown on demand up to ``NAT_TABLE_LIMIT``: a range
-#: of naturals is then a slice of it, at memory-copy speed. Building hundreds of thousands of
-#: ``Nat`` objects one by one otherwise dominates a check that enumerates ``List.range n``.
-_nat_table: tuple[Nat, ...] = ()
+def nat_unchecked(value: int) -> Nat:
+    """``Nat`` from an int known to be non-negative, without ``Nat.__new__``'s check."""
+    return SMALL_NATS[value] if 0 <= value < SMALL_NAT_LIMIT else _new_nat(value)
+
+
+#: ``Nat(0)``, ``Nat(1)``, ... (the small ones first) grown on demand up to ``NAT_TABLE_LIMIT``: a
+#: range of naturals is then a slice of it, at memory-copy speed. Building hundreds of thousands
+#: of ``Nat`` objects one by one otherwise dominates a check that enumerates ``List.range n``.
+_nat_table: tuple[Nat, ...] = SMALL_NATS
 NAT_TABLE_LIMIT = 1 << 18
 
 
 def _nat_table_to(stop: int) -> tuple[Nat, ...]:
     global _nat_table
     size = min(max(stop, 2 * len(_nat_table), 1024), NAT_TABLE_LIMIT)
-    _nat_table += tuple(map(nat_unchecked, range(len(_nat_table), size)))
+    _nat_table += tuple(map(_new_nat, range(len(_nat_table), size)))
     return _nat_table
 
 
@@ -63,7 +71,7 @@ def nat_range(start: int, stop: int, step: int = 1) -> tuple[Nat, ...]:
     if 0 <= start and stop <= NAT_TABLE_LIMIT and step > 0:
         table = _nat_table if len(_nat_table) >= stop else _nat_table_to(stop)
         return table[start:stop:step]
-    return tuple(map(nat_unchecked, range(start, stop, step)))
+    return tuple(map(_new_nat, range(start, stop, step)))  # (at C speed)
 
 
 def check_size(count: int, what: str = "collection") -> None:

@@ -33,7 +33,14 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from veriscale.backends.embedded.builtins._core import check_size, default_of_type, nat, nat_range
+from veriscale.backends.embedded.builtins._core import (
+    SMALL_NAT_LIMIT,
+    SMALL_NATS,
+    check_size,
+    default_of_type,
+    nat,
+    nat_range,
+)
 from veriscale.backends.embedded.builtins.order import beq_member, compare_lt, eq_is_beq, lean_beq
 from veriscale.backends.embedded.registry import MAX_COLLECTION, alias, builtin
 from veriscale.backends.embedded.runtime_support import binary, unary
@@ -101,7 +108,8 @@ def array_singleton(v: Any) -> Arr:
 
 @builtin("Array.size", "{α : Type u} (a : Array α) : Nat")
 def array_size(a: Arr) -> Nat:
-    return _new_int(Nat, len(a))  # a length is never negative: no need of Nat's check
+    n = len(a)
+    return SMALL_NATS[n] if n < SMALL_NAT_LIMIT else _new_int(Nat, n)  # (a length is never negative)
 
 
 _new_int = int.__new__

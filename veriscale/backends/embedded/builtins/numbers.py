@@ -21,9 +21,12 @@ from typing import Any
 from veriscale.backends.embedded.builtins._core import (
     FIXED_WIDTH_BY_NAME,
     MAX_BITS,
+    SMALL_NAT_LIMIT,
+    SMALL_NATS,
     check_bits,
     check_size,
     nat,
+    nat_unchecked,
     type_name_of,
 )
 from veriscale.backends.embedded.registry import builtin
@@ -94,13 +97,16 @@ def _pow(base: int, exponent: int) -> int:
 
 
 # `int.__new__(Nat, v)` builds a Nat without running `Nat.__new__` (a Python frame and a sign
-# test): these are the evaluator's hottest functions, and every result below is non-negative.
+# test), and a small one is looked up (`_core.SMALL_NATS`): these are the evaluator's hottest
+# functions, and every result below is non-negative.
 _new_int = int.__new__
 _NAT_ZERO = Nat(0)
 
 
 def _nat_add(a: Any, b: Any) -> Any:
     value = a + b
+    if value < SMALL_NAT_LIMIT and value >= 0:
+        return SMALL_NATS[value]
     if value.bit_length() > MAX_BITS:
         check_bits(value)
     return _new_int(Nat, value)
@@ -108,22 +114,26 @@ def _nat_add(a: Any, b: Any) -> Any:
 
 def _nat_sub(a: Any, b: Any) -> Any:
     value = a - b
-    return _new_int(Nat, value) if value > 0 else _NAT_ZERO
+    if value <= 0:
+        return _NAT_ZERO
+    return SMALL_NATS[value] if value < SMALL_NAT_LIMIT else _new_int(Nat, value)
 
 
 def _nat_mul(a: Any, b: Any) -> Any:
     value = a * b
+    if value < SMALL_NAT_LIMIT and value >= 0:
+        return SMALL_NATS[value]
     if value.bit_length() > MAX_BITS:
         check_bits(value)
     return _new_int(Nat, value)
 
 
 def _nat_div(a: Any, b: Any) -> Any:
-    return _new_int(Nat, a // b) if b else _NAT_ZERO
+    return nat_unchecked(a // b) if b else _NAT_ZERO
 
 
 def _nat_mod(a: Any, b: Any) -> Any:
-    return _new_int(Nat, a % b if b else a)
+    return nat_unchecked(a % b if b else a)
 
 
 def _nat_ops() -> dict[str, Callable[[Any, Any], Any]]:

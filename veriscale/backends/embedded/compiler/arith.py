@@ -181,7 +181,7 @@ class ArithMixin:
         h = self.compile(lhs, sc, et)
         t = self.compile(rhs, sc, lt if head(lt) == "List" else None)
         if et is not None and _needs_int(et):
-            h = _coercer(h, et)
+            h = _coercer(h, et, self.gen)
         return self.gen.fuse(lambda fr: (h(fr),) + t(fr), "(({0},) + {1})", [h, t])
 
     # binop% trees -----------------------------------------------------------------------
@@ -243,7 +243,7 @@ class ArithMixin:
                 static_T = m if m is not None else NAT
         leaf_cs = [self.compile(lf, sc, static_T if (static_ok and i in coe_idx) else None) for i, lf in enumerate(leaves)]
         if static_ok and static_T is not None and head(static_T) in ("Int",):
-            leaf_cs = [_coercer(c, static_T) if stypes[i] != static_T else c for i, c in enumerate(leaf_cs)]
+            leaf_cs = [_coercer(c, static_T, self.gen) if stypes[i] != static_T else c for i, c in enumerate(leaf_cs)]
         comp = self
         exp_name = head(exp) if exp is not None else None
 
@@ -448,7 +448,7 @@ class ArithMixin:
             if lty is not None and rty is not None and lty != rty:
                 m, bad = max_type([lty, rty])
                 if not bad and m is not None and head(m) == "Int":
-                    a, b = _coercer(a, m), _coercer(b, m)
+                    a, b = _coercer(a, m, self.gen), _coercer(b, m, self.gen)
                 elif not bad and m is not None and head(m) == "Option":
                     # `x = some y` with `x : α` elaborates as `↑x = some y`, i.e. `some x = some y`
                     if lty != m:
@@ -489,15 +489,22 @@ def _inline_arith(gen: CodeGen, f: Callable[[Any, Any], Any]) -> Callable[[str, 
         return None
     op, at_nat = _INLINE_ARITH[f]
     nat, new_int = gen.const(Nat), gen.const(int.__new__)
+    small, limit = gen.const(numbers.SMALL_NATS), gen.const(numbers.SMALL_NAT_LIMIT)
 
     def write(x: str, y: str) -> tuple[list[str], str]:
         t = gen.temp()
         if at_nat and op == "-":
-            return [f"{t} = {x} - {y}"], f"({new_int}({nat}, {t}) if {t} > 0 else {gen.const(numbers._NAT_ZERO)})"
-        value = f"{x} {op} {y}" if at_nat else f"{gen.const(int)}({x} {op} {y})"
+            return [f"{t} = {x} - {y}"], (f"(({small}[{t}] if {t} < {limit} else {new_int}({nat}, {t})) if {t} > 0 "
+                                          f"else {gen.const(numbers._NAT_ZERO)})")
+        if at_nat:
+            # a small sum is looked up (and has far fewer bits than the limit)
+            return [f"{t} = {x} + {y}", f"if {t} < {limit} and {t} >= 0:", f"    {t} = {small}[{t}]", "else:",
+                    f"    if {t}.bit_length() > {gen.const(numbers.MAX_BITS)}:",
+                    f"        {gen.const(numbers.check_bits)}({t})", f"    {t} = {new_int}({nat}, {t})"], t
+        value = f"{gen.const(int)}({x} {op} {y})"
         stmts = [f"{t} = {value}", f"if {t}.bit_length() > {gen.const(numbers.MAX_BITS)}:",
                  f"    {gen.const(numbers.check_bits)}({t})"]
-        return stmts, (f"{new_int}({nat}, {t})" if at_nat else t)
+        return stmts, t
 
     return write
 

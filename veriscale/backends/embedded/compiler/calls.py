@@ -22,6 +22,7 @@ from veriscale.backends.embedded.compiler.support import (
     UNSURE,
     Closure,
     Scope,
+    TailTarget,
     _field_builtin,
     _has_cdot,
     _needs_int,
@@ -32,7 +33,15 @@ from veriscale.backends.embedded.compiler.support import (
 from veriscale.backends.embedded.env import UserDef
 from veriscale.backends.embedded.memo import memoised_fold
 from veriscale.backends.embedded.registry import Builtin
-from veriscale.backends.embedded.runtime_support import PROOF, BuiltinFn, Fn, LeanRange, Partial, TailCall
+from veriscale.backends.embedded.runtime_support import (
+    PROOF,
+    Budget,
+    BuiltinFn,
+    Fn,
+    LeanRange,
+    Partial,
+    TailCall,
+)
 from veriscale.backends.embedded.statics import (
     INT,
     NAT,
@@ -89,7 +98,7 @@ class CallsMixin:
                 target.used = True
                 pts = _param_types(v[1], len(args))
                 cs = [self._arg(a, sc, t if t is not None else UNSURE) for a, t in zip(args, pts)]
-                return _tail_call(self.gen, cs)
+                return _tail_call(self.gen, cs, target, self.budget)
             return self._apply_value(node, self.gen.slot(lambda fr: fr[slot], slot), args, sc,
                                      _param_types(v[1], len(args)))
         parts = name.split(".")
@@ -291,7 +300,7 @@ class CallsMixin:
         if (target is not None and target.key is d and id(node) in target.calls and len(args) == n
                 and len(cs) == nreal == target.nargs):
             target.used = True
-            return _tail_call(self.gen, cs)
+            return _tail_call(self.gen, cs, target, self.budget)
         if len(cs) == nreal and not extra:
             # generated code reads the function found by the first `get()` without a call
             callee = f"({self.gen.const(fn_ref)}[0] or {self.gen.const(get)}())"
@@ -683,13 +692,24 @@ def _param_types(t: LeanType | None, n: int) -> list[LeanType | None]:
     return out
 
 
-def _tail_call(gen: CodeGen, cs: list[Closure]) -> Closure:
-    """A self-call in tail position: its arguments, evaluated, as a :class:`TailCall`."""
-    template = gen.const(TailCall) + "((" + "".join(f"{{{i}}}, " for i in range(len(cs))) + "))"
+def _tail_call(gen: CodeGen, cs: list[Closure], target: TailTarget, budget: Budget) -> Closure:
+    """A self-call in tail position: its arguments, evaluated, as a :class:`TailCall`; in the
+    function's generated body, a jump back to its start (:meth:`.codegen.CodeGen.tail_call`)."""
+    closure: Closure
     if len(cs) == 1:
         c0 = cs[0]
-        return gen.fuse(lambda fr: TailCall((c0(fr),)), template, cs)
-    if len(cs) == 2:
+
+        def closure(fr: list[Any]) -> Any:
+            return TailCall((c0(fr),))
+    elif len(cs) == 2:
         c0, c1 = cs
-        return gen.fuse(lambda fr: TailCall((c0(fr), c1(fr))), template, cs)
-    return gen.fuse(lambda fr: TailCall(tuple([c(fr) for c in cs])), template, cs)
+
+        def closure(fr: list[Any]) -> Any:
+            return TailCall((c0(fr), c1(fr)))
+    else:
+        def closure(fr: list[Any]) -> Any:
+            return TailCall(tuple([c(fr) for c in cs]))
+    if target.loop is None or target.slots is None:
+        template = gen.const(TailCall) + "((" + "".join(f"{{{i}}}, " for i in range(len(cs))) + "))"
+        return gen.fuse(closure, template, cs)
+    return gen.tail_call(closure, cs, target.loop, target.slots, budget)

@@ -19,10 +19,24 @@ The generated text is built from the compiler's own strings only: frame slots an
 numbers the compiler allocated, every value (literals included) and every function enters as a
 constant named ``_k<n>`` in the namespace the code runs in, which has no builtins. Nothing of the
 submitted text reaches the source, not even a name.
+
+A self-call in tail position (:meth:`CodeGen.tail_call`) is written as a jump: the function
+whose body holds it runs that body in a ``while True:`` loop, and the call stores its arguments
+in the parameters' slots, charges the step the call costs and ``continue``-s. Its closure still
+returns a :class:`..runtime_support.TailCall` for the function's runner to loop on, which is what
+happens wherever the call's source is not part of its function's generated body (a construct
+without source in between).
+
+A function body whose text uses the frame only through its own slot reads and stores (no
+closure or matcher called on ``fr``) is generated on Python locals (:meth:`CodeGen.body`): its
+slots become local variables, a definition takes its arguments positionally, and a ``fun``
+reads its captured variables from the snapshot it was made with (never written: Lean values are
+immutable, so capture by value is the snapshot), instead of copying it on each application.
 """
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -32,6 +46,8 @@ _SRC_ATTR = "_veriscale_src"
 #: statements of a combined source past which no further function is generated (a pathological
 #: term: Python's compiler copes, but the gain of one frame is lost in compile time)
 MAX_LINES = 2_000
+#: how a tail call's jump statement begins; the rest of the line names its function's loop
+_TAIL_JUMP = "continue  # tail "
 
 
 class Src:
@@ -215,6 +231,46 @@ class CodeGen:
         lines.extend(["else:", f"    {self.const(fail)}()"])
         return self.attach(closure, Src(result, lines))
 
+    def match_many(self, closure: Closure, values: Sequence[Closure],
+                   alts: Sequence[tuple[Sequence[int | InlineTest | Closure | None], Closure]],
+                   fail: Callable[[], Any]) -> Closure:
+        """A ``match`` on several values ``values`` (evaluated left to right, once): the
+        alternatives ``(tests, rhs)`` tried in order, each test of one value as in :meth:`match`;
+        an alternative's tests run left to right and stop at the first that fails, its
+        variables are bound once they all pass."""
+        stmts, exprs = self.sequence(values)
+        lines = [*stmts]
+        vs = []
+        for e in exprs:
+            v = self.temp()
+            lines.append(f"{v} = {e}")
+            vs.append(v)
+        result = self.temp()
+        keyword = "if"
+        for tests, rhs in alts:
+            conds: list[str] = []
+            binds: list[str] = []
+            for test, v in zip(tests, vs):
+                if test is None:
+                    continue
+                if isinstance(test, int):
+                    binds.append(f"fr[{int(test)}] = {v}")
+                elif isinstance(test, InlineTest):
+                    conds.append(f"({test.cond.format(v=v)})")
+                    binds.extend(f"fr[{int(slot)}] = {text.format(v=v)}" for slot, text in test.binds)
+                else:
+                    conds.append(f"{self.const(test)}({v}, fr)")
+            sr = self.src(rhs)
+            body = [*binds, *sr.stmts, f"{result} = {sr.expr}"]
+            if not conds:  # always matches: the alternatives after it are never tried
+                lines.extend(body if keyword == "if" else ["else:", *_indent(body)])
+                return self.attach(closure, Src(result, lines))
+            lines.append(f"{keyword} {' and '.join(conds)}:")
+            lines.extend(_indent(body))
+            keyword = "elif"
+        lines.extend(["else:", f"    {self.const(fail)}()"])
+        return self.attach(closure, Src(result, lines))
+
     def for_loop(self, closure: Closure, coll: Closure, iterate: Callable[[Any], Any], budget: Any,
                  bind: int | Callable[..., Any], body: Closure, stops: tuple[type, type], done: Any) -> Closure:
         """A ``for`` loop of a ``do`` block: over ``iterate(collection)``, one step charged to
@@ -222,6 +278,8 @@ class CodeGen:
         ``m(x, fr)``), then ``body``, ended early or resumed by the exceptions ``stops`` (break,
         continue); its value is ``done``."""
         sc, sb = self.src(coll), self.src(body)
+        if _tail_loops(sb.stmts):
+            return closure  # (never by construction) a jump out of the body would continue this loop
         x, b, result = self.temp(), self.temp(), self.temp()
         binding = f"fr[{bind}] = {x}" if isinstance(bind, int) else f"{self.const(bind)}({x}, fr)"
         run_body = [*sb.stmts] + ([] if sb.simple else [sb.expr])
@@ -234,24 +292,145 @@ class CodeGen:
                  f"{result} = {self.const(done)}"]
         return self.attach(closure, Src(result, lines))
 
+    def tail_call(self, closure: Closure, operands: Sequence[Closure], loop: str, slots: Sequence[int],
+                  budget: Any) -> Closure:
+        """A self-call in tail position of the function whose loop is named ``loop`` (see
+        :meth:`loop_name`), whose parameters are the frame slots ``slots``: the arguments
+        evaluated left to right, then stored in those slots, one step charged to ``budget``,
+        and the body run again (``closure`` returns the pending call instead)."""
+        stmts, exprs = self.sequence(operands)
+        targets = ", ".join(f"fr[{int(s)}]" for s in slots)
+        values = ", ".join(exprs)
+        k = self.const(budget)
+        # every argument is evaluated before any parameter changes (a tuple assignment)
+        lines = [*stmts, f"{targets} = {values}",
+                 f"{k}.tick -= 1", f"if {k}.tick < 0:", f"    {k}.refill()", _TAIL_JUMP + loop]
+        return self.attach(closure, Src("None", lines, simple=True))
+
+    def loop_name(self) -> str:
+        """A fresh name for the loop of one function's self tail calls."""
+        self._count += 1
+        return f"L{self._count}"
+
     # -- functions ----------------------------------------------------------------------------
-    def function(self, closure: Closure) -> Closure:
+    def function(self, closure: Closure, loop: str | None = None) -> Closure:
         """A generated function computing what ``closure`` computes, when its source has something
         fused; else ``closure`` itself. The function carries the same source (a parent may fuse
-        it again)."""
+        it again).
+
+        ``loop`` names the loop of the function's own self tail calls (:meth:`tail_call`): a body
+        holding one runs in ``while True:``. A source with a jump to any other loop is not
+        compiled here (its closures return the pending call instead)."""
+        src = self._generable(closure, loop)
+        if src is None:
+            return closure
+        fn: Closure = self._define("fr", _body_lines(src, loop is not None and bool(_tail_loops(src.stmts))))
+        return self.attach(fn, src)
+
+    def body(self, closure: Closure, params: Sequence[int], loop: str | None = None, env: bool = False,
+             budget: Any = None, finish: Callable[[Any], Any] | None = None) -> Body:
+        """The generated function of a function body whose parameters are the frame slots
+        ``params``, run on a frame of its own (a definition's, or a copy of a ``fun``'s
+        captured frame ``env``): on Python locals when nothing in it reads the frame but the
+        generated text itself, else on the frame (see :class:`Body`).
+
+        ``loop`` is as for :meth:`function`; ``finish`` is applied to the value returned (not to
+        a pending tail call's); ``budget``: on locals, the function charges it one step on entry
+        (a ``fun``'s application)."""
+        src = self._generable(closure, loop)
+        if src is None:
+            return Body(closure, Body.CLOSURE)
+        loops = loop is not None and bool(_tail_loops(src.stmts))
+        if finish is not None:
+            src = Src(f"{self.const(finish)}({src.expr})", src.stmts)
+        lines = _body_lines(src, loops)
+        renamed = _on_locals(lines, params, env)
+        if renamed is None:
+            return Body(self._define("fr", lines), Body.FRAME)
+        if budget is not None:
+            k = self.const(budget)
+            renamed = [f"{k}.tick -= 1", f"if {k}.tick < 0:", f"    {k}.refill()", *renamed]
+        args = ", ".join([*(["env"] if env else []), *(f"_v{int(s)}" for s in params)])
+        return Body(self._define(args, renamed), Body.LOCALS)
+
+    def _generable(self, closure: Closure, loop: str | None) -> Src | None:
+        """The source of ``closure`` when a function is worth generating from it."""
         src = getattr(closure, _SRC_ATTR, None)
         if not self.enabled or src is None or not src.fused or len(src.stmts) > MAX_LINES:
-            return closure
+            return None
+        if _tail_loops(src.stmts) - {loop}:
+            return None
+        return src  # type: ignore[no-any-return]
+
+    def _define(self, params: str, lines: Sequence[str]) -> Any:
         self._count += 1
         name = f"_f{self._count}"
-        text = "\n".join([f"def {name}(fr):", *_indent(src.stmts), f"    return {src.expr}"])
+        text = "\n".join([f"def {name}({params}):", *_indent(lines)])
         code = compile(text, f"<veriscale generated {name}>", "exec")
         scope: dict[str, Any] = {}
         exec(code, self.namespace, scope)  # noqa: S102 - our own text over our own constants (module docstring)
-        fn: Closure = scope[name]
         self.functions += 1
         self.sources.append(text)
-        return self.attach(fn, src)
+        return scope[name]
+
+
+class Body:
+    """A function body as :meth:`CodeGen.body` made it: ``fn`` and how it is called (``kind``):
+    :attr:`CLOSURE` (not generated) and :attr:`FRAME`, ``fn(frame)``; :attr:`LOCALS`,
+    ``fn(*args)``, or ``fn(env, *args)`` for a ``fun`` (its captured frame, read, never written),
+    charging the application's step itself when asked to. Only a generated body has ``finish``
+    applied."""
+
+    CLOSURE, FRAME, LOCALS = "closure", "frame", "locals"
+    __slots__ = ("fn", "kind")
+
+    def __init__(self, fn: Callable[..., Any], kind: str) -> None:
+        self.fn = fn
+        self.kind = kind
+
+
+#: a frame slot in generated text; what is left of ``fr`` when they are taken out
+_SLOT = re.compile(r"\bfr\[(\d+)\]")
+_FRAME = re.compile(r"\bfr\b")
+#: a statement storing into frame slots (``fr[3] = …``, ``fr[3], fr[4] = …``)
+_STORE = re.compile(r"^\s*((?:fr\[\d+\], )*fr\[\d+\]) = ")
+
+
+def _body_lines(src: Src, loops: bool) -> list[str]:
+    lines = [*src.stmts, f"return {src.expr}"]
+    return ["while True:", *_indent(lines)] if loops else lines
+
+
+def _on_locals(lines: Sequence[str], params: Sequence[int], env: bool) -> list[str] | None:
+    """``lines`` with each frame slot a Python local ``_v<slot>`` (a slot read and never stored,
+    other than a parameter, read from ``env``: a captured variable); ``None`` when the text uses
+    the frame otherwise (a closure or matcher called on it, which reads or binds slots itself),
+    or reads a slot it neither binds nor has (no ``env``).
+
+    Reading ``env`` in place of a copy of it is exact: a ``fun``'s captured frame is a snapshot
+    taken when the ``fun`` was made (Lean values are immutable: capture by value), only ever
+    completed by its ``let rec`` siblings before any call."""
+    text = "\n".join(lines)
+    if _FRAME.search(_SLOT.sub("", text)):
+        return None
+    stored = set(params)
+    for line in lines:
+        m = _STORE.match(line)
+        if m is not None:
+            stored.update(int(x) for x in _SLOT.findall(m.group(1)))
+    captured = {int(x) for x in _SLOT.findall(text)} - stored
+    if captured and not env:
+        return None
+    if env and (not params or min(stored) < min(params)):
+        # a store into a slot of the enclosing function's (its slots come before the fun's own):
+        # the frame copy it would be made in is what keeps `env` unchanged
+        return None
+
+    def name(m: re.Match[str]) -> str:
+        slot = int(m.group(1))
+        return f"env[{slot}]" if slot in captured else f"_v{slot}"
+
+    return [_SLOT.sub(name, line) for line in lines]
 
 
 def call_template(callee: str, n: int, keywords: str = "") -> str:
@@ -266,8 +445,18 @@ def _indent(lines: Sequence[str]) -> list[str]:
     return ["    " + line for line in lines]
 
 
+def _tail_loops(lines: Sequence[str]) -> set[str]:
+    """The loops that the tail calls written in ``lines`` jump to."""
+    out = set()
+    for line in lines:
+        stripped = line.lstrip()
+        if stripped.startswith(_TAIL_JUMP):
+            out.add(stripped[len(_TAIL_JUMP):])
+    return out
+
+
 def _is_simple(expr: str, src: Src) -> bool:
     return src.simple and expr == src.expr
 
 
-__all__ = ["CodeGen", "InlineTest", "Src", "call_template"]
+__all__ = ["Body", "CodeGen", "InlineTest", "Src", "call_template"]

@@ -15,7 +15,7 @@ from veriscale.backends.embedded.binders import explicit_params, is_proof_binder
 from veriscale.backends.embedded.builtins import BUILTINS, LeanHashMap, LeanHashSet, to_string, type_name_of
 from veriscale.backends.embedded.compiler.arith import ArithMixin
 from veriscale.backends.embedded.compiler.calls import CallsMixin
-from veriscale.backends.embedded.compiler.codegen import CodeGen
+from veriscale.backends.embedded.compiler.codegen import Body, CodeGen
 from veriscale.backends.embedded.compiler.do_notation import DoNotationMixin
 from veriscale.backends.embedded.compiler.families import FamiliesMixin
 from veriscale.backends.embedded.compiler.hoisting import HoistingMixin
@@ -207,7 +207,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             extra_slots.append(slot)
             arg_slots.append(slot)
         d.compiling = True
-        holder: list[Any] = [None]
+        holder: list[Any] = [None, False]  # the body's function; whether it takes the arguments (locals)
 
         budget = self.budget
         nargs = len(arg_slots)
@@ -227,25 +227,32 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                 if len(args) < nargs:
                     return Partial(run, args)
                 return run(*args[:nargs])(*args[nargs:])
-            need = ctx_ref.nslots
-            fr = [*args, *_NONES[nargs:need]] if need <= _NONES_LEN else [*args, *([None] * (need - nargs))]
-            result = holder[0](fr)
+            if holder[1]:  # the body generated on Python locals takes the arguments as they are
+                result = holder[0](*args)
+            else:
+                need = ctx_ref.nslots
+                fr = [*args, *_NONES[nargs:need]] if need <= _NONES_LEN else [*args, *([None] * (need - nargs))]
+                result = holder[0](fr)
             if type(result) is TailCall:
                 return tail_loop(result)
             return result
 
         def tail_loop(result: TailCall) -> Any:
-            # self-calls in tail position: one step each, like the call they replace
+            # self-calls in tail position left pending (a call site outside the generated body):
+            # one step each, like the call they replace
             b = budget
             body = holder[0]
             while True:
                 b.tick -= 1
                 if b.tick < 0:
                     b.refill()
-                need = ctx_ref.nslots
-                fr = ([*result.args, *_NONES[nargs:need]] if need <= _NONES_LEN
-                      else [*result.args, *([None] * (need - nargs))])
-                result = body(fr)
+                if holder[1]:
+                    result = body(*result.args)
+                else:
+                    need = ctx_ref.nslots
+                    fr = ([*result.args, *_NONES[nargs:need]] if need <= _NONES_LEN
+                          else [*result.args, *([None] * (need - nargs))])
+                    result = body(fr)
                 if type(result) is not TailCall:
                     return result
 
@@ -265,7 +272,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         body_node = d.cmd.alts if d.cmd.alts is not None else (
             _with_capturing_helpers(d.cmd, [n for n, _ in params]) if d.cmd.body is not None else None)
         ctx.shared = repeated_terms(body_node, self._user_names()) or None
-        self._tail_target = TailTarget(d, nargs, calls)
+        self._tail_target = target = TailTarget(d, nargs, calls, tuple(range(nargs)), self.gen.loop_name())
         try:
             if d.cmd.alts is not None:
                 discr_sc_types = [ptypes[len(params) + k] for k in range(extra)]
@@ -276,19 +283,25 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             else:
                 assert isinstance(body_node, A.Node)
                 body = self.compile(body_node, sc, ret)
-            body = self.gen.function(body)
+            finish = None
             if ret is not None and is_known(ret) and head(ret) in ("Int", "List", "Array", "Option", "Prod") and \
                     _needs_int(ret) and not self._elaborated_as(_result_terms(d.cmd), ret):
                 # (a body the elaborator typed `ret` may still compute a `Nat` in a local function
-                # whose result Lean coerces: only this wrapper makes the representation sure)
+                # whose result Lean coerces: only this coercion makes the representation sure)
                 self.results_in_repr.add(d.name)
-                inner = body
 
-                def body(fr: list[Any], inner: Closure = inner, ret: LeanType = ret) -> Any:
+                def finish(v: Any, ret: LeanType = ret) -> Any:
                     # a pending tail call is coerced when it returns (the coercion is idempotent)
-                    v = inner(fr)
                     return v if type(v) is TailCall else coerce_value(v, ret)
+            generated = self.gen.body(body, arg_slots, target.loop, finish=finish)
+            body = generated.fn
+            if generated.kind == Body.CLOSURE and finish is not None:
+                inner, fin = body, finish
+
+                def body(fr: list[Any]) -> Any:
+                    return fin(inner(fr))
             holder[0] = body
+            holder[1] = generated.kind == Body.LOCALS
         except Unsupported:
             d.run = None
             raise
@@ -315,7 +328,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         inside containers); unchanged when the elaborator typed ``node`` exactly ``ty``."""
         if self.node_types.of(node) == ty:
             return c
-        return _coercer(c, ty)
+        return _coercer(c, ty, self.gen)
 
     # -- name resolution --------------------------------------------------------------------
     def resolved_names(self, name: str, sc: Scope | None) -> list[str] | None:
@@ -508,7 +521,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         cs = [self.compile(x, sc, et) for x in node.items]
         if et is None and cs:
             return self._unify_elems(cs, Arr)
-        return lambda fr: Arr(c(fr) for c in cs)
+        return self.gen.fuse(lambda fr: Arr(c(fr) for c in cs),
+                             self.gen.const(Arr) + "((" + "".join(f"{{{i}}}, " for i in range(len(cs))) + "))", cs)
 
     def _unify_elems(self, cs: list[Closure], mk: Any) -> Closure:
         def run(fr: list[Any]) -> Any:

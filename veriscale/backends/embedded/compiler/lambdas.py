@@ -4,10 +4,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from typing import Any
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import type_of_text
+from veriscale.backends.embedded.compiler.codegen import Body
 from veriscale.backends.embedded.compiler.support import (
     Closure,
     DefCtx,
@@ -53,7 +55,7 @@ class LambdasMixin:
             if pat is not None:
                 m, inner = self.compile_pattern(pat, inner, ty)
                 patterns.append((slot, m))
-        target = self._rec_target(node, len(slots), [node.body])
+        target = self._rec_target(node, slots, [node.body], jumps=not patterns)
         saved = self._tail_target
         if target is not None:
             self._tail_target = target
@@ -61,26 +63,38 @@ class LambdasMixin:
             body = self.compile(node.body, inner, body_expected)
         finally:
             self._tail_target = saved
-        return self._make_fn(node, slots, patterns, body, sc.ctx, loops=target is not None and target.used,
+        return self._make_fn(node, slots, patterns, body, sc.ctx, target,
                              key_slots=captured_slots(node, sc), shape=self.lambda_shape(node, sc))
 
-    def _rec_target(self, node: A.Node, nargs: int, bodies: list[Any]) -> TailTarget | None:
-        """The tail-call target of a ``let rec`` function's lambda (None for other lambdas)."""
+    def _rec_target(self, node: A.Node, slots: list[int], bodies: list[Any], jumps: bool) -> TailTarget | None:
+        """The tail-call target of a ``let rec`` function's lambda (None for other lambdas), with
+        parameters in ``slots``; ``jumps``: its generated body may loop on its tail calls itself
+        (nothing but the parameters is bound on entry)."""
         slot = self._rec_lambdas.pop(id(node), None)
         if slot is None:
             return None
         calls: set[int] = set()
         for b in bodies:
             tail_apps(b, calls)
-        return TailTarget(slot, nargs, calls)
+        if not jumps:
+            return TailTarget(slot, len(slots), calls)
+        return TailTarget(slot, len(slots), calls, tuple(slots), self.gen.loop_name())
 
     def _make_fn(self, node: A.Node, slots: list[int], patterns: list[tuple[int, Any]], body: Closure,
-                 ctx: DefCtx, loops: bool = False, key_slots: tuple[int, ...] | None = None,
+                 ctx: DefCtx, target: TailTarget | None = None, key_slots: tuple[int, ...] | None = None,
                  shape: Any = None) -> Closure:
         arity = len(slots)
         budget = self.budget
         slot_a, slot_b = (slots[0], slots[1]) if arity == 2 else (-1, -1)
-        body = self.gen.function(body)
+        loops = target is not None and target.used
+        loop = target.loop if target is not None else None
+        if not patterns:
+            generated = self.gen.body(body, slots, loop, env=True, budget=budget)
+            if generated.kind == Body.LOCALS:
+                return _local_fn_maker(generated.fn, arity, ctx, key_slots, shape)
+            body = generated.fn
+        else:
+            body = self.gen.function(body, loop)
 
         def runner(env: Any, args: tuple[Any, ...]) -> Any:
             b = budget
@@ -194,17 +208,16 @@ class LambdasMixin:
             inner, slot = inner.bind(f"_lm{k}", et)
             slots.append(slot)
             dts.append(et)
-        target = self._rec_target(node, n, [alt.rhs for alt in node.alts])
+        target = self._rec_target(node, slots, [alt.rhs for alt in node.alts], jumps=True)
         saved = self._tail_target
         if target is not None:
             self._tail_target = target
         try:
-            body = self.compile_match_alts(node, [lambda fr, s=s: fr[s] for s in slots], dts, node.alts, inner,
-                                           t if t is not None and is_known(t) else None, is_do=False)
+            body = self.compile_match_alts(node, [self.gen.slot(lambda fr, s=s: fr[s], s) for s in slots], dts,
+                                           node.alts, inner, t if t is not None and is_known(t) else None, is_do=False)
         finally:
             self._tail_target = saved
-        return self._make_fn(node, slots, [], body, sc.ctx, loops=target is not None and target.used,
-                             key_slots=captured_slots(node, sc))
+        return self._make_fn(node, slots, [], body, sc.ctx, target, key_slots=captured_slots(node, sc))
 
     def _cdot_lambda(self, term: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
         count = [0]
@@ -392,6 +405,26 @@ class LambdasMixin:
 
         return inner, setter
 
+
+
+def _local_fn_maker(fn: Callable[..., Any], arity: int, ctx: DefCtx, key_slots: tuple[int, ...] | None,
+                    shape: Any) -> Closure:
+    """The maker of a ``fun`` whose body was generated on Python locals: ``fn(env, *args)``
+    charges the application's step and runs the body on the captured frame ``env``, read only
+    (:meth:`.codegen.CodeGen.body`), so an application copies nothing; its self tail calls, all
+    in the generated body, loop there."""
+
+    def runner(env: Any, args: tuple[Any, ...]) -> Any:
+        return fn(env, *args)
+
+    def make(fr: list[Any]) -> Any:
+        snap = fr[:]
+        need = ctx.nslots
+        if len(snap) < need:
+            snap.extend([None] * (need - len(snap)))
+        return Fn(arity, runner, snap, "fun", key_slots, shape, partial(fn, snap) if arity <= 2 else None)
+
+    return make
 
 
 def local_instance_class(decl: A.LetDecl) -> str | None:

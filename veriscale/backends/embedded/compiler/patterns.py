@@ -35,7 +35,7 @@ class PatternsMixin:
         if expected is None:
             tt, et = self.stype(then, sc), self.stype(els, sc)
             if tt == INT or et == INT:
-                t, e = _coercer(t, INT), _coercer(e, INT)
+                t, e = _coercer(t, INT, self.gen), _coercer(e, INT, self.gen)
 
         def run(fr: list[Any]) -> Any:
             return t(fr) if c(fr) else e(fr)
@@ -86,7 +86,11 @@ class PatternsMixin:
                 fr[s] = c(fr)
             return body(fr)
 
-        return run
+        stored = body
+        for s, c in reversed(list(zip(slots, dcs))):  # each discriminant stored in turn, then the body
+            stored = self.gen.then(lambda fr: None, self.gen.store(lambda fr: None, s, c), stored)
+        src = self.gen.src(stored)
+        return self.gen.attach(run, src) if src.fused else run
 
     def compile_match_alts(self, node: A.Node, getters: list[Closure], dtypes: list[LeanType | None],
                            alts: list[A.MatchAlt], sc: Scope, expected: LeanType | None, is_do: bool) -> Closure:
@@ -120,8 +124,7 @@ class PatternsMixin:
             def fail() -> Any:
                 raise unsupported(node, "non-exhaustive match")
 
-            tests = [(None if m is _matches_anything else _BIND_SLOTS[m] if m in _BIND_SLOTS
-                      else _INLINE_TESTS.get(m, m), rhs) for m, rhs in single]
+            tests = [(_test_of(m), rhs) for m, rhs in single]
             return self.gen.match(run1, g0, tests, fail)
 
         first_ms, first_rhs = compiled[0]
@@ -135,7 +138,7 @@ class PatternsMixin:
                     fr[slot] = g(fr)
                 return first_rhs(fr)
 
-            return run_binds
+            return self.gen.match_many(run_binds, getters, [(_tests_of(first_ms), first_rhs)], _never)
 
         def run(fr: list[Any]) -> Any:
             vals = [g(fr) for g in getters]
@@ -149,7 +152,10 @@ class PatternsMixin:
                     return rhs(fr)
             raise unsupported(node, "non-exhaustive match")
 
-        return run
+        def fail_many() -> Any:
+            raise unsupported(node, "non-exhaustive match")
+
+        return self.gen.match_many(run, getters, [(_tests_of(ms), rhs) for ms, rhs in compiled], fail_many)
 
     # -- patterns ---------------------------------------------------------------------------
     def compile_pattern(self, p: A.Node, sc: Scope, ty: LeanType | None) -> tuple[Callable[[Any, list[Any]], bool], Scope]:
@@ -402,6 +408,25 @@ class PatternsMixin:
             return Struct(h, tuple(vals))
 
         return run
+
+
+def _test_of(m: Callable[..., bool]) -> int | InlineTest | Callable[..., bool] | None:
+    """A matcher as code generation takes it (:meth:`.codegen.CodeGen.match`): ``None`` for
+    ``_``, the slot of a variable pattern, its inline test, or the matcher itself."""
+    if m is _matches_anything:
+        return None
+    slot = _BIND_SLOTS.get(m)
+    if slot is not None:
+        return slot
+    return _INLINE_TESTS.get(m, m)
+
+
+def _tests_of(ms: list[Any]) -> list[int | InlineTest | Callable[..., bool] | None]:
+    return [_test_of(m) for m in ms]
+
+
+def _never() -> Any:
+    raise AssertionError("an alternative of variables and `_` always matches")
 
 
 def _matches_anything(v: Any, fr: list[Any]) -> bool:

@@ -398,7 +398,7 @@ class QuantifiersMixin:
 
     def _exact_int_closure(self, term: A.Node, sc: Scope, ty: LeanType | None) -> Closure:
         c = self.compile(term, sc, ty)
-        return _coercer(c, ty) if ty is not None and _needs_int(ty) else c
+        return _coercer(c, ty, self.gen) if ty is not None and _needs_int(ty) else c
 
     def _rule_false_conjunct(self, conj: A.Node, sc: Scope) -> Callable[[list[Any]], list[Any] | None]:
         c = self.compile(conj, sc, PROP)

@@ -4,8 +4,8 @@ construct modules."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.builtins import BUILTINS
@@ -15,6 +15,9 @@ from veriscale.backends.embedded.statics import BOOL, CHAR, FLOAT, INT, NAT, STR
 from veriscale.backends.embedded.statics import needs_int as _needs_int
 from veriscale.lean.types import LeanType, NamedType
 from veriscale.lean.values import Char, Nat, Some, Unsupported, _FixedWidth
+
+if TYPE_CHECKING:
+    from veriscale.backends.embedded.compiler.codegen import CodeGen
 
 Closure = Callable[[list[Any]], Any]
 
@@ -104,15 +107,20 @@ class TailTarget:
     ``key`` is the :class:`UserDef` of a top-level definition or the frame slot of a ``let rec``
     function; ``calls`` holds the ids of the application nodes in tail position of its body;
     ``used`` records whether any call site was compiled as a tail call (only then does the
-    function need its loop)."""
+    function need its loop). ``slots`` are the frame slots of the parameters, when the body binds
+    nothing else on entry (no pattern): then the generated body loops itself (``loop`` names its
+    loop, :meth:`.codegen.CodeGen.tail_call`)."""
 
-    __slots__ = ("key", "nargs", "calls", "used")
+    __slots__ = ("key", "nargs", "calls", "used", "slots", "loop")
 
-    def __init__(self, key: object, nargs: int, calls: set[int]) -> None:
+    def __init__(self, key: object, nargs: int, calls: set[int], slots: tuple[int, ...] | None = None,
+                 loop: str | None = None) -> None:
         self.key = key
         self.nargs = nargs
         self.calls = calls
         self.used = False
+        self.slots = slots
+        self.loop = loop
 
 
 def tail_apps(body: Any, out: set[int]) -> set[int]:
@@ -153,14 +161,25 @@ def _some_of(c: Closure) -> Closure:
     return lambda fr: Some(c(fr))
 
 
-def _coercer(c: Closure, ty: LeanType) -> Closure:
+def _coercer(c: Closure, ty: LeanType, gen: CodeGen | None = None) -> Closure:
+    """``c`` with its value coerced to ``ty`` (``↑`` Nat→Int, also inside containers); at
+    ``Int``, with the source of the coercion for ``gen`` when given."""
     if not _needs_int(ty):
         return c
     if ty == INT:
         def to_int(fr: list[Any]) -> Any:
             v = c(fr)
             return int(v) if isinstance(v, Nat) else v
-        return to_int
+
+        if gen is None:
+            return to_int
+        to_int_, nat, is_a = gen.const(int), gen.const(Nat), gen.const(isinstance)
+
+        def write(exprs: Sequence[str]) -> tuple[list[str], str]:
+            t = gen.temp()
+            return [f"{t} = {exprs[0]}"], f"({to_int_}({t}) if {is_a}({t}, {nat}) else {t})"
+
+        return gen.fuse_with(to_int, [c], write)
     return lambda fr: coerce_value(c(fr), ty)
 
 
