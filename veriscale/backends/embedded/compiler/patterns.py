@@ -14,7 +14,9 @@ from veriscale.backends.embedded.compiler.codegen import InlineTest
 from veriscale.backends.embedded.compiler.support import Closure, DefCtx, Scope, _coercer, unsupported
 from veriscale.backends.embedded.statics import INT, NAT, PROP, elem_type, head
 from veriscale.lean.types import LeanType, ProdType
-from veriscale.lean.values import NONE, Arr, Char, Ctor, Nat, Pair, Some, Struct
+from veriscale.lean.values import NONE, ORDERINGS, Arr, Char, Ctor, Nat, Pair, Some, Struct
+
+_ORDERINGS: dict[str, Ctor] = {o.name: o for o in ORDERINGS}
 
 
 class PatternsMixin:
@@ -167,6 +169,8 @@ class PatternsMixin:
                 return _inline(lambda v, fr: v is False, InlineTest("{v} is False")), sc
             if name in ("List.nil",):
                 return _inline(lambda v, fr: len(v) == 0, InlineTest(f"{self.gen.const(len)}({{v}}) == 0")), sc
+            if name in _ORDERINGS:
+                return self._ordering_pattern(_ORDERINGS[name]), sc
             ci = self._pattern_ctor(name, ty)
             if ci is not None:
                 cname = ci
@@ -189,6 +193,8 @@ class PatternsMixin:
             if p.name in ("true", "false"):
                 bv = p.name == "true"
                 return (lambda v, fr: v is bv), sc
+            if head(ty) == "Ordering" and f"Ordering.{p.name}" in _ORDERINGS:
+                return self._ordering_pattern(_ORDERINGS[f"Ordering.{p.name}"]), sc
             ci = self._pattern_ctor(p.name, ty)
             if ci is not None:
                 cname = ci
@@ -342,6 +348,11 @@ class PatternsMixin:
         if isinstance(p, A.Ascription):
             return self.compile_pattern(p.term, sc, type_of_text(p.type_text) or ty)
         raise unsupported(p, "pattern", type(p).__name__)
+
+    def _ordering_pattern(self, ordering: Ctor) -> Callable[[Any, list[Any]], bool]:
+        """``.lt`` / ``Ordering.lt``: the value is that constructor (the three are shared objects
+        only by convention, so the test is by value)."""
+        return _inline(lambda v, fr: v == ordering, InlineTest(f"{{v}} == {self.gen.const(ordering)}"))
 
     def _pattern_ctor(self, name: str, ty: LeanType | None) -> str | None:
         if name in self.env.ctors:

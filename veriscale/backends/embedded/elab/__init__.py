@@ -346,7 +346,7 @@ _CORE_PATTERN_CTORS = {
     "some": "Option.some", "none": "Option.none", "Option.some": "Option.some", "Option.none": "Option.none",
     "true": "Bool.true", "false": "Bool.false", "Bool.true": "Bool.true", "Bool.false": "Bool.false",
     "List.nil": "List.nil", "List.cons": "List.cons", "Nat.succ": "Nat.succ", "Prod.mk": "Prod.mk",
-    "Nat.zero": "Nat.zero",
+    "Nat.zero": "Nat.zero", "Ordering.lt": "Ordering.lt", "Ordering.eq": "Ordering.eq", "Ordering.gt": "Ordering.gt",
 }
 
 

@@ -3,8 +3,8 @@
 Lean rejects a ``match`` (or equation-style definition, or ``fun | …``) whose alternatives do not
 cover every value of the discriminants, whether or not the missing case can happen at run time.
 This is the classic usefulness check over constructor patterns: ``Bool``, ``Option``, ``List``,
-``Nat`` (numerals and ``n + k`` read as ``Nat.succ`` chains, as Lean does), pairs, ``Unit`` and
-the task's own inductive types; string, character and ``Int`` literals never cover their type.
+``Nat`` (numerals and ``n + k`` read as ``Nat.succ`` chains, as Lean does), pairs, ``Unit``,
+``Ordering`` and the task's own inductive types; string, character and ``Int`` literals never cover their type.
 A pattern the checker does not understand leaves the question open (a gap).
 """
 
@@ -38,6 +38,7 @@ _SIGNATURES: dict[str, list[tuple[str, int]]] = {
     "Nat": [("zero", 0), ("succ", 1)],
     "Prod": [("mk", 2)],
     "Unit": [("unit", 0)],
+    "Ordering": [("lt", 0), ("eq", 0), ("gt", 0)],
 }
 
 
@@ -133,7 +134,7 @@ _CORE_CTORS = {
     "true": "true", "false": "false", "Bool.true": "true", "Bool.false": "false",
     "none": "none", "some": "some", "Option.none": "none", "Option.some": "some",
     "List.nil": "nil", "List.cons": "cons", "Nat.zero": "zero", "Nat.succ": "succ", "Prod.mk": "mk",
-    "()": "unit",
+    "()": "unit", "Ordering.lt": "lt", "Ordering.eq": "eq", "Ordering.gt": "gt",
 }
 
 
