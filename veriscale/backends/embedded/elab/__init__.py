@@ -224,6 +224,11 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
                 self.gap(pat, f"`.{name}` pattern at an unknown type", "postponed")
                 return ctx
             name = f"{h}.{name}"
+        if not dotted and "." not in name and self.current is not None:
+            # a bare name is a constructor when it resolves to one (`lt` under `open Ordering`)
+            resolved = resolve_in(self.env, self.current, name, self.open_terms)
+            if resolved is not None and len(resolved) == 1 and resolved[0] in _CORE_PATTERN_CTORS.values():
+                name = resolved[0]
         full = _CORE_PATTERN_CTORS.get(name, name)
         sig = self._type_decl_sig(full) if full not in _CORE_PATTERN_CTORS.values() else _core_sig(full)
         if sig is None and "." not in name:
