@@ -77,6 +77,8 @@ from veriscale.lean.types import (
 from veriscale.lean.values import (
     FIXED_WIDTH_TYPES,
     NONE,
+    ORDERING_LT,
+    ORDERINGS,
     UNIT,
     Arr,
     Char,
@@ -183,6 +185,7 @@ _SCALAR_KINDS = {
     "Char": "char",
     "String": "string",
     "Unit": "unit",
+    "Ordering": "ordering",
     **{name: "uint" for name in FIXED_WIDTH_TYPES},
 }
 _CONTAINER_KINDS = {"List": "list", "Array": "array", "Option": "option"}
@@ -456,6 +459,8 @@ class _Reader:
                 self.i += 1
                 return self.toks[self.i - 1].value
             raise self.error(f"expected a string literal but found {self.describe()}", ty)
+        if kind == "ordering":
+            return self.read_ordering(ty)
         if kind == "char":
             if kind_tok == "chr":
                 self.i += 1
@@ -479,6 +484,15 @@ class _Reader:
         if kind == "fun":
             raise self.error("a function value inside Lean literal text is not supported", ty)
         raise _unsupported_type(ty, self.raw, self.structs)
+
+    def read_ordering(self, ty: LeanType) -> Any:
+        """``Ordering.lt``, as ``Repr Ordering`` prints it."""
+        name = self.toks[self.i].value if self.kinds[self.i] == "name" else None
+        for ordering in ORDERINGS:
+            if name == ordering.name:
+                self.i += 1
+                return ordering
+        raise self.error(f"expected Ordering.lt, Ordering.eq or Ordering.gt but found {self.describe()}", ty)
 
     # -- parentheses, ascriptions, tuples -----------------------------------------------------
 
@@ -867,6 +881,9 @@ def _parse(raw: Any, ty: LeanType, structs: Mapping[str, StructDef], wrap: bool)
     elif kind == "unit":
         if raw is UNIT:
             return UNIT
+    elif kind == "ordering":
+        if raw in ORDERINGS:
+            return raw
     elif kind == "fun":
         if isinstance(raw, LeanSource) or callable(raw):
             return raw
@@ -963,6 +980,7 @@ _SCALAR_FITS: dict[str, Callable[[Any], bool]] = {
     "float": lambda v: isinstance(v, float),
     "string": lambda v: isinstance(v, str),
     "char": lambda v: isinstance(v, str) and len(v) == 1,
+    "ordering": lambda v: v in ORDERINGS,
 }
 """What a runtime value of each scalar kind is (rendering and storing check it first)."""
 
@@ -982,6 +1000,8 @@ def _render(v: Any, ty: LeanType, structs: Mapping[str, StructDef], arg: bool) -
     if _check_scalar(v, kind, ty):
         if kind == "bool":
             return "true" if v else "false"
+        if kind == "ordering":
+            return str(v.name)  # `Repr Ordering` (derived): `Ordering.lt`
         if kind == "string":
             return quote_string(v)
         if kind == "char":
@@ -1053,6 +1073,8 @@ def to_json(v: Any, ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_S
             return v
         if kind == "float":
             return float(v) if math.isfinite(v) else render_float(v)
+        if kind == "ordering":
+            return str(v.name)
         return str(v) if kind in ("string", "char") else int(v)
     if kind == "fun" and isinstance(v, LeanSource):
         return v.text
@@ -1130,6 +1152,8 @@ def default_value(ty: LeanType | str, structs: Mapping[str, StructDef] = _NO_STR
         return simple[kind]
     if kind == "char":
         return Char("A")
+    if kind == "ordering":
+        return ORDERING_LT  # `deriving Inhabited`: the first constructor
     if kind == "array":
         return Arr(())
     if kind == "prod":

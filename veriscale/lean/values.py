@@ -21,6 +21,7 @@ Representation (Lean type -> Python):
 ``Unit``           :data:`UNIT`
 structures         :class:`Struct` (type name and field values in declaration order)
 inductives         :class:`Ctor` (constructor name and arguments)
+``Ordering``       :data:`ORDERING_LT`, :data:`ORDERING_EQ`, :data:`ORDERING_GT` (``Ctor`` values)
 functions          any Python callable; see :class:`LeanFunction`
 =================  ==========================================================
 
@@ -429,10 +430,20 @@ class Struct:
 
 @dataclass(frozen=True, slots=True)
 class Ctor:
-    """A value of a user inductive type: constructor name (e.g. ``Tree.node``) and arguments."""
+    """A value of a user inductive type: constructor name (e.g. ``Tree.node``) and arguments.
+    Core's ``Ordering`` is one too (:data:`ORDERING_LT` …)."""
 
     name: str
     args: tuple[Any, ...] = ()
+
+
+ORDERING_LT = Ctor("Ordering.lt")
+ORDERING_EQ = Ctor("Ordering.eq")
+ORDERING_GT = Ctor("Ordering.gt")
+ORDERINGS: tuple[Ctor, Ctor, Ctor] = (ORDERING_LT, ORDERING_EQ, ORDERING_GT)
+"""``inductive Ordering | lt | eq | gt deriving Inhabited, DecidableEq, Repr`` (Init/Data/Ord.lean),
+in constructor order: its derived ``Inhabited`` default is ``lt`` (the first constructor) and the
+core ``Ord Ordering`` compares constructor indices."""
 
 
 class LeanFunction(Protocol):

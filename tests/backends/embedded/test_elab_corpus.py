@@ -17,9 +17,11 @@ verdict and the part of Lean's source that decides it (``lean_source``). The rul
 * lexing: nested block comments and the character ``whitespace`` skips after ``/-``
   (``Lean.Parser.Basic.finishCommentBlock``/``whitespace``);
 * elaboration: index proofs (``get_elem_tactic``, Init/Tactics.lean), binder predicates
-  (Init/BinderPredicates.lean), exhaustive ``match`` (``Lean.Meta.Match``), ``binop%``/``binrel%``
-  coercions (``Lean.Elab.Extra``), instances including local ones (``Lean.Meta.SynthInstance``),
-  ``do`` blocks and ``let mut`` (``Lean.Elab.Do``), termination (``Lean.Elab.PreDefinition``);
+  (Init/BinderPredicates.lean), exhaustive and non-redundant ``match`` (``Lean.Meta.Match``; an
+  identifier is a constructor pattern only when it resolves to one, ``Lean.Elab.PatternVar``),
+  ``binop%``/``binrel%`` coercions (``Lean.Elab.Extra``), instances including local ones
+  (``Lean.Meta.SynthInstance``), ``do`` blocks and ``let mut`` (``Lean.Elab.Do``), termination
+  (``Lean.Elab.PreDefinition``);
 * decidability of the checked propositions (``Nat.decidableBallLT``, ``Nat.decidableExistsLT'``,
   ``List.decidableBAll``).
 

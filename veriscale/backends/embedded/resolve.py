@@ -294,6 +294,8 @@ CORE_PROTECTED: frozenset[str] = frozenset(
         # Init/Data/List/Basic.lean: `protected def append/beq/le`; Init/Data/ToString/Basic.lean:
         # `protected def List.toString`
         "List.append", "List.beq", "List.le", "List.toString",
+        # Init/Data/Ord.lean: `protected def List.compareLex`, `protected def Array.compareLex`
+        "List.compareLex", "Array.compareLex",
     }
 )
 """Core declarations that are ``protected`` (looked up in Lean's sources, file per group). The
@@ -310,6 +312,8 @@ CORE_ALIASES: tuple[tuple[str, str], ...] = (
     ("false", "Bool.false"), ("true", "Bool.true"),
     ("none", "Option.none"), ("some", "Option.some"),
     ("isTrue", "Decidable.isTrue"), ("isFalse", "Decidable.isFalse"), ("decide", "Decidable.decide"),
+    # Init/Data/Ord.lean: `export Ord (compare)`
+    ("compare", "Ord.compare"),
 )
 
 CORE_NAMES: frozenset[str] = frozenset(
@@ -320,6 +324,7 @@ CORE_NAMES: frozenset[str] = frozenset(
         "Eq", "Ne", "Exists", "Option", "Option.none", "Option.some", "List", "List.nil", "List.cons",
         "List.toArray", "Array", "Array.mk", "String", "Char", "Float", "Unit", "Unit.unit", "Prod", "Prod.mk",
         "Fin", "Subtype", "UInt8", "UInt16", "UInt32", "UInt64", "Std.HashMap", "Std.HashSet",
+        "Ordering", "Ordering.lt", "Ordering.eq", "Ordering.gt", "Ord",
         # functions the compiler handles itself (`_special`)
         "id", "ite", "dite", "cond", "Decidable", "Decidable.decide", "Decidable.isTrue", "Decidable.isFalse",
         "Inhabited", "Inhabited.default", "default", "Id", "Id.run", "Pure.pure", "pure",

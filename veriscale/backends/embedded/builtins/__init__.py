@@ -39,6 +39,7 @@ from veriscale.backends.embedded.builtins import (  # noqa: F401  (imported to r
     numbers,
     options,
     order,
+    ordering,
     props,
     strings,
     subarrays,

@@ -12,6 +12,7 @@ from typing import Any
 from veriscale.backends.embedded.registry import MAX_COLLECTION
 from veriscale.lean.values import (
     NONE,
+    ORDERING_LT,
     UNIT,
     Arr,
     BudgetExceeded,
@@ -131,6 +132,8 @@ def default_of_type(ty: Any, *, construct: str) -> Any:
             # Lean: `instance : Inhabited Float := ⟨UInt64.toFloat 0⟩`, i.e. +0.0.
             "Float": 0.0,
             "Unit": UNIT,
+            # Init/Data/Ord.lean: `deriving Inhabited` takes the first constructor, `Ordering.lt`.
+            "Ordering": ORDERING_LT,
         }
         if name in simple and not args:
             return simple[name]

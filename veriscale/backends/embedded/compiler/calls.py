@@ -56,9 +56,11 @@ from veriscale.backends.embedded.statics import (
     unify,
 )
 from veriscale.lean.types import FunType, LeanType, NamedType, ProdType
-from veriscale.lean.values import NONE, Arr, Ctor, Nat, Pair, Some, Struct, Unsupported, _NoneType
+from veriscale.lean.values import NONE, ORDERINGS, Arr, Ctor, Nat, Pair, Some, Struct, Unsupported, _NoneType
 
 _MEMO_FOLDS = frozenset({"List.foldl", "Array.foldl"})
+_ORDERINGS: dict[str, Ctor] = {o.name: o for o in ORDERINGS}
+"""``Ordering.lt``/``eq``/``gt``: core's constructors, constants."""
 """Folds whose calls are memoised (:func:`..memo.memoised_fold`)."""
 
 
@@ -147,6 +149,9 @@ class CallsMixin:
             return self.gen.constant(lambda fr: False, False)
         if name in ("none", "Option.none") and not args:
             return self.gen.constant(lambda fr: NONE, NONE)
+        if name in _ORDERINGS and not args:
+            ordering = _ORDERINGS[name]
+            return self.gen.constant(lambda fr: ordering, ordering)
         if name in ("some", "Option.some") and len(args) == 1:
             et = elem_type(expected) if head(expected) == "Option" else None
             c = self.compile(args[0], sc, et)

@@ -21,6 +21,12 @@ from typing import Any
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.builtins.order import lean_beq
+from veriscale.backends.embedded.builtins.ordering import (
+    ORD_FUNCTIONS,
+    lean_compare,
+    option_compare,
+    seq_compare,
+)
 from veriscale.backends.embedded.builtins.with_beq import BEQ_FUNCTIONS, option_beq, prod_beq, seq_beq
 from veriscale.backends.embedded.builtins.with_to_string import (
     option_to_string,
@@ -40,6 +46,7 @@ from veriscale.backends.embedded.elab.instances import (
     use_key,
 )
 from veriscale.backends.embedded.registry import Builtin
+from veriscale.backends.embedded.signatures import BinderKind, type_head
 from veriscale.lean.printing import to_string
 
 
@@ -182,10 +189,14 @@ class InstancesMixin:
                 return lambda fr: lean_beq
             if cls == "ToString":
                 return lambda fr: to_string
+            if cls == "Ord":
+                return lambda fr: lean_compare
             raise unsupported(node, f"the global {cls} instance", "as a function value")
         parts = [self.instance_function(node, p, sc, cls) for p in plan.parts]
         if cls == "ToString":
             return _to_string_former(node, plan.former, parts)
+        if cls == "Ord":
+            return _ord_former(node, plan.former, parts)
         if plan.former in ("List", "Array") and len(parts) == 1:
             elem = parts[0]
             return lambda fr: seq_beq(elem(fr))
@@ -199,19 +210,22 @@ class InstancesMixin:
 
     # -- instance arguments of library functions ------------------------------------------------
     def beq_call(self, node: A.Node, b: Builtin, args: list[Closure], sc: Scope) -> Closure | None:
-        """The call of library function ``b`` at ``node`` with the ``[BEq α]`` argument the
-        elaborator chose, when that involves a local instance (``None``: the builtin itself, with
-        the global instances). In the scope of a local ``BEq`` instance a call the elaborator gave
-        no answer for is refused."""
+        """The call of library function ``b`` at ``node`` with the ``[BEq α]`` (or ``[Ord α]``)
+        argument the elaborator chose, when that involves a local instance (``None``: the builtin
+        itself, with the global instances). In the scope of a local instance of such a binder's
+        class, a call the elaborator gave no answer for is refused."""
         choice = self.instance_choices.get(argument_key(b.name, node))
         if choice is None:
-            if "[BEq" in b.signature.text and any(n.startswith(f"{INSTANCE_SLOT_PREFIX}BEq#") for n in sc.vars):
-                raise unsupported(node, f"`{b.name}` in the scope of a local BEq instance",
-                                  "the elaborator did not resolve its instance argument")
+            for cls in _INSTANCE_FUNCTIONS:
+                if CLASS_METHOD_FUNCTIONS.get(b.name) == cls:
+                    continue  # the class's method itself (`Ord.compare`): resolved as a method use
+                if cls in _instance_binder_classes(b) and _in_scope(cls, sc):
+                    raise unsupported(node, f"`{b.name}` in the scope of a local {cls} instance",
+                                      "the elaborator did not resolve its instance argument")
             return None
         if choice.plan.is_global:
             return None
-        impl = BEQ_FUNCTIONS.get(b.name)
+        impl = _INSTANCE_FUNCTIONS.get(choice.cls, {}).get(b.name)
         if impl is None or len(args) != b.arity:
             raise unsupported(node, f"`{b.name}` with a local instance of {choice.cls}",
                               "partial application or another function")
@@ -242,6 +256,27 @@ def _in_scope(cls: str, sc: Scope) -> bool:
     """Whether a local instance of ``cls`` is bound in ``sc``."""
     prefix = f"{INSTANCE_SLOT_PREFIX}{cls}#"
     return any(n.startswith(prefix) for n in sc.vars)
+
+
+_INSTANCE_FUNCTIONS: dict[str, dict[str, Any]] = {"BEq": BEQ_FUNCTIONS, "Ord": ORD_FUNCTIONS}
+"""Per class, the library functions evaluated with a given instance (its method first)."""
+
+
+def _instance_binder_classes(b: Builtin) -> frozenset[str]:
+    """The classes of ``b``'s instance binders (``[BEq α]`` → ``BEq``)."""
+    return frozenset(type_head(binder.type) or "" for binder in b.signature.binders
+                     if binder.kind is BinderKind.INST)
+
+
+def _ord_former(node: A.Node, former: str, parts: list[Closure]) -> Closure:
+    """The core ``Ord`` instance of ``former`` built from its element's (a frame closure)."""
+    if former in ("List", "Array") and len(parts) == 1:
+        elem = parts[0]
+        return lambda fr: seq_compare(elem(fr))
+    if former == "Option" and len(parts) == 1:
+        elem = parts[0]
+        return lambda fr: option_compare(elem(fr))
+    raise unsupported(node, f"the Ord instance of {former}", "built from a local instance")
 
 
 def _to_string_former(node: A.Node, former: str, parts: list[Closure]) -> Closure:

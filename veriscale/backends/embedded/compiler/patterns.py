@@ -14,7 +14,12 @@ from veriscale.backends.embedded.compiler.codegen import InlineTest
 from veriscale.backends.embedded.compiler.support import Closure, DefCtx, Scope, _coercer, unsupported
 from veriscale.backends.embedded.statics import INT, NAT, PROP, elem_type, head
 from veriscale.lean.types import LeanType, ProdType
-from veriscale.lean.values import NONE, Arr, Char, Ctor, Nat, Pair, Some, Struct
+from veriscale.lean.values import NONE, ORDERINGS, Arr, Char, Ctor, Nat, Pair, Some, Struct
+
+_ORDERINGS: dict[str, Ctor] = {o.name: o for o in ORDERINGS}
+_CORE_NULLARY_CTORS = frozenset({*_ORDERINGS, "Nat.zero", "List.nil", "Option.none", "Bool.true", "Bool.false",
+                                 "Unit.unit"})
+"""Core constructors without arguments that an opened namespace lets a pattern name bare."""
 
 
 class PatternsMixin:
@@ -167,12 +172,19 @@ class PatternsMixin:
             name = p.name
             if name in ("none", "Option.none") or (name == "none"):
                 return _inline(lambda v, fr: v is NONE, InlineTest(f"{{v}} is {self.gen.const(NONE)}")), sc
-            if name in ("true",):
+            if name in ("true", "Bool.true"):
                 return _inline(lambda v, fr: v is True, InlineTest("{v} is True")), sc
-            if name in ("false",):
+            if name in ("false", "Bool.false"):
                 return _inline(lambda v, fr: v is False, InlineTest("{v} is False")), sc
+            if name == "Nat.zero":
+                return (lambda v, fr: v == 0 and not isinstance(v, bool)), sc
             if name in ("List.nil",):
                 return _inline(lambda v, fr: len(v) == 0, InlineTest(f"{self.gen.const(len)}({{v}}) == 0")), sc
+            if name in _ORDERINGS:
+                return self._ordering_pattern(_ORDERINGS[name]), sc
+            core = self._resolved_core_ctor(name, sc)
+            if core is not None:
+                return self.compile_pattern(A.Ident(p.line, p.col, core), sc, ty)
             ci = self._pattern_ctor(name, ty)
             if ci is not None:
                 cname = ci
@@ -195,6 +207,8 @@ class PatternsMixin:
             if p.name in ("true", "false"):
                 bv = p.name == "true"
                 return (lambda v, fr: v is bv), sc
+            if head(ty) == "Ordering" and f"Ordering.{p.name}" in _ORDERINGS:
+                return self._ordering_pattern(_ORDERINGS[f"Ordering.{p.name}"]), sc
             ci = self._pattern_ctor(p.name, ty)
             if ci is not None:
                 cname = ci
@@ -348,6 +362,22 @@ class PatternsMixin:
         if isinstance(p, A.Ascription):
             return self.compile_pattern(p.term, sc, type_of_text(p.type_text) or ty)
         raise unsupported(p, "pattern", type(p).__name__)
+
+    def _resolved_core_ctor(self, name: str, sc: Scope) -> str | None:
+        """The core constructor a bare name denotes where it is (``lt`` under ``open Ordering``,
+        ``zero`` under ``open Nat``): Lean reads an identifier as a constructor pattern exactly
+        when it resolves to one (``Lean.Elab.PatternVar``), else as a new variable."""
+        if "." in name:
+            return None
+        names = self.resolved_names(name, sc)  # type: ignore[attr-defined]
+        if names is None or len(names) != 1 or names[0] not in _CORE_NULLARY_CTORS:
+            return None
+        return names[0]
+
+    def _ordering_pattern(self, ordering: Ctor) -> Callable[[Any, list[Any]], bool]:
+        """``.lt`` / ``Ordering.lt``: the value is that constructor (the three are shared objects
+        only by convention, so the test is by value)."""
+        return _inline(lambda v, fr: v == ordering, InlineTest(f"{{v}} == {self.gen.const(ordering)}"))
 
     def _pattern_ctor(self, name: str, ty: LeanType | None) -> str | None:
         if name in self.env.ctors:

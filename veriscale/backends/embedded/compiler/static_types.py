@@ -169,7 +169,7 @@ class StaticTypesMixin:
                     return None
                 return ret
             return None
-        b = self.find_builtin(name)
+        b = self.find_builtin(name, sc)
         if b is not None:
             return self._builtin_result_type(b.name, [self._stype(a, sc) for a in args if not isinstance(a, A.NamedArg)], None)
         # Namespace.fn with a local? e.g. `List.length xs` handled above; struct field of global? no

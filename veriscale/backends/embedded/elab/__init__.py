@@ -224,6 +224,11 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
                 self.gap(pat, f"`.{name}` pattern at an unknown type", "postponed")
                 return ctx
             name = f"{h}.{name}"
+        if not dotted and "." not in name and self.current is not None:
+            # a bare name is a constructor when it resolves to one (`lt` under `open Ordering`)
+            resolved = resolve_in(self.env, self.current, name, self.open_terms)
+            if resolved is not None and len(resolved) == 1 and resolved[0] in _CORE_PATTERN_CTORS.values():
+                name = resolved[0]
         full = _CORE_PATTERN_CTORS.get(name, name)
         sig = self._type_decl_sig(full) if full not in _CORE_PATTERN_CTORS.values() else _core_sig(full)
         if sig is None and "." not in name:
@@ -346,7 +351,7 @@ _CORE_PATTERN_CTORS = {
     "some": "Option.some", "none": "Option.none", "Option.some": "Option.some", "Option.none": "Option.none",
     "true": "Bool.true", "false": "Bool.false", "Bool.true": "Bool.true", "Bool.false": "Bool.false",
     "List.nil": "List.nil", "List.cons": "List.cons", "Nat.succ": "Nat.succ", "Prod.mk": "Prod.mk",
-    "Nat.zero": "Nat.zero",
+    "Nat.zero": "Nat.zero", "Ordering.lt": "Ordering.lt", "Ordering.eq": "Ordering.eq", "Ordering.gt": "Ordering.gt",
 }
 
 

@@ -11,7 +11,7 @@ the most recent first; a local instance also answers the subgoals of global inst
 The engine evaluates a local instance when it is one it can read:
 
 * classes with one method (:data:`MODELLED_METHODS`): ``BEq`` (``==``, ``!=``), ``Max``/``Min``
-  (``max``/``min``), ``ToString`` (``toString``, and every chunk of ``s!"…"``, which
+  (``max``/``min``), ``Ord`` (``compare``, exported from ``Ord.compare``), ``ToString`` (``toString``, and every chunk of ``s!"…"``, which
   ``Lean.TSyntax.expandInterpolatedStr`` expands to ``toString c₀ ++ toString c₁ ++ …``, the
   literal chunks included), the arithmetic classes ``Add``, ``Sub``, ``Mul``, ``Div``, ``Mod``,
   ``Neg`` and ``Append`` (``a + b`` is ``binop%`` elaborated to ``HAdd.hAdd`` at ``HAdd α α α``,
@@ -27,29 +27,34 @@ The engine evaluates a local instance when it is one it can read:
   ``List.toString``, ``"#" ++ toString a.toList`` for arrays, ``"(some " ++ …`` for options,
   the pair's ``"(" ++ toString a ++ ", " ++ toString b ++ ")"``, Init/Data/ToString/Basic.lean)
   asks for its components' instances in turn, so ``[a] == [b]`` compares elements with a local
-  ``BEq Int``. The result is an :class:`InstancePlan`, recorded (:attr:`Report.instance_choices`)
+  ``BEq Int`` (and likewise ``Ord`` of ``List``/``Array``/``Option``: ``List.compareLex compare``,
+  ``Array.compareLex compare``, ``none < some _``, Init/Data/Ord.lean, so ``compare [a] [b]``
+  compares with a local ``Ord Int``). The result is an :class:`InstancePlan`, recorded (:attr:`Report.instance_choices`)
   for the use whenever a local instance is in scope (global plans too: the compiler refuses a
   use it finds no answer for), and the compiler builds and calls it;
 * a use is the method itself (``a == b``, ``max a b``, ``a + b``, ``toString x``), or the
   ``[BEq α]`` argument of a library function the engine evaluates with any instance
   (:data:`.builtins.with_beq.BEQ_FUNCTIONS`: ``List.contains``/``elem``/``count``/``idxOf``/
-  ``lookup``/``erase``/``eraseDups``/…, ``Array.contains``);
+  ``lookup``/``erase``/``eraseDups``/…, ``Array.contains``), or the ``[Ord β]`` argument of
+  ``compareOn`` (:data:`.builtins.ordering.ORD_FUNCTIONS`);
 * membership ``x ∈ xs`` in a ``List``/``Array`` is ``List.Mem``, logical equality: its
   ``Decidable`` instance (``instDecidableMemOfLawfulBEq``) needs ``LawfulBEq``, which only an
   instance equal to the global one has, so its truth never depends on a local ``BEq``;
 * an instance binder of a definition stands for the caller's instance: at an entry call that is
   the global instance, which evaluation already implements, and a call passing a local instance
   to such a binder is a gap;
-* ``Ord`` is not modelled (the engine has no ``compare``), and neither are ``LT``/``LE``: their
-  uses hide in bounded quantifiers (``∀ i < n``), default arguments (``mergeSort``'s ``le``) and
-  index proofs. One case is decided: a ``have`` of ``LT α``/``LE α`` hides its value (``have`` is
+* ``LT``/``LE`` are not modelled: their uses hide in bounded quantifiers (``∀ i < n``), default
+  arguments (``mergeSort``'s ``le``) and index proofs. One case is decided: a ``have`` of ``LT α``/``LE α`` hides its value (``have`` is
   ``withLocalDecl``, ``Lean.Elab.BuiltinNotation``/``elabLetDeclAux``), so ``a < b`` at ``α``
   where a ``Decidable`` instance is needed (``if``, ``decide``, a ``Prop`` used as a ``Bool``)
   finds none -- ``Int.decLt`` and its kind are stated for the global ``LT`` instance, which the
   local one is not definitionally equal to -- and Lean reports "failed to synthesize Decidable".
-  ``Ord``'s own global instances build nothing else: ``ltOfOrd``, ``leOfOrd``, ``beqOfOrd`` and
-  ``maxOfLe`` are definitions, not instances (Init/Data/Ord.lean), so a local ``Ord`` never changes
-  ``<``, ``max`` or a sort.
+* a local ``Ord`` is used by ``compare`` and by the instances and functions above, nothing else:
+  ``ltOfOrd``, ``leOfOrd``, ``beqOfOrd``, ``compareOfLessAndEq`` and ``maxOfLe`` are definitions,
+  not instances (Init/Data/Ord.lean, Init/Prelude.lean), so ``<``, ``≤``, ``==``, ``max`` and a
+  sort's default comparison (``mergeSort``'s ``le := fun a b => a ≤ b``) stay global -- only a
+  comparison the code writes with ``compare`` (``xs.mergeSort (fun a b => compare a b != .gt)``)
+  follows the local instance.
 
 Anything else is a gap (never a silent use of the global instance): a local instance of another
 class (``Hashable``, ``OfNat``, ``HAdd``, ``Zero``, …) or with another value, another library
@@ -61,10 +66,12 @@ proof in the scope of a local arithmetic or order instance of ``Nat``/``Int``.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Literal
 
 from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.builtins.ordering import ORD_FUNCTIONS
 from veriscale.backends.embedded.builtins.with_beq import BEQ_FUNCTIONS
 from veriscale.backends.embedded.core_names import CORE_CLASSES, LAW_CLASSES
 from veriscale.backends.embedded.elab.context import Ctx, LocalInstance
@@ -84,8 +91,10 @@ from veriscale.backends.embedded.elab.types import (
 )
 from veriscale.lean.types import FunType, LeanType, NamedType, ProdType
 
+ORDERING = NamedType("Ordering")
+
 MODELLED_METHODS: dict[str, str] = {
-    "BEq": "beq", "Max": "max", "Min": "min", "ToString": "toString",
+    "BEq": "beq", "Max": "max", "Min": "min", "ToString": "toString", "Ord": "compare",
     "Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Mod": "mod", "Neg": "neg", "Append": "append",
 }
 """The classes whose local instances the engine evaluates, and each one's method."""
@@ -101,14 +110,17 @@ termination tactics read: a proof the engine's arithmetic prover finds may not b
 CLASS_METHOD_FUNCTIONS: dict[str, str] = {
     "max": "Max", "Max.max": "Max", "min": "Min", "Min.min": "Min", "BEq.beq": "BEq", "bne": "BEq",
     "toString": "ToString", "ToString.toString": "ToString",
+    "compare": "Ord", "Ord.compare": "Ord",
 }
 """Global functions that are a class's method, used directly (``max a b`` is ``Max.max a b``)."""
 
 _COMPONENT_FORMERS: dict[str, frozenset[str]] = {
     "BEq": frozenset({"List", "Array", "Option", "Prod"}),
     "ToString": frozenset({"List", "Array", "Option", "Prod"}),
+    "Ord": frozenset({"List", "Array", "Option"}),
 }
-"""Per class, the type formers whose core instance is built from their components' instances."""
+"""Per class, the type formers whose core instance is built from their components' instances
+(``Ord``: ``List``/``Array`` by ``compareLex compare``, ``Option``; products have no core ``Ord``)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +221,8 @@ def method_type(cls: str, t: LeanType) -> LeanType:
         return FunType(t, STRING)
     if cls == "Neg":
         return FunType(t, t)
+    if cls == "Ord":
+        return FunType(t, FunType(t, ORDERING))
     return FunType(t, FunType(t, BOOL if cls == "BEq" else t))
 
 
@@ -351,9 +365,10 @@ class InstancesMixin(ElabCore):
             # local instance of it that has no answer here
             self._record(key if key is not None else use_key(node), InstanceChoice(cls, plan), node)
             return
-        if cls == "BEq" and function is not None and (plan.is_global or function in BEQ_FUNCTIONS):
-            # recorded even when global: the compiler refuses a `[BEq α]` call in the scope of a
-            # local instance that has no answer here
+        if function is not None and cls in _INSTANCE_FUNCTIONS and (
+                plan.is_global or function in _INSTANCE_FUNCTIONS[cls]):
+            # recorded even when global: the compiler refuses a `[BEq α]`/`[Ord α]` call in the
+            # scope of a local instance that has no answer here
             self._record(argument_key(function, node), InstanceChoice(cls, plan, function), node)
             return
         if not plan.is_global:
@@ -421,6 +436,8 @@ class InstancesMixin(ElabCore):
             self.use_class(node, cls, params[0], ctx, direct=True)
         for inst_type in instances:
             z = zonk(inst_type)
+            if cls is not None and isinstance(z, NamedType) and z.name == cls:
+                continue  # `Ord.compare`'s own `[self : Ord α]`: the use of the method above
             if isinstance(z, NamedType) and len(z.args) == 1:
                 self.use_class(node, z.name, z.args[0], ctx, direct=False, function=name)
             elif isinstance(z, NamedType) and (z.name in CORE_CLASSES or z.name in LAW_CLASSES):
@@ -432,6 +449,10 @@ class InstancesMixin(ElabCore):
         ``LawfulBEq`` (``List.instDecidableMemOfLawfulBEq``): whichever ``BEq`` instance the
         decision uses agrees with ``=``, so a local ``BEq`` never changes its truth (a local
         ``LawfulBEq`` is a class the engine does not model, a gap where it is declared)."""
+
+
+_INSTANCE_FUNCTIONS: dict[str, Mapping[str, object]] = {"BEq": BEQ_FUNCTIONS, "Ord": ORD_FUNCTIONS}
+"""Per class, the library functions evaluated with whichever instance their binder receives."""
 
 
 def _unknown(t: LeanType) -> bool:

@@ -8,7 +8,7 @@ when every elaboration gave the same type.
 
 Only *concrete* types are answered: no metavariable, gap, type parameter or proof, and only
 type formers whose run-time representation the compiler keeps exactly at the static type (numbers,
-``Bool``, ``Char``, ``String``, ``Unit``, and ``List``/``Array``/``Option``/products of them).
+``Bool``, ``Char``, ``String``, ``Unit``, ``Ordering``, and ``List``/``Array``/``Option``/products of them).
 Everything else is ``None``, and the compiler keeps its own reading of declared types and the
 run-time checks that go with it.
 """
@@ -20,7 +20,7 @@ from veriscale.backends.embedded.elab.types import deep
 from veriscale.lean.types import LeanType, NamedType, ProdType
 
 _SCALARS = frozenset({"Nat", "Int", "Float", "Bool", "Char", "String", "Unit",
-                      "UInt8", "UInt16", "UInt32", "UInt64"})
+                      "UInt8", "UInt16", "UInt32", "UInt64", "Ordering"})
 _CONTAINERS = {"List": 1, "Array": 1, "Option": 1}
 
 

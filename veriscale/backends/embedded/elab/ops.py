@@ -18,6 +18,7 @@ from veriscale.backends.embedded.elab.context import Ctx, ProofType
 from veriscale.backends.embedded.elab.core import ElabCore
 from veriscale.backends.embedded.elab.types import (
     BOOL,
+    GAP,
     NAT,
     PROP,
     Gap,
@@ -130,13 +131,33 @@ class OpsMixin(ElabCore):
             out.append(node)
 
     def _analyse(self, leaves: list[A.Node], ctx: Ctx, seed: LeanType | None) -> tuple[LeanType | None, bool, list[LeanType]]:
-        """Elaborate the leaves; return (maximal type, uncomparable, leaf types)."""
-        types = [self.elab(leaf, ctx, None) for leaf in leaves]
+        """Elaborate the leaves; return (maximal type, uncomparable, leaf types).
+
+        A leaf that is a dot identifier (``.lt``, ``.some x``) cannot be elaborated without an
+        expected type: Lean postpones it (``elabDotIdent`` waits for the expected type) and the
+        tree's analysis gives it the maximal type of the other leaves (``Lean.Elab.Extra``,
+        ``toTree``/``analyze``), so ``compare a b == .lt`` compares at ``Ordering``."""
+        dotted = [_is_dot_leaf(leaf) for leaf in leaves]
+        types: list[LeanType] = [GAP if d else self.elab(leaf, ctx, None) for leaf, d in zip(leaves, dotted)]
+        if any(dotted):
+            others, _, _ = self._maximal(types, seed, [not d for d in dotted])
+            for i, leaf in enumerate(leaves):
+                if dotted[i]:
+                    types[i] = self.elab(leaf, ctx, others)
+        max_t, uncomparable, _ = self._maximal(types, seed, [True] * len(types))
+        return max_t, uncomparable, types
+
+    def _maximal(self, types: list[LeanType], seed: LeanType | None,
+                 include: list[bool]) -> tuple[LeanType | None, bool, list[LeanType]]:
+        """The maximal type of the ``include``d leaf types (and ``seed``), and whether two of them
+        are uncomparable."""
         max_t: LeanType | None = None
         if seed is not None and not isinstance(zonk(seed), (MVar, Gap)) and not self.is_prop(seed):
             max_t = seed
         uncomparable = False
-        for t in types:
+        for t, wanted in zip(types, include):
+            if not wanted:
+                continue
             z = zonk(t)
             if isinstance(z, (MVar, Gap)) or has_gap(z):
                 continue
@@ -324,6 +345,12 @@ class OpsMixin(ElabCore):
             return self.gap(node, "`↑` with no known target type", "postponed")
         self.elab(node.arg, ctx, None)
         return self.gap(node, f"the operator `{node.op}` is not modelled")
+
+def _is_dot_leaf(leaf: A.Node) -> bool:
+    """``.lt`` or ``.some x``: a leaf whose elaboration waits for its expected type."""
+    leaf = A.unparen(leaf)
+    return isinstance(leaf, A.DotIdent) or (isinstance(leaf, A.App) and isinstance(A.unparen(leaf.fn), A.DotIdent))
+
 
 def _wants_bool(expected: LeanType | None) -> bool:
     return expected is not None and head_name(expected) == "Bool"

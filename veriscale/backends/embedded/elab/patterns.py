@@ -3,8 +3,8 @@
 Lean rejects a ``match`` (or equation-style definition, or ``fun | …``) whose alternatives do not
 cover every value of the discriminants, whether or not the missing case can happen at run time.
 This is the classic usefulness check over constructor patterns: ``Bool``, ``Option``, ``List``,
-``Nat`` (numerals and ``n + k`` read as ``Nat.succ`` chains, as Lean does), pairs, ``Unit`` and
-the task's own inductive types; string, character and ``Int`` literals never cover their type.
+``Nat`` (numerals and ``n + k`` read as ``Nat.succ`` chains, as Lean does), pairs, ``Unit``,
+``Ordering`` and the task's own inductive types; string, character and ``Int`` literals never cover their type.
 A pattern the checker does not understand leaves the question open (a gap).
 """
 
@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.core import ElabCore
 from veriscale.backends.embedded.elab.types import Gap, MVar, args, has_gap, head_name, zonk
+from veriscale.backends.embedded.env import resolve_in
 from veriscale.lean.types import LeanType, ProdType
 
 
@@ -38,6 +39,7 @@ _SIGNATURES: dict[str, list[tuple[str, int]]] = {
     "Nat": [("zero", 0), ("succ", 1)],
     "Prod": [("mk", 2)],
     "Unit": [("unit", 0)],
+    "Ordering": [("lt", 0), ("eq", 0), ("gt", 0)],
 }
 
 
@@ -57,6 +59,39 @@ class PatternsMixin(ElabCore):
         if missing:
             self.error(node, "missing cases: the alternatives do not cover every value of the discriminant",
                        "match-exhaustive")
+        self._redundant_after_variables(rows)
+
+    def _redundant_after_variables(self, rows: list[list[A.Node]]) -> None:
+        """An alternative after one whose patterns are all pattern variables (or ``_``) is never
+        reached, which Lean rejects ("Redundant alternative", ``Lean.Meta.Match``; the check is
+        off only under ``set_option match.ignoreUnusedAlts``). The case models write is a
+        constructor's bare name outside its namespace (``| lt => …`` for ``Ordering.lt``): Lean's
+        ``CollectPatternVars`` makes an identifier a constructor only when it resolves to one, so
+        ``lt`` is a variable. Only names that resolve to no global at all count here; the usefulness
+        of other rows is not judged (literals the checker abstracts could make it wrong)."""
+        for i, row in enumerate(rows[:-1]):
+            if row and all(self._certain_variable(p) for p in row):
+                nxt = rows[i + 1][0] if rows[i + 1] else row[0]
+                self.error(nxt, "redundant alternative: every value matching it matches a preceding alternative "
+                                f"(`{', '.join(A.lean_syntax(p) for p in row)}` binds pattern variables, "
+                                "not constructors)", "match-redundant")
+                return
+
+    def _certain_variable(self, p: A.Node) -> bool:
+        """``_``, or an identifier Lean certainly reads as a new pattern variable: no global
+        declaration has its name where the pattern is (so it is no constructor)."""
+        p = A.unparen(p)
+        if isinstance(p, A.Hole):
+            return True
+        return isinstance(p, A.Ident) and "." not in p.name and self._resolve_pattern_name(p.name) == []
+
+    def _resolve_pattern_name(self, name: str) -> list[str] | None:
+        """The global declarations ``name`` denotes where the pattern is (Lean's resolution);
+        ``None`` when the engine cannot tell (no scope information)."""
+        current = self.current  # type: ignore[attr-defined]
+        if current is None:
+            return None
+        return resolve_in(self.env, current, name, self.open_terms)  # type: ignore[attr-defined]
 
     def _type_head(self, t: LeanType) -> tuple[str, tuple[LeanType, ...]] | None:
         z = zonk(t)
@@ -116,6 +151,9 @@ class PatternsMixin(ElabCore):
             if name is not None:
                 return Con(name, ())
             if isinstance(p, A.Ident) and "." not in p.name:
+                resolved = self._resolve_pattern_name(p.name)
+                if resolved is not None and len(resolved) == 1 and resolved[0] in _CORE_CTORS:
+                    return Con(_CORE_CTORS[resolved[0]], ())  # `lt` under `open Ordering`
                 if p.name in self._user_ctor_names():
                     return Con(p.name, ())
                 return WILD
@@ -133,7 +171,7 @@ _CORE_CTORS = {
     "true": "true", "false": "false", "Bool.true": "true", "Bool.false": "false",
     "none": "none", "some": "some", "Option.none": "none", "Option.some": "some",
     "List.nil": "nil", "List.cons": "cons", "Nat.zero": "zero", "Nat.succ": "succ", "Prod.mk": "mk",
-    "()": "unit",
+    "()": "unit", "Ordering.lt": "lt", "Ordering.eq": "eq", "Ordering.gt": "gt",
 }
 
 
