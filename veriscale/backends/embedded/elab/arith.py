@@ -140,8 +140,7 @@ class Reader:
             return None if a is None or b is None else a + b
         if isinstance(prop, A.UnOp) and prop.op == "¬":
             arg = prop.arg
-            while isinstance(arg, A.Paren):
-                arg = arg.term
+            arg = A.unparen(arg)
             flipped = {"<": "≥", "≤": ">", ">": "≤", "≥": "<", "=": "≠", "≠": "="}.get(
                 arg.op if isinstance(arg, A.BinOp) else "")
             if flipped is None or not isinstance(arg, A.BinOp):
@@ -169,8 +168,7 @@ class Reader:
 
 
 def _numeral(node: A.Node) -> int | None:
-    while isinstance(node, A.Paren):
-        node = node.term
+    node = A.unparen(node)
     return node.value if isinstance(node, A.NumLit) else None
 
 

@@ -518,6 +518,5 @@ __all__ = ["BindingMixin"]
 
 def _checkable_proof(value: A.Node) -> bool:
     """A proof :mod:`.proofs` reads: a tactic block, a hypothesis or a lemma application."""
-    while isinstance(value, A.Paren):
-        value = value.term
+    value = A.unparen(value)
     return isinstance(value, (A.ProofTerm, A.Ident)) or (isinstance(value, A.App) and isinstance(value.fn, A.Ident))

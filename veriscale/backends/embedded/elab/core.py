@@ -171,8 +171,7 @@ class ElabCore:
         """An unbounded quantifier over an infinite type has no ``Decidable`` instance in core
         Lean: ``∀ x, x < n → p x`` and ``∃ x, x < n ∧ p x`` do (``Nat.decidableBallLT``,
         ``Nat.decidableExistsLT``), as do ``∀ x ∈ xs`` / ``∃ x ∈ xs`` (``List.decidableBAll``...)."""
-        while isinstance(cond, A.Paren):
-            cond = cond.term
+        cond = A.unparen(cond)
         if isinstance(cond, A.BinOp) and cond.op in ("<", ">", "≤", "≥"):
             self.decidable_relations.add((cond.op, cond.line, cond.col))
         if isinstance(cond, A.UnOp) and cond.op == "¬":
@@ -363,13 +362,11 @@ class ElabCore:
 def _bounded_body(q: A.Quant) -> bool:
     """``∀ x, x < n → …`` / ``∃ x, x < n ∧ …`` (or ``≤``, ``∈``): the forms core's instances decide."""
     body = q.body
-    while isinstance(body, A.Paren):
-        body = body.term
+    body = A.unparen(body)
     sep = "→" if q.kind == "forall" else "∧"
     if isinstance(body, A.BinOp) and body.op == sep:
         first = body.lhs
-        while isinstance(first, A.Paren):
-            first = first.term
+        first = A.unparen(first)
         if isinstance(first, A.Ascription):
             first = first.type
         if (isinstance(first, A.BinOp) and first.op in ("<", "≤", "∈") and isinstance(first.lhs, A.Ident)

@@ -103,8 +103,7 @@ class GetElemMixin(ElabCore):
         ``valid`` of the ``GetElem`` instances in ``Init/GetElem.lean``."""
         what = "length" if head == "List" else "size"
         coll = node.coll
-        while isinstance(coll, A.Paren):
-            coll = coll.term
+        coll = A.unparen(coll)
         size: A.Node = (A.Ident(node.line, node.col, f"{coll.name}.{what}") if isinstance(coll, A.Ident)
                         else A.Proj(node.line, node.col, coll, what))
         return A.BinOp(node.line, node.col, "<", node.index, size)
@@ -176,8 +175,7 @@ class GetElemMixin(ElabCore):
     def normal_statement(self, prop: A.Node, depth: int = 0) -> str:
         """A statement's normal form for comparison: reducible definitions unfolded, parentheses
         dropped."""
-        while isinstance(prop, A.Paren):
-            prop = prop.term
+        prop = A.unparen(prop)
         unfolded = self.unfold_fact(prop)
         if unfolded is not prop and depth < 8:
             return self.normal_statement(unfolded, depth + 1)
@@ -191,8 +189,7 @@ def _strip_parens(node: A.Node) -> A.Node:
     def unwrap(n: A.Node) -> A.Node | None:
         if not isinstance(n, A.Paren):
             return None
-        while isinstance(n, A.Paren):
-            n = n.term
+        n = A.unparen(n)
         return _strip_parens(n)
 
     return A.rewrite(node, unwrap)

@@ -201,8 +201,7 @@ def argument_key(function: str, node: A.Node) -> tuple[str, int, int]:
 
 def class_application(ty: A.Node | None) -> tuple[str, A.Node | None] | None:
     """``(C, arg)`` when the type term ``ty`` is a core class applied (``BEq Int``, ``DecidableEq α``)."""
-    while isinstance(ty, A.Paren):
-        ty = ty.term
+    ty = A.unparen(ty)
     arg: A.Node | None = None
     if isinstance(ty, A.App) and isinstance(ty.fn, A.Ident):
         arg = ty.args[0] if len(ty.args) == 1 else None
@@ -486,8 +485,7 @@ def _components(cls: str, t: LeanType) -> tuple[str, tuple[LeanType, ...]] | Non
 
 def _method_node(value: A.Node | None, cls: str, method: str) -> A.Node | None:
     """The method's implementation in an instance value ``⟨f⟩``, ``{ m := f }`` or ``C.mk f``."""
-    while isinstance(value, A.Paren):
-        value = value.term
+    value = A.unparen(value)
     if isinstance(value, A.AnonCtor) and len(value.items) == 1:
         return value.items[0]
     if isinstance(value, A.StructInst) and value.source is None and len(value.fields) == 1:

@@ -212,10 +212,8 @@ def _distinct_statements(a: LeanType, b: LeanType) -> bool:
     from veriscale.backends.embedded import ast as A
 
     pa, pb = getattr(a, "prop", None), getattr(b, "prop", None)
-    while isinstance(pa, A.Paren):
-        pa = pa.term
-    while isinstance(pb, A.Paren):
-        pb = pb.term
+    pa = A.unparen(pa)
+    pb = A.unparen(pb)
     if not (isinstance(pa, A.BinOp) and isinstance(pb, A.BinOp) and pa.op == pb.op and pa.op in _RELATIONS):
         return False
     pairs = [(pa.lhs, pb.lhs), (pa.rhs, pb.rhs)]
@@ -223,10 +221,8 @@ def _distinct_statements(a: LeanType, b: LeanType) -> bool:
     if len(differing) != 1:
         return False
     x, y = differing[0]
-    while isinstance(x, A.Paren):
-        x = x.term
-    while isinstance(y, A.Paren):
-        y = y.term
+    x = A.unparen(x)
+    y = A.unparen(y)
     return (isinstance(x, A.Ident) and isinstance(y, A.Ident) and x.name != y.name
             and x.name in getattr(a, "fvars", ()) and y.name in getattr(b, "fvars", ()))
 

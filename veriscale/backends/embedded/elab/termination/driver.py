@@ -362,8 +362,7 @@ def _elem_head(t: LeanType) -> str:
 
 
 def _is_strict_subterm(arg: A.Node, k: int, subterms: dict[str, int]) -> bool:
-    while isinstance(arg, A.Paren):
-        arg = arg.term
+    arg = A.unparen(arg)
     if isinstance(arg, A.Ident):
         return subterms.get(arg.name) == k
     return subterms.get("@" + A.sexpr(arg)) == k
@@ -372,8 +371,7 @@ def _is_strict_subterm(arg: A.Node, k: int, subterms: dict[str, int]) -> bool:
 def _strict_subpatterns(p: A.Node) -> list[str]:
     """Constructor sub-patterns strictly inside a pattern, as keys (``y :: rest`` inside
     ``x :: y :: rest``): passing that term again is passing a structural subterm."""
-    while isinstance(p, A.Paren):
-        p = p.term
+    p = A.unparen(p)
     out: list[str] = []
     children: list[A.Node] = []
     if isinstance(p, A.BinOp) and p.op == "::":
@@ -381,8 +379,7 @@ def _strict_subpatterns(p: A.Node) -> list[str]:
     elif isinstance(p, A.App):
         children = list(p.args)
     for c in children:
-        while isinstance(c, A.Paren):
-            c = c.term
+        c = A.unparen(c)
         if isinstance(c, (A.BinOp, A.App)):
             out.append("@" + A.sexpr(c))
             out.extend(_strict_subpatterns(c))
@@ -505,8 +502,7 @@ def _is_type_binder(b: A.Binder) -> bool:
 
 
 def _is_param(arg: A.Node, p: str) -> bool:
-    while isinstance(arg, A.Paren):
-        arg = arg.term
+    arg = A.unparen(arg)
     return isinstance(arg, A.Ident) and arg.name == p
 
 
@@ -516,8 +512,7 @@ def _grows(arg: A.Node, p: str, kind: str) -> bool:
     ``Nat`` (``sizeOf n = n``): ``arg ≥ p`` always -- ``p``, ``p + e``, ``max p e``, ``Nat.succ p``,
     or an ``if`` whose branches are such. ``Int`` (whose ``sizeOf`` this does not model): ``arg = p``
     once ``p`` is large enough -- ``p``, ``max p e`` with ``e`` free of ``p``, or an ``if`` of such."""
-    while isinstance(arg, A.Paren):
-        arg = arg.term
+    arg = A.unparen(arg)
     if _is_param(arg, p):
         return True
     if isinstance(arg, A.If):
@@ -576,16 +571,14 @@ def _dotted_roots(node: object) -> set[str]:
 
 
 def _atom(node: A.Node) -> str | None:
-    while isinstance(node, A.Paren):
-        node = node.term
+    node = A.unparen(node)
     if isinstance(node, A.Ident):
         parts = node.name.split(".")
         if len(parts) == 1 or (len(parts) == 2 and parts[1] in ("length", "size")):
             return node.name
     if isinstance(node, A.Proj) and node.field in ("length", "size"):
         inner = node.term
-        while isinstance(inner, A.Paren):
-            inner = inner.term
+        inner = A.unparen(inner)
         if isinstance(inner, A.Ident) and "." not in inner.name:
             return f"{inner.name}.{node.field}"
     return None
@@ -598,8 +591,7 @@ _ARITH = {"+": lambda a, b: a + b, "-": lambda a, b: max(a - b, 0), "*": lambda 
 
 def _atoms(node: A.Node) -> set[str] | None:
     """The ``Nat`` atoms of a linear fact, or ``None`` when it has another shape."""
-    while isinstance(node, A.Paren):
-        node = node.term
+    node = A.unparen(node)
     if isinstance(node, A.NumLit):
         return set()
     atom = _atom(node)
@@ -615,8 +607,7 @@ def _atoms(node: A.Node) -> set[str] | None:
 
 def _truth(node: A.Node, env: dict[str, int]) -> int | bool | None:
     """The value of a fact :func:`_atoms` accepts, with ``Nat`` subtraction truncating."""
-    while isinstance(node, A.Paren):
-        node = node.term
+    node = A.unparen(node)
     if isinstance(node, A.NumLit):
         return node.value
     atom = _atom(node)

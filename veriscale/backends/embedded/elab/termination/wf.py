@@ -187,8 +187,7 @@ def _bind_let(decl: A.LetDecl, sc: Scope, is_prop: Callable[[A.Node], bool]) -> 
 
 
 def _param_position(discr: A.Node, here: list[A.Node]) -> int | None:
-    while isinstance(discr, A.Paren):
-        discr = discr.term
+    discr = A.unparen(discr)
     if not isinstance(discr, A.Ident) or "." in discr.name:
         return None
     for k, h in enumerate(here):
@@ -208,8 +207,7 @@ def _kind(node: A.Node, types: dict[str, str]) -> str:
 def _type_pattern(pat: A.Node, kind: str, elem: str, types: dict[str, str]) -> None:
     """Types of a refining pattern's variables: ``m`` of ``m + 1``/``Nat.succ m`` is a ``Nat``, the
     tail of ``x :: xs`` a ``List`` (its head of the element type)."""
-    while isinstance(pat, A.Paren):
-        pat = pat.term
+    pat = A.unparen(pat)
     if isinstance(pat, A.Ident) and "." not in pat.name:
         if kind:
             types[pat.name] = kind
@@ -540,8 +538,7 @@ def _strip_all(node: A.Node) -> A.Node:
     def unwrap(n: A.Node) -> A.Node | None:
         if isinstance(n, A.Paren):
             inner = n.term
-            while isinstance(inner, A.Paren):
-                inner = inner.term
+            inner = A.unparen(inner)
             return A.rewrite(inner, unwrap)
         return None
 
