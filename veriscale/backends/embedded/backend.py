@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
-from operator import attrgetter, is_, itemgetter
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from veriscale.backends.base import (
@@ -82,7 +82,6 @@ def _input_size(check: Check) -> int:
 
 
 _args_of = attrgetter("args")
-_first = itemgetter(0)
 _second = itemgetter(1)
 _third = itemgetter(2)
 
@@ -132,8 +131,11 @@ class EmbeddedBackend(Backend):
         self._task_steps: dict[tuple[str, int], int] = {}
         # the answers without a value, by (status, steps): see _truth_answer
         self._truth_answers: dict[tuple[str, int], Answer] = {}
-        # the answers carrying a scalar value, by (type, value, steps): see _value_answer
+        # the answers carrying a scalar value, by (type, value, steps): see _value_answer; those
+        # carrying a Bool (what most tasks return), by steps in one table per value, a lookup
+        # without a key to build
         self._value_answers: dict[tuple[type, Any, int], Answer] = {}
+        self._bool_answers: tuple[dict[int, Answer], dict[int, Answer]] = ({}, {})
         # input sizes, and whether an argument is a function given as Lean text, by the identity
         # of the checks' argument dicts (each kept alongside, so its identity is not reused while
         # cached): the values are immutable and a dict of arguments is not changed once in a
@@ -356,6 +358,7 @@ class EmbeddedBackend(Backend):
         first_grant = limit if limit < budget.period else budget.period
         memo = budget.memo
         cache = self._value_answers
+        bool_answers = self._bool_answers
         shared = _SHARED_VALUE_TYPES
         n = len(order)
         try:
@@ -382,7 +385,14 @@ class EmbeddedBackend(Backend):
                 steps = budget.spent + budget.grant - budget.tick  # budget.used()
                 # _value_answer, inline
                 vtype = type(value)
-                if vtype in shared:
+                if vtype is bool:
+                    by_steps = bool_answers[value]
+                    answer = by_steps.get(steps)
+                    if answer is None:
+                        if len(by_steps) > 4096:
+                            by_steps.clear()
+                        answer = by_steps[steps] = _trusted("value", ENGINE, value, None, "", steps)
+                elif vtype in shared:
                     key = (vtype, value, steps)
                     answer = cache.get(key)
                     if answer is None:
@@ -411,12 +421,12 @@ class EmbeddedBackend(Backend):
         if len(sizes) + len(checks) > _SIZE_CACHE_LIMIT:
             sizes.clear()
         arg_dicts = list(map(_args_of, checks))
-        # in C calls: a batch given again (or the checks of one input under one dict) is measured once
+        # in C calls: a batch given again (or the checks of one input under one dict) is measured
+        # once. An entry keeps its dict alive, so the dict found under an identity is that dict.
         known = list(map(sizes.get, map(id, arg_dicts)))
-        if None in known or not all(map(is_, map(_first, known), arg_dicts)):
+        if None in known:
             for k, args in enumerate(arg_dicts):
-                entry = known[k]
-                if entry is None or entry[0] is not args:
+                if known[k] is None:
                     known[k] = sizes[id(args)] = (args, _input_size(checks[k]),
                                                   LeanSource in map(type, args.values()))
         input_sizes = list(map(_second, known))
@@ -447,7 +457,16 @@ class EmbeddedBackend(Backend):
         """The answer carrying ``value``: shared, like the truth answers, when the value is a
         scalar of a type whose equal values are interchangeable (keyed by the exact type, so a
         ``Nat`` never stands for an equal ``Int``; floats are left out: ``0.0 == -0.0``)."""
-        if type(value) in _SHARED_VALUE_TYPES:
+        vtype = type(value)
+        if vtype is bool:
+            by_steps = self._bool_answers[value]
+            answer = by_steps.get(steps)
+            if answer is None:
+                if len(by_steps) > 4096:
+                    by_steps.clear()
+                answer = by_steps[steps] = _trusted("value", ENGINE, value, None, "", steps)
+            return answer
+        if vtype in _SHARED_VALUE_TYPES:
             cache = self._value_answers
             key = (type(value), value, steps)
             answer = cache.get(key)
