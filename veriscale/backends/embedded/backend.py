@@ -341,13 +341,13 @@ class EmbeddedBackend(Backend):
         check's evaluation costs about a microsecond, so the loop is kept flat.
 
         It stops before a check it leaves to the general path (another kind; arguments it cannot
-        fetch or that hold a function given as Lean text), after the check that brings the task's
-        steps to ``spend_until`` (the next one runs under the over-budget limit), or at the check
-        whose evaluation raised (``sources_given``: some check of the batch has an argument
-        given as Lean text, so each one's arguments are looked at). Returns the position it stopped at, the task's steps including
-        every answered check, and the answer of a check that raised (``None`` if none did): that
-        check is not stored in ``out``, its steps not counted, so the caller's bookkeeping of
-        failures applies to it as to any other."""
+        fetch or that hold a function given as Lean text, looked for only when ``sources_given``
+        says some check of the batch has one), after the check that brings the task's steps to
+        ``spend_until`` (the next one runs under the over-budget limit), or at the check whose
+        evaluation raised. Returns the position it stopped at, the task's steps including every
+        answered check, and the answer of a check that raised (``None`` if none did): that check
+        is not stored in ``out`` nor its steps counted, so the caller's bookkeeping of failures
+        applies to it as to any other."""
         fn = plan.fn
         fetch = plan.fetch
         adjusted = plan.adjusted if plan.adjusts else None
@@ -389,14 +389,14 @@ class EmbeddedBackend(Backend):
                     by_steps = bool_answers[value]
                     answer = by_steps.get(steps)
                     if answer is None:
-                        if len(by_steps) > 4096:
+                        if len(by_steps) > _ANSWER_CACHE_LIMIT:
                             by_steps.clear()
                         answer = by_steps[steps] = _trusted("value", ENGINE, value, None, "", steps)
                 elif vtype in shared:
                     key = (vtype, value, steps)
                     answer = cache.get(key)
                     if answer is None:
-                        if len(cache) > 4096:
+                        if len(cache) > _ANSWER_CACHE_LIMIT:
                             cache.clear()
                         answer = cache[key] = _trusted("value", ENGINE, value, None, "", steps)
                 else:
@@ -462,7 +462,7 @@ class EmbeddedBackend(Backend):
             by_steps = self._bool_answers[value]
             answer = by_steps.get(steps)
             if answer is None:
-                if len(by_steps) > 4096:
+                if len(by_steps) > _ANSWER_CACHE_LIMIT:
                     by_steps.clear()
                 answer = by_steps[steps] = _trusted("value", ENGINE, value, None, "", steps)
             return answer
@@ -471,7 +471,7 @@ class EmbeddedBackend(Backend):
             key = (type(value), value, steps)
             answer = cache.get(key)
             if answer is None:
-                if len(cache) > 4096:
+                if len(cache) > _ANSWER_CACHE_LIMIT:
                     cache.clear()
                 answer = cache[key] = _trusted("value", ENGINE, value, None, "", steps)
             return answer
@@ -481,7 +481,7 @@ class EmbeddedBackend(Backend):
         cache = self._truth_answers
         answer = cache.get((status, steps))
         if answer is None:
-            if len(cache) > 4096:
+            if len(cache) > _ANSWER_CACHE_LIMIT:
                 cache.clear()
             answer = cache[(status, steps)] = Answer.trusted(status, ENGINE, None, None, "", steps)
         return answer
@@ -510,6 +510,8 @@ _CODE = CheckKind.CODE
 #: result types whose equal values are the same Lean value (see EmbeddedBackend._value_answer)
 _SHARED_VALUE_TYPES = frozenset({bool, int, Nat, str, Char, UInt8, UInt16, UInt32, UInt64})
 _trusted = Answer.trusted
+#: shared answers kept per table before it is emptied (a bound on memory)
+_ANSWER_CACHE_LIMIT = 4096
 #: a step count no task reaches (a run of code checks under no task step budget)
 _NEVER = float("inf")
 
