@@ -423,7 +423,7 @@ class EmbeddedBackend(Backend):
         arg_dicts = list(map(_args_of, checks))
         # in C calls: a batch given again (or the checks of one input under one dict) is measured
         # once. An entry keeps its dict alive, so the dict found under an identity is that dict.
-        known = list(map(sizes.get, map(id, arg_dicts)))
+        known: list[Any] = list(map(sizes.get, map(id, arg_dicts)))  # entries, None where not measured
         if None in known:
             for k, args in enumerate(arg_dicts):
                 if known[k] is None:
