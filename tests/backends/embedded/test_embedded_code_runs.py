@@ -201,7 +201,7 @@ def test_the_watchdog_interrupts_a_check_of_a_run_and_answers_the_rest(clamp: Ta
     # x = 7 spends its CPU time in builtin calls, few steps: only the watchdog, reading the index
     # the run publishes, can stop it; the checks after it are answered as usual
     task = clamp.with_sections(
-        code=("if x = 7 then Int.ofNat ((List.range 40).foldl (fun acc _ => acc + (List.range 1000000).length) 0) "
+        code=("if x = 7 then Int.ofNat ((List.range 300).foldl (fun acc _ => acc + (List.range 1000000).length) 0) "
               "else x"),
     )
     engine = EmbeddedBackend(timeout=0.1)
