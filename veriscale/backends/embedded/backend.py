@@ -13,7 +13,7 @@ import threading
 import time
 from collections.abc import Callable, Sequence
 from functools import partial
-from operator import itemgetter
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from veriscale.backends.base import (
@@ -31,7 +31,7 @@ from veriscale.backends.embedded.binders import explicit_params, is_proof_binder
 from veriscale.backends.embedded.compiler import Compiler, DefCtx, Scope, _needs_int
 from veriscale.backends.embedded.env import UserDef
 from veriscale.backends.embedded.program import Program
-from veriscale.backends.embedded.runtime_support import Budget, LeanSubarray
+from veriscale.backends.embedded.runtime_support import _CLOCK_NOT_READ, Budget, LeanSubarray
 from veriscale.backends.embedded.statics import coerce_value
 from veriscale.lean.codec import LeanSource
 from veriscale.lean.values import (
@@ -81,6 +81,11 @@ def _input_size(check: Check) -> int:
     return sum(map(value_size, check.args.values()))
 
 
+_args_of = attrgetter("args")
+_second = itemgetter(1)
+_third = itemgetter(2)
+
+
 #: input sizes kept per check object, at most this many (see EmbeddedBackend._sizes)
 _SIZE_CACHE_LIMIT = 1 << 13  # the dicts are kept alive while cached: a bound on memory too
 
@@ -126,14 +131,21 @@ class EmbeddedBackend(Backend):
         self._task_steps: dict[tuple[str, int], int] = {}
         # the answers without a value, by (status, steps): see _truth_answer
         self._truth_answers: dict[tuple[str, int], Answer] = {}
-        # the answers carrying a scalar value, by (type, value, steps): see _value_answer
+        # the answers carrying a scalar value, by (type, value, steps): see _value_answer; those
+        # carrying a Bool (what most tasks return), by steps in one table per value, a lookup
+        # without a key to build
         self._value_answers: dict[tuple[type, Any, int], Answer] = {}
-        # input sizes by the identity of the checks' argument dicts (each kept alongside, so its
-        # identity is not reused while cached): the values are immutable and a dict of arguments
-        # is not changed once in a check; the pipelines ask the precondition, the code and the
-        # postcondition of one input with one dict, and a batch given again (a benchmark's
-        # passes, a retried run) need not measure again
-        self._sizes: dict[int, tuple[dict[str, Any], int]] = {}
+        self._bool_answers: tuple[dict[int, Answer], dict[int, Answer]] = ({}, {})
+        # input sizes, and whether an argument is a function given as Lean text, by the identity
+        # of the checks' argument dicts (each kept alongside, so its identity is not reused while
+        # cached): the values are immutable and a dict of arguments is not changed once in a
+        # check; the pipelines ask the precondition, the code and the postcondition of one input
+        # with one dict, and a batch given again (a benchmark's passes, a retried run) need not
+        # measure again
+        self._sizes: dict[int, tuple[dict[str, Any], int, bool]] = {}
+        # answer runs of consecutive code checks in one flat loop (_code_run); off, every check
+        # takes the general path (the tests compare the two)
+        self._code_runs = True
 
     def diagnose(self, task: Task) -> list[SourceDiagnostic] | None:
         """Elaborate the task file (:mod:`.elab`): Lean's errors and the engine's gaps."""
@@ -237,7 +249,15 @@ class EmbeddedBackend(Backend):
         # Smallest inputs first (ties in the given order, so the checks of one input stay
         # together): the caps below then cost the large inputs that run out of steps, not the
         # small ones that would have finished after them. Answers go back to their places.
-        for position, i in enumerate(self._smallest_first(checks)):
+        order, sources_given = self._smallest_first(checks)
+        n = len(order)
+        position = 0
+        # the position a run of code checks stopped at without answering it (see _code_run): that
+        # check takes the general path below
+        declined = -1
+        code_runs = self._code_runs
+        while position < n:
+            i = order[position]
             check = checks[i]
             kind = check.kind
             if timed_out_kinds and kind in timed_out_kinds and (
@@ -248,23 +268,44 @@ class EmbeddedBackend(Backend):
                     detail=(f"not run: this task's checks already spent {steps_on_timeouts} steps "
                             "on checks that ran out of steps"),
                 )
+                position += 1
                 continue
             limit = self.short_max_steps if streak and streak.get(kind, 0) >= self.timeout_streak else max_steps
             over = task_budget is not None and task_spent >= task_budget
             if over:
                 limit = min(limit, self.over_budget_max_steps)
-            try:
-                self._current = position
-                start(limit, timeout)  # the CPU clock is read at the first refill
-                answer = answer_of(entries, check, budget)
-                self._current = -1
-            except BudgetExceeded:  # the watchdog's interrupt landed outside the check
-                self._current = -1
-                answer = Answer(
-                    status="unknown", reason=UnknownReason.TIMEOUT, engine=ENGINE,
-                    steps=budget.used(),
-                    detail=f"backstop of {self.timeout:g} CPU seconds exceeded",
-                )
+            if (kind is _CODE and code_runs and position != declined and not streak.get(_CODE)
+                    and entries.code in entries.plans and position + 1 < n and checks[order[position + 1]].kind is _CODE):
+                # A run of code checks under the same policies (see _code_run; one alone, as the
+                # pipelines interleave kinds, is not worth its set-up). Its limit holds for every
+                # check it answers: no timeout streak of code checks to reset, and it ends at the
+                # check that crosses the task's step budget.
+                spend_until = task_budget if task_budget is not None and not over else _NEVER
+                end, task_spent, raised = self._code_run(
+                    entries.plans[entries.code], checks, order, position, out, limit, spend_until, task_spent, budget,
+                    sources_given)
+                if raised is None:
+                    # the run answered every check before `end`; the one at `end`, if any, takes
+                    # the general path once (the run stops at checks it does not start, and after
+                    # the check that crosses the task's step budget)
+                    position = declined = end
+                    continue
+                # the check at `end` raised: its answer is `raised`, kept as the general path keeps it
+                position, i, answer = end, order[end], raised
+            else:
+                try:
+                    self._current = position
+                    start(limit, timeout)  # the CPU clock is read at the first refill
+                    answer = answer_of(entries, check, budget)
+                    self._current = -1
+                except BudgetExceeded:  # the watchdog's interrupt landed outside the check
+                    self._current = -1
+                    answer = Answer(
+                        status="unknown", reason=UnknownReason.TIMEOUT, engine=ENGINE,
+                        steps=budget.used(),
+                        detail=f"backstop of {self.timeout:g} CPU seconds exceeded",
+                    )
+            position += 1
             task_spent += answer.steps or 0
             if answer.reason is None:
                 if streak:
@@ -291,20 +332,106 @@ class EmbeddedBackend(Backend):
         self._task_steps[task_key] = task_spent
         return [answer for answer in out if answer is not None]
 
-    def _smallest_first(self, checks: Sequence[Check]) -> list[int]:
-        """The positions of ``checks``, smallest input first, ties in the given order."""
+    def _code_run(self, plan: _EntryPlan, checks: Sequence[Check], order: list[int], position: int,
+                  out: list[Answer | None], limit: int, spend_until: float, task_spent: int,
+                  budget: Budget, sources_given: bool) -> tuple[int, int, Answer | None]:
+        """Answer the code checks at ``order[position:]`` while they come one after another, each
+        under ``limit`` steps, what :meth:`_answer` and the loop of :meth:`_run_batch` would answer
+        each (value, steps, the watchdog's index), at a fraction of the cost per check. A small
+        check's evaluation costs about a microsecond, so the loop is kept flat.
+
+        It stops before a check it leaves to the general path (another kind; arguments it cannot
+        fetch or that hold a function given as Lean text, looked for only when ``sources_given``
+        says some check of the batch has one), after the check that brings the task's steps to
+        ``spend_until`` (the next one runs under the over-budget limit), or at the check whose
+        evaluation raised. Returns the position it stopped at, the task's steps including every
+        answered check, and the answer of a check that raised (``None`` if none did): that check
+        is not stored in ``out`` nor its steps counted, so the caller's bookkeeping of failures
+        applies to it as to any other."""
+        fn = plan.fn
+        fetch = plan.fetch
+        adjusted = plan.adjusted if plan.adjusts else None
+        # Budget.start(limit, self.timeout) per check, inline: the limits are set once for the run,
+        # then each check starts with nothing spent or memoised and its clock not read
+        budget.max_steps = limit
+        budget.timeout = self.timeout
+        first_grant = limit if limit < budget.period else budget.period
+        memo = budget.memo
+        cache = self._value_answers
+        bool_answers = self._bool_answers
+        shared = _SHARED_VALUE_TYPES
+        n = len(order)
+        try:
+            while position < n:
+                i = order[position]
+                check = checks[i]
+                if check.kind is not _CODE:
+                    break
+                try:
+                    values = fetch(check.args)
+                    if sources_given and LeanSource in map(type, values):
+                        break
+                except Exception:  # noqa: BLE001 - the general path answers for arguments that do not fit
+                    break
+                self._current = position
+                budget.spent = 0
+                if memo:
+                    memo.clear()
+                budget.grant = budget.tick = first_grant
+                budget.deadline = _CLOCK_NOT_READ  # the CPU clock is read at the first refill
+                value = fn(*values)
+                if adjusted is not None:
+                    value = adjusted(value)
+                steps = budget.spent + budget.grant - budget.tick  # budget.used()
+                # _value_answer, inline
+                vtype = type(value)
+                if vtype is bool:
+                    by_steps = bool_answers[value]
+                    answer = by_steps.get(steps)
+                    if answer is None:
+                        if len(by_steps) > _ANSWER_CACHE_LIMIT:
+                            by_steps.clear()
+                        answer = by_steps[steps] = _trusted("value", ENGINE, value, None, "", steps)
+                elif vtype in shared:
+                    key = (vtype, value, steps)
+                    answer = cache.get(key)
+                    if answer is None:
+                        if len(cache) > _ANSWER_CACHE_LIMIT:
+                            cache.clear()
+                        answer = cache[key] = _trusted("value", ENGINE, value, None, "", steps)
+                else:
+                    answer = _trusted("value", ENGINE, value, None, "", steps)
+                out[i] = answer
+                task_spent += steps
+                position += 1
+                if task_spent >= spend_until:
+                    break
+        except Exception as exc:  # noqa: BLE001 - answered as _answer answers it
+            reason, detail = self._unknown(exc)
+            return position, task_spent, Answer(status="unknown", engine=ENGINE, value=None, reason=reason,
+                                                detail=detail, steps=budget.used())
+        finally:
+            self._current = -1
+        return position, task_spent, None
+
+    def _smallest_first(self, checks: Sequence[Check]) -> tuple[list[int], bool]:
+        """The positions of ``checks``, smallest input first, ties in the given order; and whether
+        an argument of some check is a function given as Lean text (``LeanSource``)."""
         sizes = self._sizes
         if len(sizes) + len(checks) > _SIZE_CACHE_LIMIT:
             sizes.clear()
-        keys: list[tuple[int, int]] = []
-        for k, check in enumerate(checks):
-            args = check.args
-            known = sizes.get(id(args))
-            if known is None or known[0] is not args:
-                known = sizes[id(args)] = (args, _input_size(check))
-            keys.append((known[1], k))
-        keys.sort()
-        return [k for _, k in keys]
+        arg_dicts = list(map(_args_of, checks))
+        # in C calls: a batch given again (or the checks of one input under one dict) is measured
+        # once. An entry keeps its dict alive, so the dict found under an identity is that dict.
+        known: list[Any] = list(map(sizes.get, map(id, arg_dicts)))  # entries, None where not measured
+        if None in known:
+            for k, args in enumerate(arg_dicts):
+                if known[k] is None:
+                    known[k] = sizes[id(args)] = (args, _input_size(checks[k]),
+                                                  LeanSource in map(type, args.values()))
+        input_sizes = list(map(_second, known))
+        order = sorted(range(len(input_sizes)), key=input_sizes.__getitem__)  # a stable sort: ties in order
+        return order, any(map(_third, known))
 
     def _answer(self, entries: _Entries, check: Check, budget: Budget) -> Answer:
         """Evaluate one check under the budget the caller started. Answers that carry no value are
@@ -330,12 +457,21 @@ class EmbeddedBackend(Backend):
         """The answer carrying ``value``: shared, like the truth answers, when the value is a
         scalar of a type whose equal values are interchangeable (keyed by the exact type, so a
         ``Nat`` never stands for an equal ``Int``; floats are left out: ``0.0 == -0.0``)."""
-        if type(value) in _SHARED_VALUE_TYPES:
+        vtype = type(value)
+        if vtype is bool:
+            by_steps = self._bool_answers[value]
+            answer = by_steps.get(steps)
+            if answer is None:
+                if len(by_steps) > _ANSWER_CACHE_LIMIT:
+                    by_steps.clear()
+                answer = by_steps[steps] = _trusted("value", ENGINE, value, None, "", steps)
+            return answer
+        if vtype in _SHARED_VALUE_TYPES:
             cache = self._value_answers
             key = (type(value), value, steps)
             answer = cache.get(key)
             if answer is None:
-                if len(cache) > 4096:
+                if len(cache) > _ANSWER_CACHE_LIMIT:
                     cache.clear()
                 answer = cache[key] = _trusted("value", ENGINE, value, None, "", steps)
             return answer
@@ -345,7 +481,7 @@ class EmbeddedBackend(Backend):
         cache = self._truth_answers
         answer = cache.get((status, steps))
         if answer is None:
-            if len(cache) > 4096:
+            if len(cache) > _ANSWER_CACHE_LIMIT:
                 cache.clear()
             answer = cache[(status, steps)] = Answer.trusted(status, ENGINE, None, None, "", steps)
         return answer
@@ -374,6 +510,10 @@ _CODE = CheckKind.CODE
 #: result types whose equal values are the same Lean value (see EmbeddedBackend._value_answer)
 _SHARED_VALUE_TYPES = frozenset({bool, int, Nat, str, Char, UInt8, UInt16, UInt32, UInt64})
 _trusted = Answer.trusted
+#: shared answers kept per table before it is emptied (a bound on memory)
+_ANSWER_CACHE_LIMIT = 4096
+#: a step count no task reaches (a run of code checks under no task step budget)
+_NEVER = float("inf")
 
 
 def _cpu_seconds(cpu_clock: list[int]) -> float:
@@ -461,11 +601,14 @@ class _EntryPlan:
         if LeanSource in map(type, values):
             return self._finish(list(values))
         result = self.fn(*values)
-        if self.adjusts:
-            if self.int_ret and type(result) is int:
-                return result  # `coerce_value` at Int leaves a plain int as it is
-            return self._adjust(result)
-        return result
+        return self.adjusted(result) if self.adjusts else result
+
+    def adjusted(self, result: Any) -> Any:
+        """:meth:`_adjust` where ``adjusts`` is set, a plain ``int`` at ``Int`` left as it is
+        (what `coerce_value` at Int does with it)."""
+        if self.int_ret and type(result) is int:
+            return result
+        return self._adjust(result)
 
     def _missing(self, def_name: str, args: dict[str, Any]) -> Unsupported:
         missing = next(p for p in self.names if p not in args)
