@@ -65,8 +65,9 @@ time the process waits for a core, which falls unevenly on long and short passes
 3. a closed form: every parameter is a number, the port's count is the same on every input and
    the engine's varies ``GROWTH_MIN_SPREAD``-fold or more (``n & (n - 1) == 0`` against halving
    in a loop, a sum formula against summing). When the engine's steps do not vary either, its
-   time per check is taken instead (each input's check alone, the fastest of
-   ``CLOSED_FORM_REPEATS`` runs): a builtin doing the loop (``(List.range (n + 1)).sum`` against
+   time per check is compared instead: the smallest tenth of the inputs (by
+   ``veriscale.lean.values.value_size``) against the largest tenth, each timed as one batch like
+   the passes below. A builtin doing the loop (``(List.range (n + 1)).sum`` against
    ``n * (n + 1) // 2``) shows there and not in the steps.
 
 Work left to a builtin (``sorted``, ``sum``, ``a + b`` on lists, ``List.range``) is counted by
@@ -117,7 +118,7 @@ from veriscale.backends.embedded.backend import EmbeddedBackend  # noqa: E402
 from veriscale.lean.codec import render_value  # noqa: E402
 from veriscale.lean.printing import same_as_printed  # noqa: E402
 from veriscale.lean.types import LeanType, NamedType, ProdType  # noqa: E402
-from veriscale.lean.values import FIXED_WIDTH_TYPES, NONE, UNIT, Arr, Char, Nat, Pair, Some  # noqa: E402
+from veriscale.lean.values import FIXED_WIDTH_TYPES, NONE, UNIT, Arr, Char, Nat, Pair, Some, value_size  # noqa: E402
 from veriscale.task import Task, TaskLoadError, load_task  # noqa: E402
 from veriscale.typed_task import TypedTask, TypedTaskError, TypedTest, typed_view  # noqa: E402
 
@@ -130,7 +131,6 @@ GROWTH_MIN_POINTS = 4
 GROWTH_MIN_SPREAD = 4.0
 GROWTH_SLOPE_HIGH = 1.15
 GROWTH_SLOPE_LOW = 0.6
-CLOSED_FORM_REPEATS = 3
 #: Phrases by which a report would say its port does not follow the reference solution.
 ALGORITHM_MARKERS = re.compile(
     r"\b(?:a\s+different|another|an\s+alternative)\s+(?:algorithm|approach|method)\b"
@@ -484,23 +484,21 @@ def judge_growth(engine_steps: Sequence[int], port_events: Sequence[int], number
         if spread >= GROWTH_MIN_SPREAD:
             return slope, (f"the port does the same work on every input (a closed form) while the "
                            f"engine's steps vary {spread:.0f}-fold")
-        seconds = engine_seconds() if engine_seconds is not None else []
-        if seconds and min(seconds) > 0 and max(seconds) / min(seconds) >= GROWTH_MIN_SPREAD:
-            return slope, (f"the port does the same work on every input (a closed form) while the "
-                           f"engine's time per check varies {max(seconds) / min(seconds):.0f}-fold (work "
-                           "a builtin does)")
+        if engine_seconds is not None:
+            small, large = engine_seconds()
+            if small > 0 and large / small >= GROWTH_MIN_SPREAD:
+                return slope, (f"the port does the same work on every input (a closed form) while the "
+                               f"engine's time per check grows {large / small:.0f}-fold from the smallest "
+                               "inputs to the largest (work a builtin does)")
     return slope, None
 
 
-def seconds_per_check(run_one: Callable[[int], None], count: int, clock: Callable[[], float]) -> list[float]:
-    """Each of ``count`` checks timed alone (``run_one(i)``), the fastest of ``CLOSED_FORM_REPEATS`` runs."""
-    best = [math.inf] * count
-    for _ in range(CLOSED_FORM_REPEATS):
-        for i in range(count):
-            started = clock()
-            run_one(i)
-            best[i] = min(best[i], clock() - started)
-    return best
+def deciles_by_size(sizes: Sequence[int]) -> tuple[list[int], list[int]]:
+    """The positions of the smallest and of the largest tenth of the inputs (at least one each;
+    ties in the given order)."""
+    order = sorted(range(len(sizes)), key=lambda i: sizes[i])
+    tenth = max(1, len(order) // 10)
+    return order[:tenth], order[-tenth:]
 
 
 def geometric_mean(values: Sequence[float]) -> float | None:
@@ -657,19 +655,6 @@ def measure_task(task: Task, report: str, backend: EmbeddedBackend, settings: Se
         assert first_failure is not None
         tried = " (also with products as lists)" if len(products) > 1 else ""
         raise Skip(first_failure.reason, first_failure.detail + tried)
-    def engine_seconds() -> list[float]:
-        def run_one(i: int) -> None:
-            backend.start_unit()
-            backend.run(task, [checks[i]])
-
-        with _no_gc():
-            return seconds_per_check(run_one, len(checks), settings.timer())
-
-    slope, different = judge_growth([a.steps or 0 for a in answers], port_events,
-                                    numbers_only(list(view.param_types.values())), engine_seconds)
-    if different is not None:
-        raise Skip(ANOTHER_ALGORITHM, different)
-
     clock = settings.timer()
 
     def engine_pass(batch: list[Check]) -> float:
@@ -678,6 +663,22 @@ def measure_task(task: Task, report: str, backend: EmbeddedBackend, settings: Se
             started = clock()
             backend.run(task, batch)
             return clock() - started
+
+    def engine_seconds() -> tuple[float, float]:
+        """Seconds per check over the smallest and over the largest tenth of the inputs."""
+        small, large = deciles_by_size([sum(map(value_size, row.values())) for row in rows])
+        overhead = _fastest_pass(lambda: engine_pass([]), settings)[0]
+        per_check = []
+        for part in (small, large):
+            batch = [checks[i] for i in part]
+            best = _fastest_pass(lambda batch=batch: engine_pass(batch), settings)[0]
+            per_check.append(max(best - overhead, 0.0) / len(batch))
+        return per_check[0], per_check[1]
+
+    slope, different = judge_growth([a.steps or 0 for a in answers], port_events,
+                                    numbers_only(list(view.param_types.values())), engine_seconds)
+    if different is not None:
+        raise Skip(ANOTHER_ALGORITHM, different)
 
     function = port.function
 
