@@ -174,7 +174,10 @@ class CallsMixin:
             return self.compile(args[0], sc, expected)
         if name in ("pure", "Pure.pure") and len(args) == 1:
             # `pure v` at a known Option type is `some v`; inside an Id do block (the only monad
-            # do blocks compile in) it is `v`. Anywhere else the monad is not known here.
+            # do blocks compile in) it is `v`. Anywhere else the monad is not known here, unless
+            # the elaborator found it (`pure_call`): `Id α` is `α` at run time.
+            if self.node_types.monad_of(node) == "Id":
+                return self.compile(args[0], sc, expected)
             if head(expected) == "Option":
                 c = self.compile(args[0], sc, elem_type(expected))
                 return lambda fr: Some(c(fr))

@@ -112,6 +112,15 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
                 return _core_sig(name) if "." not in name else None
         return self._sig_of(name) or (self._legacy_lookup(name) if not qualified else None)
 
+    def denotes_core(self, name: str, ctx: Ctx) -> bool:
+        """``name`` (no local has it) resolves to the core declaration ``name`` itself: no user
+        declaration in scope (``def pure``, ``namespace N def pure``) shadows it."""
+        if self.current is not None:
+            names = resolve_in(self.env, self.current, name, self.open_terms)
+            if names is not None:
+                return names == [name]
+        return self._find_def(name) is None
+
     def _sig_of(self, full: str) -> Sig | None:
         d = self.env.defs.get(full)
         if d is not None:

@@ -32,6 +32,7 @@ from veriscale.backends.embedded.elab.types import (
     unify,
     zonk,
 )
+from veriscale.backends.embedded.elab.types import args as args_of
 from veriscale.backends.embedded.registry import BUILTINS
 from veriscale.backends.embedded.resolve import MATHLIB_NAMES
 from veriscale.backends.embedded.signatures import BinderKind
@@ -121,6 +122,7 @@ _CORE_FIRST = frozenset({"Id.run"})
 """Constants whose Lean type the registry's evaluation signature does not state (``Id.run`` is
 evaluated as the identity, but its parameter is an ``Id α``: that is what gives ``do`` its monad)."""
 _PROP_CONSTANTS = frozenset({"True", "False"})
+_PURE_NAMES = frozenset({"pure", "Pure.pure"})
 
 
 def _core_sig(name: str) -> Sig | None:
@@ -286,6 +288,8 @@ class CallsMixin(ElabCore):
                                    ctx, expected)
         if name in _PROP_CONSTANTS and not arg_nodes:
             return PROP if expected is None or not _is_bool(expected) else BOOL
+        if name in _PURE_NAMES and self.denotes_core(name, ctx):
+            return self.pure_call(node, name, arg_nodes, ctx, expected)
         sig = self.lookup_global(name, ctx)
         if sig is not None:
             if sig.name in ("decide", "Decidable.decide") and len(arg_nodes) == 1 and not isinstance(arg_nodes[0], A.NamedArg):
@@ -312,6 +316,29 @@ class CallsMixin(ElabCore):
                                   "unless Lean's root namespace has it, which the engine cannot tell)",
                             "unknown-constant")
         return self.gap(node, f"the engine does not know the constant `{name}`", "unknown-constant")
+
+    def denotes_core(self, name: str, ctx: Ctx) -> bool:  # pragma: no cover - driver
+        """``name`` resolves to the core declaration of that name (no user declaration shadows it)."""
+        raise NotImplementedError
+
+    def pure_call(self, node: A.Node, name: str, arg_nodes: list[A.Node], ctx: Ctx,
+                  expected: LeanType | None) -> LeanType:
+        """``pure v`` (``Pure.pure : {f : Type u → Type v} → [Pure f] → {α : Type u} → α → f α``,
+        ``Init/Prelude.lean``): its monad ``f`` is found by unifying ``f α`` with the expected type
+        (``elabAppArgs`` propagates it first). At ``Id β`` (``Id.run do``, where ``Id β`` unfolds to
+        ``β``) and ``Option β`` (``Option``'s ``Monad`` instance, ``Init/Data/Option/Basic.lean``)
+        ``v`` is checked at ``β``; any other monad, or one not yet known, is a gap."""
+        positional = [a for a in arg_nodes if not isinstance(a, A.NamedArg)]
+        z = zonk(expected) if expected is not None else None
+        monad = head_name(z) if z is not None else None
+        if len(positional) != 1 or len(positional) != len(arg_nodes) or monad not in ("Id", "Option") \
+                or len(args_of(z)) != 1:
+            for a in arg_nodes:
+                self.elab(a.value if isinstance(a, A.NamedArg) else a, ctx, None)
+            shown = "a monad not yet known" if monad is None else f"the monad of {show(z)}"  # type: ignore[arg-type]
+            return self.gap(node, f"`{name}` at {shown} is not modelled", "postponed")
+        self.check(positional[0], ctx, args_of(z)[0])
+        return z  # type: ignore[return-value]
 
     def fields(self, node: A.Node, base_node: A.Node, base: LeanType, names: list[str], arg_nodes: list[A.Node],
                ctx: Ctx, expected: LeanType | None) -> LeanType:

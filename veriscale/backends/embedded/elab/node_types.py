@@ -22,6 +22,7 @@ from veriscale.lean.types import LeanType, NamedType, ProdType
 _SCALARS = frozenset({"Nat", "Int", "Float", "Bool", "Char", "String", "Unit",
                       "UInt8", "UInt16", "UInt32", "UInt64", "Ordering"})
 _CONTAINERS = {"List": 1, "Array": 1, "Option": 1}
+_MONADS = frozenset({"Id", "Option"})
 
 
 def concrete(t: LeanType) -> LeanType | None:
@@ -72,6 +73,17 @@ class NodeTypes:
                 answer = first
         self._answers[key] = answer
         return answer
+
+    def monad_of(self, node: A.Node) -> str | None:
+        """The head of the monad type the elaborator gave ``node`` (``Id`` for ``pure v`` in an
+        ``Id.run do`` block, ``Option``), when every elaboration of it agrees; ``None`` otherwise.
+        Monad types are not concrete (:meth:`of` does not answer them): this tells only the head."""
+        entry = self._raw.get(id(node))
+        if entry is None or entry[0] is not node:
+            return None
+        heads = {t.name if isinstance(t, NamedType) and t.name in _MONADS and len(t.args) == 1 else None
+                 for t in map(deep, entry[1])}
+        return heads.pop() if len(heads) == 1 else None
 
     def alias(self, target: A.Node, source: A.Node) -> None:
         """Record for ``target`` what was recorded for ``source``: a term rewritten into a copy
