@@ -31,8 +31,11 @@ Tactic blocks ``by tac`` (one tactic; the ``apply L``/``exact t`` scripts of :mo
   ``True.intro`` and ``And.intro <;> trivial``) on a closed proposition; ``assumption``
   (``Lean.MVarId.assumption``: a hypothesis whose type is definitionally equal to the goal);
   ``exact t`` as a proof term above.
-* ``simp``, ``simp_all``, ``linarith``, ``aesop``, ``norm_num``, combinators and anything else: a gap
-  ("cannot tell whether `simp` proves …"); the engine does not model their rule sets.
+* ``simp``/``simp [d, …]``/``simp only [d, …]``/``simp_all`` on a goal that becomes ``True`` by
+  unfolding definitions in the simp set (``@[simp]``-tagged, unless ``only``, or listed): accepted
+  (``simpTargetCore`` closes a target simplified to ``True``). Any other ``simp``, and ``linarith``,
+  ``aesop``, ``norm_num``, combinators and anything else: a gap ("cannot tell whether `simp`
+  proves …"); the engine does not model their rule sets.
 
 Numerals in a closed proposition are read as ``Nat`` or ``Int`` alike: the evaluation refuses
 ``-`` (where the two differ), so either reading gives the same truth value.
@@ -92,6 +95,9 @@ class TacticsMixin(ProofsMixin):
                                        "arithmetic or order instance in scope")
         want = self.canonical_prop(goal)
         if isinstance(target, A.ProofTerm):
+            simp = self._simp_closes(target.text, goal)
+            if simp is not None:
+                return simp
             return self._judge_script(target.text, want, ctx)
         return self._judge_term(target, want, ctx)
 
@@ -227,6 +233,46 @@ class TacticsMixin(ProofsMixin):
                                        "modelled)")
         return self._judge_apply_script(text, want, ctx, steps)
 
+    def _simp_closes(self, text: str, goal: A.Node) -> ProofVerdict | None:
+        """``by simp``, ``by simp [d, …]``, ``by simp only [d, …]``, ``by simp_all`` (and its
+        lists) on a goal that unfolds to ``True``: accepted. ``simpTargetCore``
+        (``Lean/Meta/Tactic/Simp/Main.lean``) closes the goal when the simplified target is
+        ``True`` (with ``True.intro`` when it was ``True`` already, so there is no "no progress"
+        error); simp unfolds a definition by its equation lemmas only when it is in the simp set:
+        tagged ``@[simp]`` (not for ``simp only``) or listed. ``None``: not such a script, or the
+        goal does not unfold to ``True`` that way -- the caller's gap then."""
+        parsed = _simp_call(text)
+        if parsed is None:
+            return None
+        only, listed = parsed
+        prop = A.unparen(goal)
+        for _ in range(8):
+            if isinstance(prop, A.Ident) and prop.name == "True":
+                return ACCEPTED
+            unfolded = self._simp_unfold(prop, only, listed)
+            if unfolded is None:
+                return None
+            prop = A.unparen(unfolded)
+        return None
+
+    def _simp_unfold(self, prop: A.Node, only: bool, listed: frozenset[str]) -> A.Node | None:
+        """``prop`` with its head definition unfolded when simp would unfold it."""
+        head_node, arg_nodes = (prop.fn, prop.args) if isinstance(prop, A.App) else (prop, [])
+        if not isinstance(head_node, A.Ident):
+            return None
+        d = self._find_def(head_node.name)  # type: ignore[attr-defined]
+        if d is None or d.cmd.body is None:
+            return None
+        in_set = any(self._find_def(name) is d for name in listed)  # type: ignore[attr-defined]
+        if not in_set and (only or "simp" not in d.cmd.modifiers.attributes):
+            return None
+        params = [n for b in d.cmd.binders if b.kind == "explicit" for n in (b.names or ["_"])]
+        if len(params) != len(arg_nodes):
+            return None
+        from veriscale.backends.embedded.elab.getelem import _substitute
+
+        return _substitute(d.cmd.body, dict(zip(params, arg_nodes)))
+
     def _judge_apply_script(self, text: str, want: A.Node, ctx: Ctx, steps: list[str]) -> ProofVerdict:
         first = steps[0].split(" ")[0] if steps else ""
         if first == "apply":
@@ -301,6 +347,22 @@ class TacticsMixin(ProofsMixin):
         if any(isinstance(zonk(d.type), (Gap, MVar)) for d in ctx.locals):
             return False
         return all(self.not_defeq(h, want, ctx) or _definitely_differs(h, want) for h in self.hypotheses(ctx))
+
+
+_SIMP_CALL = re.compile(r"^by\s+(simp|simp_all)(\s+only)?(?:\s*\[([^\]]*)\])?\s*$")
+_SIMP_LEMMA = re.compile(r"^[^\W\d][\w.\'!?]*$")
+
+
+def _simp_call(text: str) -> tuple[bool, frozenset[str]] | None:
+    """``(only, listed names)`` of a one-step ``simp``/``simp_all`` script with an optional lemma
+    list of plain names; ``None`` for anything else (``at h``, configuration, ``←``, terms)."""
+    m = _SIMP_CALL.match(text.strip())
+    if m is None:
+        return None
+    names = [n.strip() for n in (m.group(3) or "").split(",") if n.strip()]
+    if not all(_SIMP_LEMMA.match(n) for n in names):
+        return None
+    return m.group(2) is not None, frozenset(names)
 
 
 def _canonical_sizes(node: A.Node) -> A.Node:
