@@ -33,6 +33,7 @@ from typing import Any
 
 from veriscale.backends.embedded.builtins import (  # noqa: F401  (imported to register)
     arrays,
+    fins,
     floats,
     hashmaps,
     lists,

@@ -107,6 +107,8 @@ class CallsMixin:
         if parts[0] in sc.vars and len(parts) > 1:
             slot, t = sc.vars[parts[0]]
             base: Closure = self.gen.slot(lambda fr: fr[slot], slot)
+            if len(parts) == 2 and not args and self.node_types.is_fin_value(node):
+                return base  # `i.val` of a `Fin`: the number the engine keeps for `i`
             for i, f in enumerate(parts[1:]):
                 last = i == len(parts) - 2
                 base = self._method(node, base, t, f, args if last else [], sc, expected if last else None)
@@ -645,6 +647,8 @@ class CallsMixin:
 
     def c_Proj(self, node: A.Proj, sc: Scope, expected: LeanType | None) -> Closure:
         base = self.compile(node.term, sc, None)
+        if self.node_types.is_fin_value(node):
+            return base  # `i.val` of a `Fin`: the number the engine keeps for `i`
         t = self.stype(node.term, sc)
         return self._method(node, base, t, node.field, [], sc, expected)
 

@@ -133,10 +133,12 @@ class BindingMixin(ElabCore):
     def e_Lambda(self, node: A.Lambda, ctx: Ctx, expected: LeanType | None) -> LeanType:
         exp = zonk(expected) if expected is not None else None
         doms: list[LeanType] = []
+        bound_names: list[str | None] = []  # the name bound for each domain, in order
         inner = ctx
         for b in node.binders:
             names = b.names or ["_"] if b.pattern is None else [None]
             for name in names:
+                bound_names.append(name if name not in (None, "_") else None)
                 if isinstance(exp, FunType):
                     dom: LeanType = exp.domain
                     exp = zonk(exp.codomain)
@@ -154,9 +156,13 @@ class BindingMixin(ElabCore):
                     if not isinstance(declared, Gap):
                         self.expect(b, declared, dom) if not isinstance(zonk(dom), MVar) else unify(dom, declared)
                         dom = declared
+                if isinstance(zonk(dom), ProofType) and _has_placeholder(zonk(dom).prop):  # type: ignore[attr-defined]
+                    dom = _name_dependent_binders(zonk(dom), bound_names)  # type: ignore[arg-type]
                 doms.append(dom)
                 if b.pattern is not None:
                     inner = self.bind_pattern(b.pattern, dom, inner)
+                elif isinstance(zonk(dom), ProofType) and _has_placeholder(zonk(dom).prop):  # type: ignore[attr-defined]
+                    inner = inner.bind(name or "_", dom)  # its dependent binder has no name here: no fact
                 elif isinstance(zonk(dom), ProofType):
                     inner = inner.bind(name or "_", dom).assume(zonk(dom).prop, "fun")  # type: ignore[attr-defined]
                 else:
@@ -520,3 +526,21 @@ def _checkable_proof(value: A.Node) -> bool:
     """A proof :mod:`.proofs` reads: a tactic block, a hypothesis or a lemma application."""
     value = A.unparen(value)
     return isinstance(value, (A.ProofTerm, A.Ident)) or (isinstance(value, A.App) and isinstance(value.fn, A.Ident))
+
+
+def _has_placeholder(prop: A.Node) -> bool:
+    return any(root.startswith("#dep") for root in A.identifier_roots(prop))
+
+
+def _name_dependent_binders(proof: ProofType, bound_names: list[str | None]) -> ProofType:
+    """A signature's proof domain (``#dep0 < a.size`` of ``Nat.fold a.size``, see
+    :func:`.calls.dependent_placeholder`) stated with the names this lambda binds (``i < a.size``
+    for ``fun i h acc => …``); a placeholder whose binder is unnamed here (``_``, a pattern) stays."""
+    from veriscale.backends.embedded.elab.calls import dependent_placeholder, substitute_names
+
+    mapping: dict[str, A.Node] = {}
+    for k, name in enumerate(bound_names):
+        if name is not None:
+            mapping[dependent_placeholder(k)] = A.Ident(proof.prop.line, proof.prop.col, name)
+    prop = substitute_names(proof.prop, mapping)
+    return ProofType(prop, A.sexpr(prop), proof.fvars | frozenset(n for n in bound_names if n is not None))

@@ -33,6 +33,7 @@ from veriscale.backends.embedded.elab.types import (
     zonk,
 )
 from veriscale.backends.embedded.elab.types import args as args_of
+from veriscale.backends.embedded.elab.types import term_arg
 from veriscale.backends.embedded.registry import BUILTINS
 from veriscale.backends.embedded.resolve import MATHLIB_NAMES
 from veriscale.backends.embedded.signatures import BinderKind
@@ -57,6 +58,9 @@ class Sig:
     self_index: int = 0
     instances: tuple[LeanType, ...] = ()
     """The classes of the instance binders (``BEq α`` of ``List.contains``)."""
+    tvars: tuple[tuple[str, LeanType], ...] = ()
+    """After :meth:`CallsMixin.instantiate_sig`: each signature variable and its metavariable
+    (a value parameter ``n`` of ``Fin n`` among them, which the argument given for ``n`` fixes)."""
 
 
 def instantiate(ty: LeanType, mapping: dict[str, LeanType], fresh: object) -> LeanType:
@@ -178,7 +182,8 @@ def builtin_sig(name: str) -> Sig | None:
                 ptype: LeanType = _proof_type(ty.text)
                 kind: ParamKind = "auto" if binder.default is not None else "explicit"
             else:
-                ptype = evaluated_type(ty, frozenset(bound))
+                nested = _nested_param_type(ty, frozenset(bound)) if isinstance(ty, FunType) else None
+                ptype = nested if nested is not None else evaluated_type(ty, frozenset(bound))
                 kind = "optional" if binder.default is not None else "explicit"
             params.append(Param(binder.name or f"x{len(params)}", ptype, kind))
         if binder.name is not None:
@@ -225,7 +230,8 @@ class CallsMixin(ElabCore):
         mapping: dict[str, LeanType] = {}
         params = tuple(Param(p.name, instantiate(p.type, mapping, self.fresh), p.kind) for p in sig.params)
         instances = tuple(instantiate(t, mapping, self.fresh) for t in sig.instances)
-        return Sig(params, instantiate(sig.result, mapping, self.fresh), sig.name, sig.self_index, instances)
+        result = instantiate(sig.result, mapping, self.fresh)
+        return Sig(params, result, sig.name, sig.self_index, instances, tuple(mapping.items()))
 
     # -- identifiers ----------------------------------------------------------------------------
     def e_Ident(self, node: A.Ident, ctx: Ctx, expected: LeanType | None) -> LeanType:
@@ -346,6 +352,8 @@ class CallsMixin(ElabCore):
         for i, f in enumerate(names):
             last = i == len(names) - 1
             t = self.method(node, base_node, t, f, arg_nodes if last else [], ctx, expected if last else None)
+            # the receiver of the next field is this projection (`a.size` in `a.size.fold f x`)
+            base_node = A.Proj(base_node.line, base_node.col, base_node, f)
         return t
 
     # -- field notation -------------------------------------------------------------------------
@@ -374,6 +382,10 @@ class CallsMixin(ElabCore):
         h = head_name(t)
         if h is None:
             return self.gap(node, f"field notation `.{field}` on {show(t)}")
+        if h == "Fin" and field in ("1", "2", "isLt"):
+            return self.fin_field(node, base_node, t, field, arg_nodes, ctx, expected)
+        if h == "Fin" and field == "val" and not arg_nodes:
+            self.node_types.mark_fin_value(node)
         field_type = self.structure_field(t, field)
         if field_type is not None:
             return self.apply_type(node, field_type, arg_nodes, ctx, expected)
@@ -391,9 +403,27 @@ class CallsMixin(ElabCore):
         index = self.self_position(sig, h)
         if index is None:
             return self.gap(node, f"`{sig.name}` has no explicit parameter of type {h}", "field-notation")
-        remaining = Sig(sig.params[:index] + sig.params[index + 1:], sig.result, sig.name, instances=sig.instances)
+        remaining = Sig(sig.params[:index] + sig.params[index + 1:], sig.result, sig.name, instances=sig.instances,
+                        tvars=sig.tvars)
         return self.apply_sig(node, remaining, arg_nodes, ctx, expected,
                               receiver=Receiver(sig.params[index].name, base_node, base, sig.params[index].type, index))
+
+    def fin_field(self, node: A.Node, base_node: A.Node, t: LeanType, field: str, arg_nodes: list[A.Node],
+                  ctx: Ctx, expected: LeanType | None) -> LeanType:
+        """``structure Fin (n : Nat) where val : Nat; isLt : val < n`` (``Init/Prelude.lean``):
+        ``i.1`` is ``i.val``, ``i.2``/``i.isLt`` a proof of ``i.val < n``."""
+        from veriscale.backends.embedded.elab.getelem import fin_bound_term
+
+        if field == "1":
+            return self.method(node, base_node, t, "val", arg_nodes, ctx, expected)  # marks `node`
+        bound = fin_bound_term(t)
+        receiver = A.unparen(base_node)
+        if bound is None or not isinstance(receiver, A.Ident):
+            for a in arg_nodes:
+                self.elab(a.value if isinstance(a, A.NamedArg) else a, ctx, None)
+            return self.gap(node, f"`.{field}` of a `Fin` whose bound or receiver is not known", "proof")
+        prop = A.BinOp(node.line, node.col, "<", A.Ident(node.line, node.col, f"{receiver.name}.val"), bound)
+        return self.apply_type(node, ProofType(prop, A.sexpr(prop)), arg_nodes, ctx, expected)
 
     def _resume_method(self, node: A.Node, base_node: A.Node, base: LeanType, field: str,
                        arg_nodes: list[A.Node], ctx: Ctx, expected: LeanType | None, result: LeanType) -> bool:
@@ -469,6 +499,7 @@ class CallsMixin(ElabCore):
             bindings[receiver.name] = receiver.node
         self.use_instances_of_call(node, sig.name, sig.instances,
                                    tuple(p.type for p in sig.params), ctx)
+        self._bind_value_params(sig, pairs, receiver)
         pending = receiver
         for i, (p, a) in enumerate(pairs):
             if pending is not None and i >= pending.position:
@@ -493,6 +524,25 @@ class CallsMixin(ElabCore):
         self.expect(node, out, expected)
         return out
 
+    def _bind_value_params(self, sig: Sig, pairs: list[tuple[Param, A.Node]], receiver: Receiver | None) -> None:
+        """A ``Nat`` parameter ``n`` that the signature's types mention (``Fin n`` of ``Fin.foldl``,
+        ``List.finRange``) stands in them for the argument given: Lean's dependent arrow
+        ``(n : Nat) → (α → Fin n → α) → …`` is instantiated with the argument (``instantiateForall``
+        in ``elabAppArgs``), so the function's index type is ``Fin a.size`` itself."""
+        if not sig.tvars:
+            return
+        variables = dict(sig.tvars)
+        given = [(p.name, a) for p, a in pairs]
+        if receiver is not None:
+            given.append((receiver.name, receiver.node))
+        params = {p.name: p for p in sig.params}
+        for name, arg in given:
+            m = variables.get(name)
+            p = params.get(name)
+            if m is None or p is None or head_name(p.type) != "Nat" or not isinstance(zonk(m), MVar):
+                continue
+            unify(m, term_arg(arg))
+
     def _instantiate_proof(self, ptype: LeanType, bindings: dict[str, A.Node], ctx: Ctx) -> LeanType:
         """A proof parameter left for the caller states its proposition about the arguments given
         (``xs.head : xs ≠ [] → α``, Lean's dependent arrow instantiated by ``elabAppArgs``)."""
@@ -516,6 +566,8 @@ class CallsMixin(ElabCore):
         if isinstance(z, ProofType):
             self.check_proof(a, ctx, z, bindings or {})
             return
+        if isinstance(z, FunType) and bindings:
+            ptype = _instantiate_nested_proofs(z, bindings)
         self.check(a, ctx, ptype)
 
     def check_proof(self, a: A.Node, ctx: Ctx, want: ProofType, bindings: dict[str, A.Node]) -> None:
@@ -572,6 +624,65 @@ class CallsMixin(ElabCore):
         unify(t, expected)  # type: ignore[arg-type]
 
 
+def _instantiate_nested_proofs(ft: FunType, bindings: dict[str, A.Node]) -> LeanType:
+    """The proof domains of a function parameter's type (``i < n`` of ``Nat.fold``'s ``f``) with the
+    signature's parameters replaced by the arguments given (``n`` by ``a.size``)."""
+    mapping = {k: A.unparen(v) for k, v in bindings.items()}
+    domains: list[LeanType] = []
+    t: LeanType = ft
+    while isinstance(t, FunType):
+        d = zonk(t.domain)
+        if isinstance(d, ProofType):
+            prop = substitute_names(d.prop, mapping)
+            d = ProofType(prop, A.sexpr(prop), d.fvars)
+        domains.append(d)
+        t = zonk(t.codomain)
+    for d in reversed(domains):
+        t = FunType(d, t)
+    return t
+
+
+def dependent_placeholder(position: int) -> str:
+    """The name standing in a signature's proof domain for the dependent binder at ``position`` of
+    the same arrow chain (``i`` in ``(i : Nat) → i < n → α → α``); :meth:`e_Lambda` replaces it
+    by the name the lambda binds there. No Lean identifier can be spelt this way."""
+    return f"#dep{position}"
+
+
+def _nested_param_type(ty: LeanType, bound: frozenset[str]) -> LeanType | None:
+    """A function parameter type with proof domains (``(i : Nat) → i < n → α → α``): each proof
+    domain as a :class:`ProofType` whose dependent binder is a :func:`dependent_placeholder`.
+    The registry's reading drops the binder names of dependent arrows, so the binder is found as
+    the one name of the statement that no signature binder binds, and only when the chain has a
+    single earlier non-proof domain for it to be; ``None`` otherwise (the evaluator's reading,
+    where a proof domain is unknown)."""
+    domains: list[LeanType] = []
+    t = ty
+    while isinstance(t, FunType):
+        domains.append(t.domain)
+        t = t.codomain
+    if not any(isinstance(d, PropType) for d in domains):
+        return None
+    out: list[LeanType] = []
+    for k, d in enumerate(domains):
+        if not isinstance(d, PropType):
+            out.append(evaluated_type(d, bound))
+            continue
+        earlier = [j for j in range(k) if not isinstance(domains[j], PropType)]
+        prop = _proof_type(d.text)
+        assert isinstance(prop, ProofType)
+        free = sorted(A.identifier_roots(prop.prop) - bound)
+        if len(earlier) != 1 or len(free) != 1:
+            return None
+        placeholder = A.Ident(0, 0, dependent_placeholder(earlier[0]))
+        stated = substitute_names(prop.prop, {free[0]: placeholder})
+        out.append(ProofType(stated, A.sexpr(stated)))
+    result = evaluated_type(t, bound)
+    for d in reversed(out):
+        result = FunType(d, result)
+    return result
+
+
 def _mvars(t: LeanType) -> list[MVar]:
     z = zonk(t)
     if isinstance(z, MVar):
@@ -620,4 +731,4 @@ def _is_bool(t: LeanType) -> bool:
     return head_name(t) == "Bool"
 
 
-__all__ = ["CallsMixin", "Param", "Sig", "builtin_sig", "instantiate"]
+__all__ = ["CallsMixin", "Param", "Sig", "builtin_sig", "dependent_placeholder", "instantiate"]

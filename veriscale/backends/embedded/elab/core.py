@@ -62,6 +62,8 @@ class ElabCore:
         self.steps = 0
         self.postponed: list[Callable[[], None]] = []
         self.resumes: list[Callable[[], bool]] = []
+        self.index_types: list[LeanType] = []
+        """Index types postponed while unknown (:mod:`.getelem`), defaulted last."""
         """Postponed elaboration problems: each returns ``False`` while it still cannot run."""
         self.heterogeneous_until_defaulted: list[LeanType] = []
         """Result types of arithmetic trees none of whose leaves had a known type."""
@@ -99,9 +101,23 @@ class ElabCore:
                     progress = True
                 else:
                     self.resumes.append(resume)
+            if not progress and self.resumes:
+                progress = self.default_index_types()
         for _ in self.resumes:
             self.gap(None, "a term whose type stays unknown (postponed elaboration)", "postponed")
         self.resumes = []
+
+    def default_index_types(self) -> bool:
+        """When nothing else makes progress, an index whose type is still unknown (``∃ i, a[i] = r``)
+        is a ``Nat``: the engine's reading of Lean's last resort for a stuck ``GetElem`` problem.
+        ``True`` when some index type was fixed so."""
+        fixed = False
+        for m in self.index_types:
+            if isinstance(zonk(m), MVar):
+                unify(m, NAT)
+                fixed = True
+        self.index_types = []
+        return fixed
 
     def fresh(self, *, numeral: bool = False, hint: str = "") -> MVar:
         return self.store.fresh(numeral=numeral, hint=hint)

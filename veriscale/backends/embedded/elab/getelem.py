@@ -18,6 +18,7 @@ from veriscale.backends.embedded.elab.types import (
     NAT,
     Gap,
     MVar,
+    TermArg,
     args,
     has_gap,
     head_name,
@@ -25,7 +26,7 @@ from veriscale.backends.embedded.elab.types import (
     unify,
     zonk,
 )
-from veriscale.lean.types import LeanType, option_of
+from veriscale.lean.types import LeanType, NatLitType, option_of
 
 
 class GetElemMixin(ElabCore):
@@ -73,15 +74,45 @@ class GetElemMixin(ElabCore):
             return self.gap(node, f"indexing a value of type {show(z)} is not modelled")
         it = self.elab(node.index, ctx, None)
         iz = zonk(it)
-        if isinstance(iz, MVar):
-            unify(iz, NAT)
+        if isinstance(iz, MVar) and iz.numeral:
+            unify(iz, NAT)  # `xs[0]`: the numeral's default instance makes the index a `Nat`
             iz = zonk(iz)
+        if isinstance(iz, MVar):
+            # the index's type is not known yet (`xs.map (fun i => a[i])` before the receiver fixes
+            # `i`): the `GetElem` instance problem waits, and `get_elem_tactic` runs only once
+            # the term is elaborated (synthetic metavariables are synthesized last)
+            # The element type does not depend on the index type (`Nat` and `Fin n` give the same).
+            self.resumes.append(lambda: self._resume_index_type(node, z, h, elem, it, ctx))
+            self.index_types.append(iz)
+            return option_of(elem) if node.mode == "?" else elem
+        return self._index_with(node, z, h, elem, iz, ctx)
+
+    def _resume_index_type(self, node: A.Index, z: LeanType, h: str | None, elem: LeanType, index: LeanType,
+                           ctx: Ctx) -> bool:
+        iz = zonk(index)
+        if isinstance(iz, MVar):
+            return False
+        self._index_with(node, z, h, elem, iz, ctx)
+        return True
+
+    def _index_with(self, node: A.Index, z: LeanType, h: str | None, elem: LeanType, iz: LeanType,
+                    ctx: Ctx) -> LeanType:
         ih = head_name(iz)
         if ih == "Fin":
-            if node.mode == "plain":
-                return elem if self.fin_index_ok(node, z, iz) else self.gap(
-                    node, "a `Fin` index whose bound is not the collection's size", "getelem-bound")
-            return option_of(elem) if node.mode == "?" else elem
+            # `instGetElemFinVal` (Init/GetElem.lean): `xs[i]` for `i : Fin n` is `xs[i.val]`, whose
+            # obligation `i.val < xs.size` `get_elem_tactic` proves from `i.isLt : i.val < n`
+            # (omega adds `Fin.isLt` for every `Fin.val` atom, Lean/Elab/Tactic/Omega/OmegaM.lean)
+            if node.mode == "?":
+                return option_of(elem)
+            if node.mode == "!":
+                return elem
+            if fin_bound_term(iz) is None:
+                return self.gap(node, f"a `Fin` index whose bound is not known ({show(iz)})", "getelem-bound")
+            if node.mode == "proof":
+                self.prove(node.proof if node.proof is not None else node, self.bound_goal(node, h or ""), ctx)
+                return elem
+            self.index_obligation(node, h or "", ctx)
+            return elem
         if ih not in ("Nat",):
             if has_gap(iz) or ih not in ("Int", "Float", "String", "Char", "Bool", "List", "Array", "Option"):
                 return self.gap(node, f"an index of type {show(iz)}")
@@ -108,11 +139,21 @@ class GetElemMixin(ElabCore):
                         else A.Proj(node.line, node.col, coll, what))
         return A.BinOp(node.line, node.col, "<", node.index, size)
 
-    def fin_index_ok(self, node: A.Index, coll: LeanType, fin: LeanType) -> bool:
-        bound = args(fin)[0] if args(fin) else None
-        from veriscale.lean.types import NamedType
-
-        return isinstance(bound, NamedType) and False
+    def fin_facts(self, ctx: Ctx) -> list[A.Node]:
+        """``i < n``, ``i.val < n`` and ``i.1 < n`` for each local ``i : Fin n`` in scope (its
+        ``isLt`` field; ``i``, ``i.val``, ``i.1`` and ``↑i`` are the same number)."""
+        out: list[A.Node] = []
+        seen: set[str] = set()
+        for decl in reversed(ctx.locals):
+            if decl.name in seen:
+                continue
+            seen.add(decl.name)
+            bound = fin_bound_term(decl.type)
+            if bound is None:
+                continue
+            for spelling in fin_spellings(decl.name):
+                out.append(A.BinOp(bound.line, bound.col, "<", A.Ident(bound.line, bound.col, spelling), bound))
+        return out
 
     def index_obligation(self, node: A.Index, head: str, ctx: Ctx) -> None:
         if isinstance(node.coll, (A.ListLit, A.ArrayLit)) and isinstance(node.index, A.NumLit):
@@ -128,7 +169,7 @@ class GetElemMixin(ElabCore):
             return
         size = A.App(node.line, node.col, A.Ident(node.line, node.col,
                                                   "Array.size" if head != "List" else "List.length"), [node.coll])
-        facts = [self.unfold_fact(f.prop) for f in ctx.facts]
+        facts = [self.unfold_fact(f.prop) for f in ctx.facts] + self.fin_facts(ctx)
         if self.range_membership_bound(node, facts):
             return
         free_here = all(self._is_free_var(name, ctx) for name in _free_names(node.index) | _free_names(node.coll))
@@ -185,6 +226,24 @@ class GetElemMixin(ElabCore):
         raise NotImplementedError
 
 
+def fin_bound_term(t: LeanType) -> A.Node | None:
+    """The bound ``n`` of a ``Fin n`` type as a term (``None``: not a ``Fin``, or its bound unknown)."""
+    z = zonk(t)
+    if head_name(z) != "Fin" or len(args(z)) != 1:
+        return None
+    bound = zonk(args(z)[0])
+    if isinstance(bound, TermArg) and isinstance(bound.node, A.Node):
+        return bound.node
+    if isinstance(bound, NatLitType):
+        return A.NumLit(0, 0, bound.value)
+    return None
+
+
+def fin_spellings(name: str) -> tuple[str, str, str]:
+    """How a ``Fin`` local's number is written: ``i``, ``i.val``, ``i.1``."""
+    return (name, f"{name}.val", f"{name}.1")
+
+
 def _strip_parens(node: A.Node) -> A.Node:
     def unwrap(n: A.Node) -> A.Node | None:
         if not isinstance(n, A.Paren):
@@ -224,4 +283,4 @@ def _substitute(node: A.Node, mapping: dict[str, A.Node]) -> A.Node:
     return A.rewrite(node, replace)
 
 
-__all__ = ["GetElemMixin"]
+__all__ = ["GetElemMixin", "fin_bound_term", "fin_spellings"]

@@ -44,12 +44,13 @@ def _is_concrete(t: LeanType) -> bool:
 class NodeTypes:
     """Terms' elaborated types, by term identity."""
 
-    __slots__ = ("_raw", "_answers")
+    __slots__ = ("_raw", "_answers", "_fin_values")
 
     def __init__(self) -> None:
         # id(term) -> (term, types): the term is kept so an id is never read for another object
         self._raw: dict[int, tuple[A.Node, list[LeanType]]] = {}
         self._answers: dict[int, LeanType | None] = {}
+        self._fin_values: dict[int, A.Node] = {}
 
     def record(self, node: A.Node, t: LeanType) -> None:
         entry = self._raw.get(id(node))
@@ -85,6 +86,15 @@ class NodeTypes:
                  for t in map(deep, entry[1])}
         return heads.pop() if len(heads) == 1 else None
 
+    def mark_fin_value(self, node: A.Node) -> None:
+        """``node`` is ``i.val``/``i.1`` of some ``i : Fin n`` (the structure's first field)."""
+        self._fin_values[id(node)] = node
+
+    def is_fin_value(self, node: A.Node) -> bool:
+        """``node`` projects the number out of a ``Fin``: at run time the engine keeps a ``Fin`` as
+        that number itself, so the projection is the identity."""
+        return self._fin_values.get(id(node)) is node
+
     def alias(self, target: A.Node, source: A.Node) -> None:
         """Record for ``target`` what was recorded for ``source``: a term rewritten into a copy
         (a ``·`` section turned into a ``fun``) is the same term for the elaborator's types,
@@ -104,6 +114,7 @@ class NodeTypes:
                 self._raw[key] = (node, list(types))
             else:
                 entry[1].extend(types)
+        self._fin_values.update(other._fin_values)
         self._answers.clear()
 
     def __len__(self) -> int:

@@ -59,6 +59,7 @@ from veriscale.backends.embedded.elab.proofs import (
     normal_prop,
 )
 from veriscale.backends.embedded.elab.types import Gap, MVar, show, zonk
+from veriscale.lean.types import LeanType
 from veriscale.backends.embedded.lemmas import lemma
 
 VerdictKind = Literal["accepted", "error", "gap"]
@@ -166,6 +167,8 @@ class TacticsMixin(ProofsMixin):
             if local is None:
                 return ProofVerdict("gap", f"the proof `{term.name}` is not a hypothesis in scope")
             t = zonk(local.type)
+            if not isinstance(t, ProofType) and "." in term.name:
+                return self._judge_field_proof(term.name, t, want)
             if not isinstance(t, ProofType):
                 if not isinstance(t, (Gap, MVar)) and not self.is_prop(t):
                     return ProofVerdict("error", f"type mismatch: `{term.name}` has type {show(t)} but a proof of "
@@ -186,6 +189,24 @@ class TacticsMixin(ProofsMixin):
                                          f"to have type `{shown}`")
         return ProofVerdict("gap", f"cannot tell whether `{A.lean_syntax(term)}` (a proof of `{A.lean_syntax(got)}`) proves "
                                    f"`{shown}`")
+
+    def _judge_field_proof(self, name: str, t: LeanType, want: A.Node) -> ProofVerdict:
+        """``i.isLt``/``i.2`` for ``i : Fin n`` proves ``i.val < n`` (``structure Fin``'s field,
+        ``Init/Prelude.lean``), where ``i.val``, ``i.1`` and ``↑i`` are the same term; a field of
+        any other value may be a proof the engine does not read: a gap, never an error."""
+        from veriscale.backends.embedded.elab.getelem import fin_bound_term, fin_spellings
+
+        root, _, field = name.partition(".")
+        bound = fin_bound_term(t)
+        shown = A.lean_syntax(want)
+        if bound is None or field not in ("isLt", "2"):
+            return ProofVerdict("gap", f"cannot tell what `{name}` proves (wanted: `{shown}`)")
+        for spelling in fin_spellings(root):
+            stated = A.BinOp(want.line, want.col, "<", A.Ident(want.line, want.col, spelling), bound)
+            if A.sexpr(self.canonical_prop(stated)) == A.sexpr(want):
+                return ACCEPTED
+        return ProofVerdict("gap", f"cannot tell whether `{name}` (a proof of `{root}.val < "
+                                   f"{A.lean_syntax(bound)}`) proves `{shown}`")
 
     def _projected(self, name: str, prop: A.Node) -> A.Node | None:
         """The statement of ``h.1.2``: ``And`` projections after unfolding (generalized field

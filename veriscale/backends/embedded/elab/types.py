@@ -80,6 +80,32 @@ class TParam(LeanType):
         return self.name
 
 
+@dataclass(frozen=True, slots=True)
+class TermArg(LeanType):
+    """A value argument of a type, kept as the term written (``a.size`` in ``Fin a.size``, the
+    ``n`` a call to ``Fin.foldl a.size f x`` gives ``Fin n``). Two are equal when written the same;
+    otherwise whether they are definitionally equal is not decided here (unification says ``None``)."""
+
+    key: str
+    node: object = field(compare=False, hash=False, default=None)
+    """The term (an :class:`veriscale.backends.embedded.ast.Node`)."""
+
+    def _render(self, prec: int) -> str:
+        from veriscale.backends.embedded import ast as A
+
+        text = A.lean_syntax(self.node) if self.node is not None else self.key  # type: ignore[arg-type]
+        simple = all(ch.isalnum() or ch in "._'" for ch in text)
+        return text if simple or prec < _PREC_ARG else f"({text})"
+
+
+def term_arg(node: object) -> TermArg:
+    """The type argument for the term ``node``."""
+    from veriscale.backends.embedded import ast as A
+
+    bare = A.unparen(node)  # type: ignore[arg-type]
+    return TermArg(A.sexpr(bare), bare)
+
+
 _ALIASES = {"ℕ": "Nat", "ℤ": "Int", "HashMap": "Std.HashMap", "HashSet": "Std.HashSet",
             "Std.Range": "Std.Range", "Range": "Std.Range", "Subarray": "Subarray"}
 
@@ -195,7 +221,9 @@ def unify(a: LeanType, b: LeanType) -> bool | None:
         return _all([unify(a.domain, b.domain), unify(a.codomain, b.codomain)])
     if isinstance(a, NatLitType) and isinstance(b, NatLitType):
         return a.value == b.value
-    if isinstance(a, NatLitType) or isinstance(b, NatLitType):
+    if isinstance(a, TermArg) and isinstance(b, TermArg) and a.key == b.key:
+        return True
+    if isinstance(a, (NatLitType, TermArg)) or isinstance(b, (NatLitType, TermArg)):
         return None  # `Fin (n + 1)` against `Fin xs.size`: index arithmetic is not modelled
     if (isinstance(a, NamedType) and _user_type(a.name)) or (isinstance(b, NamedType) and _user_type(b.name)):
         return None
@@ -278,6 +306,6 @@ def show(t: LeanType) -> str:
 
 __all__ = [
     "BOOL", "CHAR", "FLOAT", "GAP", "INT", "NAT", "NUMERAL_TYPES", "PROP", "STRING", "TYPE", "UNIT",
-    "FunType", "Gap", "TParam", "LeanType", "MVar", "MVarStore", "NamedType", "ProdType", "args", "canonical_name",
+    "FunType", "Gap", "TParam", "TermArg", "term_arg", "LeanType", "MVar", "MVarStore", "NamedType", "ProdType", "args", "canonical_name",
     "deep", "default_numerals", "has_gap", "head_name", "is_open", "show", "unify", "zonk",
 ]

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import ProofType
-from veriscale.backends.embedded.elab.types import GAP, PROP, TYPE, canonical_name
+from veriscale.backends.embedded.elab.types import GAP, PROP, TYPE, canonical_name, term_arg
 from veriscale.lean.types import FunType, LeanType, NamedType, NatLitType, ProdType
 
 _PROP_OPS = frozenset({"<", "≤", ">", "≥", "=", "≠", "∧", "∨", "↔", "∈", "∉", "→", "∣", "⊆"})
@@ -80,6 +80,9 @@ class TypeReader:
         if name in ("True", "False"):
             return ProofType(node, name)
         cname = canonical_name(name)
+        if cname == "Fin" and len(arg_nodes) == 1 and not isinstance(A.unparen(arg_nodes[0]), A.NumLit):
+            # `Fin a.size`: the bound is a term (a value argument of the type)
+            return NamedType("Fin", (term_arg(arg_nodes[0]),))
         args = [self.read(a, tparams) for a in arg_nodes]
         if name in self.abbrevs:
             return self.abbrevs[name](args)
