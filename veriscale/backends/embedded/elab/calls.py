@@ -29,11 +29,11 @@ from veriscale.backends.embedded.elab.types import (
     has_gap,
     head_name,
     show,
+    term_arg,
     unify,
     zonk,
 )
 from veriscale.backends.embedded.elab.types import args as args_of
-from veriscale.backends.embedded.elab.types import term_arg
 from veriscale.backends.embedded.registry import BUILTINS
 from veriscale.backends.embedded.resolve import MATHLIB_NAMES
 from veriscale.backends.embedded.signatures import BinderKind
@@ -337,14 +337,15 @@ class CallsMixin(ElabCore):
         positional = [a for a in arg_nodes if not isinstance(a, A.NamedArg)]
         z = zonk(expected) if expected is not None else None
         monad = head_name(z) if z is not None else None
-        if len(positional) != 1 or len(positional) != len(arg_nodes) or monad not in ("Id", "Option") \
-                or len(args_of(z)) != 1:
+        wrapped = args_of(z) if z is not None else ()
+        if z is None or len(positional) != 1 or len(arg_nodes) != 1 or monad not in ("Id", "Option") \
+                or len(wrapped) != 1:
             for a in arg_nodes:
                 self.elab(a.value if isinstance(a, A.NamedArg) else a, ctx, None)
-            shown = "a monad not yet known" if monad is None else f"the monad of {show(z)}"  # type: ignore[arg-type]
+            shown = "a monad not yet known" if z is None or monad is None else f"the monad of {show(z)}"
             return self.gap(node, f"`{name}` at {shown} is not modelled", "postponed")
-        self.check(positional[0], ctx, args_of(z)[0])
-        return z  # type: ignore[return-value]
+        self.check(positional[0], ctx, wrapped[0])
+        return z
 
     def fields(self, node: A.Node, base_node: A.Node, base: LeanType, names: list[str], arg_nodes: list[A.Node],
                ctx: Ctx, expected: LeanType | None) -> LeanType:

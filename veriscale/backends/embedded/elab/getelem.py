@@ -139,9 +139,12 @@ class GetElemMixin(ElabCore):
                         else A.Proj(node.line, node.col, coll, what))
         return A.BinOp(node.line, node.col, "<", node.index, size)
 
-    def fin_facts(self, ctx: Ctx) -> list[A.Node]:
+    def fin_facts(self, ctx: Ctx, about: A.Node | None = None) -> list[A.Node]:
         """``i < n``, ``i.val < n`` and ``i.1 < n`` for each local ``i : Fin n`` in scope (its
-        ``isLt`` field; ``i``, ``i.val``, ``i.1`` and ``↑i`` are the same number)."""
+        ``isLt`` field; ``i``, ``i.val``, ``i.1`` and ``↑i`` are the same number). With ``about``,
+        only the spellings that occur in that term (a fact about a name the term does not use
+        would only keep the arithmetic from refuting the goal)."""
+        used = _spelled_names(about) if about is not None else None
         out: list[A.Node] = []
         seen: set[str] = set()
         for decl in reversed(ctx.locals):
@@ -152,6 +155,8 @@ class GetElemMixin(ElabCore):
             if bound is None:
                 continue
             for spelling in fin_spellings(decl.name):
+                if used is not None and spelling not in used:
+                    continue
                 out.append(A.BinOp(bound.line, bound.col, "<", A.Ident(bound.line, bound.col, spelling), bound))
         return out
 
@@ -169,7 +174,7 @@ class GetElemMixin(ElabCore):
             return
         size = A.App(node.line, node.col, A.Ident(node.line, node.col,
                                                   "Array.size" if head != "List" else "List.length"), [node.coll])
-        facts = [self.unfold_fact(f.prop) for f in ctx.facts] + self.fin_facts(ctx)
+        facts = [self.unfold_fact(f.prop) for f in ctx.facts] + self.fin_facts(ctx, node.index)
         if self.range_membership_bound(node, facts):
             return
         free_here = all(self._is_free_var(name, ctx) for name in _free_names(node.index) | _free_names(node.coll))
@@ -237,6 +242,22 @@ def fin_bound_term(t: LeanType) -> A.Node | None:
     if isinstance(bound, NatLitType):
         return A.NumLit(0, 0, bound.value)
     return None
+
+
+def _spelled_names(node: A.Node) -> set[str]:
+    """Every identifier written in ``node`` (``i.val`` as itself), and ``x.f`` for ``Proj``s of one."""
+    out: set[str] = set()
+
+    def visit(n: A.Node) -> None:
+        if isinstance(n, A.Ident):
+            out.add(n.name)
+        if isinstance(n, A.Proj) and isinstance(A.unparen(n.term), A.Ident):
+            out.add(f"{A.unparen(n.term).name}.{n.field}")  # type: ignore[attr-defined]
+        for c in A.children(n):
+            visit(c)
+
+    visit(node)
+    return out
 
 
 def fin_spellings(name: str) -> tuple[str, str, str]:

@@ -55,7 +55,12 @@ class ProofsMixin(ElabCore):
                 if node.name.endswith((".length", ".size")):
                     return True
                 decl = ctx.lookup(node.name)
-                return decl is not None and head_name(zonk(decl.type)) == "Nat"
+                if decl is not None:
+                    return head_name(zonk(decl.type)) == "Nat"
+                # `i.val`/`i.1` of a local `i : Fin n` is a `Nat` (omega's `Fin.val` atoms)
+                root, _, field = node.name.partition(".")
+                owner = ctx.lookup(root)
+                return owner is not None and field in ("val", "1") and head_name(zonk(owner.type)) == "Fin"
             if isinstance(node, A.BinOp) and node.op in ("+", "-", "*", "/", "%"):
                 return is_nat(node.lhs) and is_nat(node.rhs)
             if isinstance(node, A.Proj) and node.field in ("length", "size"):

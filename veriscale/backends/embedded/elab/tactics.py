@@ -59,8 +59,8 @@ from veriscale.backends.embedded.elab.proofs import (
     normal_prop,
 )
 from veriscale.backends.embedded.elab.types import Gap, MVar, show, zonk
-from veriscale.lean.types import LeanType
 from veriscale.backends.embedded.lemmas import lemma
+from veriscale.lean.types import LeanType
 
 VerdictKind = Literal["accepted", "error", "gap"]
 
@@ -310,7 +310,7 @@ class TacticsMixin(ProofsMixin):
         if goal is None or not self._nat_prop(want, ctx):
             return ProofVerdict("gap", f"cannot tell whether `omega` proves `{shown}` (not a `Nat` comparison the "
                                        "engine reads)")
-        usable: list[A.Node] = []
+        usable: list[A.Node] = self.fin_facts(ctx, want)  # type: ignore[attr-defined]
         opaque: set[str] = set()
         for hyp in self.hypotheses(ctx):
             if self._nat_prop(hyp, ctx):
