@@ -144,3 +144,12 @@ def test_fin_folds_visit_indices_in_lean_order() -> None:
     assert fin_foldr(Nat(3), lambda i, acc: f"({int(i)}{acc})", "x") == "(0(1(2x)))"
     assert list_fin_range(Nat(3)) == (Nat(0), Nat(1), Nat(2))
     assert list_fin_range(Nat(0)) == ()
+
+
+def test_the_arguments_of_an_unknown_function_raise_no_error_of_their_own() -> None:
+    """An argument of a function the engine does not know has an unknown expected type: a lambda's
+    binders there are unknown, so ``a[i]`` in it is not judged (with Mathlib imported the name may
+    exist, so the call itself is a gap, not an error)."""
+    src = "import Mathlib\ndef f (a : Array Int) : Int := Array.someUnknownFold (fun i acc => acc + a[i]) 0 a"
+    kinds = _kinds(src)
+    assert kinds and all(kind == "gap" for kind, _ in kinds)

@@ -147,6 +147,10 @@ class BindingMixin(ElabCore):
                     cod = self.fresh()
                     unify(exp, FunType(dom, cod))
                     exp = cod
+                elif isinstance(exp, Gap):
+                    # the argument of something the engine does not know: its binders' types are
+                    # not known either, so nothing that depends on them can be an error
+                    dom = GAP
                 else:
                     dom = self.fresh()
                     exp = None
@@ -194,6 +198,8 @@ class BindingMixin(ElabCore):
             if isinstance(exp, FunType):
                 doms.append(exp.domain)
                 exp = zonk(exp.codomain)
+            elif isinstance(exp, Gap):
+                doms.append(GAP)  # see `e_Lambda`
             else:
                 doms.append(self.fresh())
                 exp = None

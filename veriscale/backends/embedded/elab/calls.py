@@ -311,7 +311,7 @@ class CallsMixin(ElabCore):
                                    expected)
         for a in arg_nodes:
             if not isinstance(a, A.NamedArg):
-                self.elab(a, ctx, None)
+                self.elab(a, ctx, GAP)  # its parameter types are not known: nothing in it is an error
         if "." in name and self.surely_absent(name) and ctx.lookup(name.split(".")[0]) is None:
             self.error(node, f"unknown identifier '{name}'", "unknown-constant")
             return GAP
@@ -371,7 +371,7 @@ class CallsMixin(ElabCore):
         if isinstance(t, Gap):
             for a in arg_nodes:
                 if not isinstance(a, A.NamedArg):
-                    self.elab(a, ctx, None)
+                    self.elab(a, ctx, GAP)
             return GAP
         if isinstance(t, ProdType) and field in ("1", "2", "fst", "snd"):
             out = t.fst if field in ("1", "fst") else t.snd
@@ -394,7 +394,7 @@ class CallsMixin(ElabCore):
         if sig is None:
             for a in arg_nodes:
                 if not isinstance(a, A.NamedArg):
-                    self.elab(a, ctx, None)
+                    self.elab(a, ctx, GAP)
             if self.surely_absent(f"{h}.{field}"):
                 self.error(node, f"invalid field '{field}', the environment does not contain '{h}.{field}'",
                            "unknown-constant")
@@ -590,7 +590,7 @@ class CallsMixin(ElabCore):
                 t = z.codomain
                 continue
             if isinstance(z, (Gap, MVar)):
-                self.elab(a, ctx, None)
+                self.elab(a, ctx, GAP)
                 t = GAP if isinstance(z, Gap) else self.gap(node, "applying a term of unknown type", "postponed")
                 continue
             self.elab(a, ctx, None)
