@@ -113,3 +113,20 @@ def test_division_rule_needs_the_variable_only_inside_the_divisions() -> None:
     src = "def p (a : Nat) : Prop := ∃ i, a / (10 ^ i) % 10 == 8 + i * 0 + i"
     with pytest.raises(Undecidable):
         run(src, "p", a=Nat(5))
+
+
+_FIN_QUANTIFIERS = """def upper (a : Array Int) (r : Int) : Prop :=
+  (∀ i : Fin a.size, a[i] ≤ r) ∧ ∃ i : Fin a.size, a[i] = r
+def shifted (a : Array Int) (r : Int) : Prop :=
+  ∀ i : Fin a.size, a[i.val]! ≤ r + i.val
+"""
+
+
+@pytest.mark.parametrize(("r", "upper", "shifted"), [(5, True, True), (3, False, False), (4, False, True), (6, False, True)])
+def test_a_quantifier_over_fin_n_enumerates_its_n_values(r: int, upper: bool, shifted: bool) -> None:
+    """`∀ i : Fin n, P i` is decidable by enumeration (a finite type); a `Fin` is its number."""
+    from veriscale.lean.values import Arr
+
+    assert run(_FIN_QUANTIFIERS, "upper", a=Arr((3, 5, 4)), r=r) is upper
+    assert run(_FIN_QUANTIFIERS, "shifted", a=Arr((3, 5, 4)), r=r) is shifted
+    assert run(_FIN_QUANTIFIERS, "upper", a=Arr(()), r=r) is False  # no witness in `Fin 0`

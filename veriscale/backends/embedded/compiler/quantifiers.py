@@ -5,6 +5,7 @@ candidates, and the witness search over ``Nat``/``Int`` when no rule applies."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from veriscale.backends.embedded import ast as A
@@ -44,6 +45,18 @@ def _members(value: Any, node: A.Node) -> Any:
     raise unsupported(node, "membership", f"in {type_name_of(value)}")
 
 
+def _fin_size(node: A.Quant) -> A.Node | None:
+    """``n`` when ``node`` binds its variable at type ``Fin n`` (with no binder predicate), and ``n``
+    does not mention the variable."""
+    ty = A.unparen(node.type) if node.type is not None else None
+    if node.bound is not None or node.pattern is not None or not isinstance(ty, A.App):
+        return None
+    if not (isinstance(ty.fn, A.Ident) and ty.fn.name == "Fin" and len(ty.args) == 1):
+        return None
+    size = ty.args[0]
+    return None if _mentions(size, node.name) else size
+
+
 class QuantifiersMixin:
     """``∀`` and ``∃`` (part of :class:`~.core.Compiler`)."""
 
@@ -56,6 +69,12 @@ class QuantifiersMixin:
             op = "→" if is_all else "∧"
             return self.compile(A.BinOp(node.line, node.col, op, A.Paren(node.line, node.col, node.type),
                                         node.body), sc, expected)
+        fin_size = _fin_size(node)
+        if fin_size is not None:
+            # `∀ i : Fin n, P i` / `∃ i : Fin n, P i` is decided by enumerating the `n` values
+            # (`Fintype.decidableForallFintype` / `decidableExistsFintype`); a `Fin` is its number
+            # at run time, so it is the bounded quantifier `∀ i < n, P i`
+            node = replace(node, type=None, type_text="", bound=("<", fin_size))
         vty = self.clean_type(type_of_text(node.type_text), set()) if node.type_text else None
         name = node.name
         if node.bound is not None:
