@@ -36,6 +36,8 @@ from pathlib import Path
 from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+if str(PROJECT_ROOT) not in sys.path:  # this checkout's engine, not another installed copy
+    sys.path.insert(0, str(PROJECT_ROOT))
 FIXTURES = PROJECT_ROOT / "tests" / "fixtures" / "elab"
 POSITION = re.compile(r"\bline \d+\b.*\bcol(?:umn)? \d+\b|\b\d+:\d+\b", re.IGNORECASE)
 OUTCOMES = ("false pass", "control fails", "rejected, unknown", "undecided", "rejected, positioned", "decided")
