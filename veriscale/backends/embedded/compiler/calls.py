@@ -102,7 +102,7 @@ class CallsMixin:
                 cs = [self._arg(a, sc, t if t is not None else UNSURE) for a, t in zip(args, pts)]
                 return _tail_call(self.gen, cs, target, self.budget)
             return self._apply_value(node, self.gen.slot(lambda fr: fr[slot], slot), args, sc,
-                                     _param_types(v[1], len(args)))
+                                     _param_types(v[1], len(args)), self._local_fns.get((sc.ctx, slot)))
         parts = name.split(".")
         if parts[0] in sc.vars and len(parts) > 1:
             slot, t = sc.vars[parts[0]]
@@ -517,7 +517,9 @@ class CallsMixin:
         return t if t is not None and head(t) == "Int" else UNSURE
 
     def _apply_value(self, node: A.Node, fc: Closure, args: list[A.Node], sc: Scope,
-                     ptypes: list[LeanType | None] | None = None) -> Closure:
+                     ptypes: list[LeanType | None] | None = None, local: Any = None) -> Closure:
+        """``fc args``; ``local``: the :class:`.lambdas.LocalFn` whose functions ``fc`` holds
+        when the compiler knows it (generated code calls it directly)."""
         if any(isinstance(a, A.NamedArg) for a in args):
             raise unsupported(node, "named arguments")
         pts = ptypes or [None] * len(args)
@@ -525,10 +527,23 @@ class CallsMixin:
         # silently truncate in Nat
         cs = [self._arg(a, sc, t if t is not None else self._elaborated_int_or_unsure(a)) for a, t in zip(args, pts)]
         template = "{0}(" + "".join(f"{{{i + 1}}}, " for i in range(len(cs))) + ")"
+        direct = local.call_source(self.gen, len(cs)) if local is not None else None
         if len(cs) == 1:
             c0 = cs[0]
-            return self.gen.fuse(lambda fr: fc(fr)(c0(fr)), template, [fc, c0])
-        return self.gen.fuse(lambda fr: fc(fr)(*[c(fr) for c in cs]), template, [fc, *cs])
+
+            def apply1(fr: list[Any]) -> Any:
+                return fc(fr)(c0(fr))
+
+            if direct is not None:
+                return self.gen.fuse_with(apply1, [fc, c0], direct)
+            return self.gen.fuse(apply1, template, [fc, c0])
+
+        def apply(fr: list[Any]) -> Any:
+            return fc(fr)(*[c(fr) for c in cs])
+
+        if direct is not None:
+            return self.gen.fuse_with(apply, [fc, *cs], direct)
+        return self.gen.fuse(apply, template, [fc, *cs])
 
     def _method(self, node: A.Node, base: Closure, t: LeanType | None, field: str, args: list[A.Node], sc: Scope,
                 expected: LeanType | None) -> Closure:

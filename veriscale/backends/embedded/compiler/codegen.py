@@ -344,14 +344,15 @@ class CodeGen:
         if finish is not None:
             src = Src(f"{self.const(finish)}({src.expr})", src.stmts)
         lines = _body_lines(src, loops)
-        renamed = _on_locals(lines, params, env)
-        if renamed is None:
+        on_locals = _on_locals(lines, params, env)
+        if on_locals is None:
             return Body(self._define("fr", lines), Body.FRAME)
+        renamed, captured = on_locals
         if budget is not None:
             k = self.const(budget)
             renamed = [f"{k}.tick -= 1", f"if {k}.tick < 0:", f"    {k}.refill()", *renamed]
         args = ", ".join([*(["env"] if env else []), *(f"_v{int(s)}" for s in params)])
-        return Body(self._define(args, renamed), Body.LOCALS)
+        return Body(self._define(args, renamed), Body.LOCALS, captured)
 
     def _generable(self, closure: Closure, loop: str | None) -> Src | None:
         """The source of ``closure`` when a function is worth generating from it."""
@@ -379,14 +380,15 @@ class Body:
     :attr:`CLOSURE` (not generated) and :attr:`FRAME`, ``fn(frame)``; :attr:`LOCALS`,
     ``fn(*args)``, or ``fn(env, *args)`` for a ``fun`` (its captured frame, read, never written),
     charging the application's step itself when asked to. Only a generated body has ``finish``
-    applied."""
+    applied. ``captured``: on locals, the slots of ``env`` the body reads (no other is read)."""
 
     CLOSURE, FRAME, LOCALS = "closure", "frame", "locals"
-    __slots__ = ("fn", "kind")
+    __slots__ = ("fn", "kind", "captured")
 
-    def __init__(self, fn: Callable[..., Any], kind: str) -> None:
+    def __init__(self, fn: Callable[..., Any], kind: str, captured: frozenset[int] = frozenset()) -> None:
         self.fn = fn
         self.kind = kind
+        self.captured = captured
 
 
 #: a frame slot in generated text; what is left of ``fr`` when they are taken out
@@ -401,9 +403,10 @@ def _body_lines(src: Src, loops: bool) -> list[str]:
     return ["while True:", *_indent(lines)] if loops else lines
 
 
-def _on_locals(lines: Sequence[str], params: Sequence[int], env: bool) -> list[str] | None:
+def _on_locals(lines: Sequence[str], params: Sequence[int], env: bool) -> tuple[list[str], frozenset[int]] | None:
     """``lines`` with each frame slot a Python local ``_v<slot>`` (a slot read and never stored,
-    other than a parameter, read from ``env``: a captured variable); ``None`` when the text uses
+    other than a parameter, read from ``env``: a captured variable), and the captured slots;
+    ``None`` when the text uses
     the frame otherwise (a closure or matcher called on it, which reads or binds slots itself),
     or reads a slot it neither binds nor has (no ``env``).
 
@@ -430,7 +433,7 @@ def _on_locals(lines: Sequence[str], params: Sequence[int], env: bool) -> list[s
         slot = int(m.group(1))
         return f"env[{slot}]" if slot in captured else f"_v{slot}"
 
-    return [_SLOT.sub(name, line) for line in lines]
+    return [_SLOT.sub(name, line) for line in lines], frozenset(captured)
 
 
 def call_template(callee: str, n: int, keywords: str = "") -> str:

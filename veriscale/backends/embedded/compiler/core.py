@@ -90,6 +90,9 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         self._tail_target: TailTarget | None = None
         #: `let rec` lambdas (by node id) being compiled, with the frame slot of their name
         self._rec_lambdas: dict[int, int] = {}
+        #: (definition, frame slot) of local functions generated on locals, with their function
+        #: (:class:`.lambdas.LocalFn`)
+        self._local_fns: dict[tuple[DefCtx, int], Any] = {}
         self._defs_running: dict[str, Callable[..., Any]] = {}
         self._method_cache: dict[tuple[str, str], Any] = {}
         self._resolution_cache: dict[tuple[str, str, tuple[str, ...]], list[str] | None] = {}
