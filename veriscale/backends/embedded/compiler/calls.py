@@ -18,6 +18,7 @@ from veriscale.backends.embedded.builtins import (
     type_name_of,
 )
 from veriscale.backends.embedded.compiler.codegen import CodeGen, call_template
+from veriscale.backends.embedded.compiler.fast_paths import builtin_writer
 from veriscale.backends.embedded.compiler.support import (
     UNSURE,
     Closure,
@@ -56,7 +57,19 @@ from veriscale.backends.embedded.statics import (
     unify,
 )
 from veriscale.lean.types import FunType, LeanType, NamedType, ProdType
-from veriscale.lean.values import NONE, ORDERINGS, Arr, Ctor, Nat, Pair, Some, Struct, Unsupported, _NoneType
+from veriscale.lean.values import (
+    NONE,
+    ORDERINGS,
+    Arr,
+    Ctor,
+    Nat,
+    Pair,
+    Some,
+    Struct,
+    Unsupported,
+    _NoneType,
+    some,
+)
 
 _MEMO_FOLDS = frozenset({"List.foldl", "Array.foldl"})
 _ORDERINGS: dict[str, Ctor] = {o.name: o for o in ORDERINGS}
@@ -155,7 +168,7 @@ class CallsMixin:
         if name in ("some", "Option.some") and len(args) == 1:
             et = elem_type(expected) if head(expected) == "Option" else None
             c = self.compile(args[0], sc, et)
-            return self.gen.fuse(lambda fr: Some(c(fr)), self.gen.const(Some) + "({0})", [c])
+            return self.gen.fuse(lambda fr: some(c(fr)), self.gen.const(some) + "({0})", [c])
         if name in ("default", "Inhabited.default") and not args:
             if expected is None or not is_known(expected):
                 raise unsupported(node, "default", "type unknown")
@@ -431,6 +444,9 @@ class CallsMixin:
         if extra:
             inner = call
             return lambda fr: inner(fr)(*[c(fr) for c in extra])
+        inline = builtin_writer(self.gen, fn, len(cs)) if not typed else None
+        if inline is not None:
+            return self.gen.fuse_with(call, cs, inline)
         return self.gen.fuse(call, template, cs)
 
     def _fin_domain_bound(self, f: A.Node, sc: Scope) -> int | None:
