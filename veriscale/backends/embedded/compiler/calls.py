@@ -72,6 +72,8 @@ from veriscale.lean.values import (
 )
 
 _MEMO_FOLDS = frozenset({"List.foldl", "Array.foldl"})
+#: types of `Std` written by their short names (under `open Std`), with their full names
+_STD_SHORT_NAMES = {"HashSet": "Std.HashSet", "HashMap": "Std.HashMap"}
 _ORDERINGS: dict[str, Ctor] = {o.name: o for o in ORDERINGS}
 """``Ordering.lt``/``eq``/``gt``: core's constructors, constants."""
 """Folds whose calls are memoised (:func:`..memo.memoised_fold`)."""
@@ -573,6 +575,10 @@ class CallsMixin:
         h = head(t) if t is not None else None
         if h is not None and h not in ("Function",):
             static = self._resolve_method(node, h, field, base, t, args, sc, expected)
+            if static is None and h in _STD_SHORT_NAMES and not self._declares(h):
+                # `HashSet Nat` written under `open Std` (the file elaborated: no other `HashSet`
+                # is in scope) is `Std.HashSet Nat`, whose methods a run-time lookup would find
+                static = self._resolve_method(node, _STD_SHORT_NAMES[h], field, base, t, args, sc, expected)
             if static is not None:
                 return static
         # dynamic resolution on the run-time type
@@ -598,6 +604,12 @@ class CallsMixin:
             return c(fr)
 
         return run
+
+    def _declares(self, name: str) -> bool:
+        """Whether the file declares something named ``name`` (in any namespace)."""
+        env = self.env
+        return any(n == name or n.endswith("." + name) or f".{name}." in f".{n}"
+                   for n in (*env.structs, *env.inductives, *env.defs))
 
     def _resolve_method(self, node: A.Node, h: str, field: str, base: Closure, t: LeanType | None,
                         args: list[A.Node], sc: Scope, expected: LeanType | None, dynamic: bool = False) -> Closure | None:
