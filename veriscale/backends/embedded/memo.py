@@ -119,6 +119,20 @@ def fn_key(f: Fn, limit: int = KEY_LIMIT) -> Hashable:
     return (f.run, tuple([_key(env[s], budget) for s in slots]))
 
 
+def _list_keys(xs: Any) -> tuple[Hashable, Hashable] | None:
+    """``memo_key(xs)`` and ``memo_key(xs[:-1])`` of a non-empty list of scalars of one type
+    (the common case, built without walking it twice); ``None`` for any other value."""
+    if type(xs) is not tuple or len(xs) + 1 > KEY_LIMIT:
+        return None
+    kinds = set(map(type, xs))
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    if kind not in _SCALARS:
+        return None
+    return (tuple, kind, xs), ((tuple, kind, xs[:-1]) if len(xs) > 1 else (tuple,))
+
+
 def memo_put(table: dict[Hashable, Any], key: Hashable, value: Any) -> None:
     """Record a call in a check's table (``Budget.memo``) unless the table is full."""
     if len(table) < MAX_ENTRIES:
@@ -142,8 +156,12 @@ def memoised_fold(fold: Any, budget: Any, name: str) -> Any:
             return fold(f, init, xs)
         try:
             start = (name, fn_key(f), memo_key(init))
-            key = (start, memo_key(xs))
-            shorter = (start, memo_key(type(xs)(xs[:-1])))
+            keys = _list_keys(xs)
+            if keys is None:
+                key = (start, memo_key(xs))
+                shorter = (start, memo_key(type(xs)(xs[:-1])))
+            else:
+                key, shorter = (start, keys[0]), (start, keys[1])
         except NotKeyable:
             return fold(f, init, xs)
         table = budget.memo
