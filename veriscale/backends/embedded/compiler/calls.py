@@ -475,7 +475,7 @@ class CallsMixin:
         if head(pt) == "Option" and is_known(pt):
             at = self.stype(a, sc)
             if at is not None and is_known(at) and head(at) != "Option" and at == elem_type(pt):
-                return _some_of(c)
+                return _some_of(c, self.gen)
         if _needs_int(pt):
             c = self.coerced(c, a, pt)
         return c

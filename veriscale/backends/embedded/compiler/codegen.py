@@ -292,6 +292,26 @@ class CodeGen:
                  f"{result} = {self.const(done)}"]
         return self.attach(closure, Src(result, lines))
 
+    def raising(self, closure: Closure, exc: type, value: Closure | None = None) -> Closure:
+        """A statement raising ``exc()``, or ``exc(v)`` of ``value``'s value (a ``do`` block's
+        ``return``, ``break``, ``continue``), as ``closure`` does."""
+        if value is None:
+            return self.attach(closure, Src("None", [f"raise {self.const(exc)}()"], simple=True))
+        sv = self.src(value)
+        return self.attach(closure, Src("None", [*sv.stmts, f"raise {self.const(exc)}({sv.expr})"], simple=True))
+
+    def catching(self, closure: Closure, body: Closure, exc: type) -> Closure:
+        """``body``'s value, or the ``value`` of an ``exc`` it raises (a ``do`` block's
+        ``return``), as ``closure`` does; ``closure`` alone when ``body`` has no source of its
+        own or jumps to a loop (a jump out of a ``try`` is not what the closure does)."""
+        sb = self.src(body)
+        if not sb.fused or _tail_loops(sb.stmts):
+            return closure
+        t, e = self.temp(), self.temp()
+        lines = ["try:", *_indent([*sb.stmts, f"{t} = {sb.expr}"]),
+                 f"except {self.const(exc)} as {e}:", f"    {t} = {e}.value"]
+        return self.attach(closure, Src(t, lines))
+
     def tail_call(self, closure: Closure, operands: Sequence[Closure], loop: str, slots: Sequence[int],
                   budget: Any) -> Closure:
         """A self-call in tail position of the function whose loop is named ``loop`` (see
