@@ -582,6 +582,9 @@ _TYPE_NAMES: dict[type, str] = {
     Some: "Option", _NoneType: "Option", _UnitType: "Unit",
 }
 
+#: representations :data:`_TYPE_NAMES` may learn (classes declaring ``LEAN_TYPE``)
+_TYPE_NAMES_LIMIT = 64
+
 
 def type_name_of(value: Any) -> str:
     """The Lean type head of a runtime value (``Nat``, ``List``, ``Prod`` ...).
@@ -623,6 +626,9 @@ def type_name_of(value: Any) -> str:
         return value.name.rsplit(".", 1)[0]
     name = getattr(value, "LEAN_TYPE", None)
     if isinstance(name, str):
+        if getattr(type(value), "LEAN_TYPE", None) == name and len(_TYPE_NAMES) < _TYPE_NAMES_LIMIT:
+            # a name the class declares is every value's, which nothing above matched: by type next time
+            _TYPE_NAMES[type(value)] = name
         return name
     if callable(value):
         return "Function"
