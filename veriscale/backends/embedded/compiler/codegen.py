@@ -32,6 +32,15 @@ closure or matcher called on ``fr``) is generated on Python locals (:meth:`CodeG
 slots become local variables, a definition takes its arguments positionally, and a ``fun``
 reads its captured variables from the snapshot it was made with (never written: Lean values are
 immutable, so capture by value is the snapshot), instead of copying it on each application.
+
+Such a ``fun`` is also *made* from generated text (:class:`.lambdas.LocalFn`): its snapshot is
+a list of only the slots it can read (its captured variables; a ``let rec`` group's functions,
+stored into every snapshot of the group once all are made), so the body making it needs no
+frame either; and where the compiler knows which ``fun`` a local variable holds, an application
+calls its generated function on the value's snapshot, after checking at run time that the
+value is one that ``fun`` made (else it is applied as any function value). A ``do`` block's
+``return`` is a ``raise`` caught by a ``try`` written around the block's text
+(:meth:`CodeGen.catching`), so a block called from a loop joins the loop's function.
 """
 
 from __future__ import annotations
