@@ -150,8 +150,9 @@ class Arr:
     Iterating yields a snapshot of the elements, so evaluating Lean code inside the loop (which
     may update this very version) never changes what the loop sees. Hot paths read the elements
     with :meth:`view` (the root's own list: read it, never keep it across an evaluation of Lean
-    code, never mutate it). Not safe for concurrent updates from several threads (the engine
-    evaluates in one thread)."""
+    code, never mutate it); the engine's generated code reads ``_len`` and, when it is not
+    ``None``, ``_items`` (that same list) directly. Not safe for concurrent updates from several
+    threads (the engine evaluates in one thread)."""
 
     __slots__ = ("_items", "_len", "_next", "_at", "_old")
 
@@ -325,6 +326,10 @@ class Arr:
         """``Array.set``: ``value`` at ``index``, which must be in range."""
         if not 0 <= index < self._len:
             raise IndexError(index)
+        return self.set_in_range(index, value)
+
+    def set_in_range(self, index: int, value: Any) -> Arr:
+        """:meth:`set` at an ``index`` the caller found in range (``0 <= index < len(self)``)."""
         items = self._items
         if items is None or self._at == _FROZEN:
             new, items = self._writable(self._len, index, self.view()[index])
@@ -372,6 +377,20 @@ class Some:
     """``Option.some value``."""
 
     value: Any
+
+
+_set_some_value = Some.__dict__["value"].__set__
+
+
+def some(value: Any) -> Some:
+    """``Some(value)``, made without the frozen dataclass's ``__init__`` (a third of its cost):
+    the same object state, so equal, hashed and printed alike."""
+    made = _new_object(Some)
+    _set_some_value(made, value)
+    return made
+
+
+_new_object = object.__new__
 
 
 class _NoneType:
@@ -563,6 +582,9 @@ _TYPE_NAMES: dict[type, str] = {
     Some: "Option", _NoneType: "Option", _UnitType: "Unit",
 }
 
+#: representations :data:`_TYPE_NAMES` may learn (classes declaring ``LEAN_TYPE``)
+_TYPE_NAMES_LIMIT = 64
+
 
 def type_name_of(value: Any) -> str:
     """The Lean type head of a runtime value (``Nat``, ``List``, ``Prod`` ...).
@@ -604,6 +626,9 @@ def type_name_of(value: Any) -> str:
         return value.name.rsplit(".", 1)[0]
     name = getattr(value, "LEAN_TYPE", None)
     if isinstance(name, str):
+        if getattr(type(value), "LEAN_TYPE", None) == name and len(_TYPE_NAMES) < _TYPE_NAMES_LIMIT:
+            # a name the class declares is every value's, which nothing above matched: by type next time
+            _TYPE_NAMES[type(value)] = name
         return name
     if callable(value):
         return "Function"

@@ -142,9 +142,10 @@ LOOP_PROGRAMS: list[tuple[str, str]] = [
 ]
 
 
-#: the programs whose loop runs on locals (the others make closures, or call a `do` block or a
-#: `some` of an `if`, from their frame)
-ON_LOCALS = (0, 2, 5)
+#: the programs whose loop runs on locals: all of them with a loop (a loop making closures
+#: makes them from a snapshot of the captured slots; a `do` block's `return` is caught by a
+#: `try` in the text; a `some` of an `if` is written inline)
+ON_LOCALS = (0, 1, 2, 3, 4, 5)
 
 
 @pytest.mark.parametrize("index", range(len(LOOP_PROGRAMS)))
@@ -160,6 +161,91 @@ def test_tail_loops_on_locals_answer_like_the_closures(clamp: Task, index: int) 
     elif index < len(LOOP_PROGRAMS) - 1:
         # a loop making closures snapshots its frame: a jump still, on the frame
         assert any("while True:" in text for text in sources), sources
+
+
+# Round 2 shapes: array operations written inline (size, set!, push, a[i]!, a[i], a[i]?, on
+# arrays and lists, in range and out of it, on an array version that is no longer the newest),
+# local functions made from a snapshot of their captured slots and applied directly (a `let`
+# function, a group of mutually recursive `let rec` functions, a local function a `do` block
+# reassigns), field notation on `HashSet` under `open Std`, `toList` of a string, `Array.all`/
+# `any`/`foldl` over the whole array and over a window.
+ROUND2_PROGRAMS: list[tuple[str, str, str]] = [
+    ("", "", "let n := x.toNat % 6\nlet rec go (i : Nat) (c : Array Int) : Array Int :=\n"
+             "  if i < n + 2 then go (i + 1) ((c.set! (i * 2) (c[i]! + lo)).push (i : Int)) else c\n"
+             "let a := go 0 #[x, hi, 3]\nlet b := a.set! 1 7\n"
+             "a[1]! + b[1]! + a[100]! + Int.ofNat a.size + Int.ofNat (b.push 1).size"),
+    ("", "", "let xs : List Int := (List.range (x.toNat % 5)).map (fun i => (i : Int) + lo)\nlet a := xs.toArray\n"
+             "let f (o : Option Int) : Int := match o with\n  | some v => v\n  | none => -100\n"
+             "f xs[2]? + f a[1]? + f a[9]? + f xs[x.toNat]? + (if h : 1 < a.size then a[1] else 0) + xs[3]!"),
+    ("", "def parity (m : List Int) (k : Int) : Int := ev m\nwhere\n"
+         "  ev : List Int → Int\n    | [] => k\n    | _ :: t => od t\n"
+         "  od : List Int → Int\n    | [] => -k\n    | _ :: t => ev t",
+     "let k := hi - x\nlet f (y : Int) (z : Int) : Int := y * k + z\n"
+     "let rec go (i : Nat) (acc : Int) : Int := if i = 0 then acc else go (i - 1) (f acc 1)\n"
+     "f lo 2 + f 3 x + parity ((List.range (x.toNat % 7)).map (fun i => (i : Int))) 1 + go (x.toNat % 3) 1"),
+    ("", "", "Id.run do\n    let mut g : Int → Int := fun y => y + x\n    let mut s : Int := 0\n"
+             "    for i in List.range (x.toNat % 4 + 1) do\n      s := s + g i\n"
+             "      g := fun y => y * 2 - lo\n    return s"),
+    ("", "", "let rec go (k : Nat) (acc : Int) : Int :=\n  if k = 0 then acc else\n    let v := Id.run do\n"
+             "      let mut s : Int := 0\n      for i in List.range (x.toNat % 9 + k) do\n"
+             "        if i = 2 then continue\n        if i = 6 then break\n"
+             "        if s > 8 + lo then return s * 100\n        s := s + i\n      return s\n"
+             "    go (k - 1) (acc + v)\ngo 3 0"),
+    ("open Std", "", "let s := [x, lo, hi, x].foldl (fun (acc : HashSet Int) v => acc.insert v) HashSet.emptyWithCapacity\n"
+             "Int.ofNat s.size + (if s.contains hi then 1 else 0)"),
+    ("", "", "let cs := (if x > 3 then \"zäZ𝔸\" else \"abc\").toList\nlet a := #[x, lo, hi, 2]\n"
+             "(if cs.any (fun c => c = 'z' || c = 'Z') then 1 else 0) + Int.ofNat cs.length\n"
+             "  + (if a.all (fun v => v ≥ lo) then 10 else 0) + (if a.any (fun v => v > 5) 1 3 then 100 else 0)\n"
+             "  + a.foldl (fun acc v => acc * 2 + v) 0 + a.foldl (fun acc v => acc - v) 0 1 3"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(ROUND2_PROGRAMS)))
+def test_round2_shapes_answer_like_the_closures(clamp: Task, index: int) -> None:
+    imports, code_aux, code = ROUND2_PROGRAMS[index]
+    task = clamp.with_sections(code_aux=code_aux, code="  " + code.replace("\n", "\n  "))
+    if imports:
+        task = task.with_sections(**{"import": imports})
+    answers, program = _same_both_ways(task, _int_checks(range(-3, 14)), max_steps=20_000)
+    assert all(a.status == "value" for a in answers), [a.detail for a in answers if a.status != "value"]
+    assert program.compiler.gen.functions > 0
+
+
+def test_array_operations_are_written_inline(clamp: Task) -> None:
+    _, code_aux, code = ROUND2_PROGRAMS[0]
+    task = clamp.with_sections(code_aux=code_aux, code="  " + code.replace("\n", "\n  "))
+    answers, program = _same_both_ways(task, _int_checks([0, 5]))
+    text = "\n".join(program.compiler.gen.sources)
+    assert ".set_in_range(" in text and ".push(" in text and "._items[" in text and "._len" in text
+    # x = 0: n = 0, two turns; a = #[0 + 0, 10, 3 + 0, 0, 1] (set! at 0 then 2, pushes 0 and 1)
+    assert answers[0].value == 10 + 7 + 0 + 5 + 6
+
+
+def test_local_functions_are_made_from_their_captured_slots_and_called_directly(clamp: Task) -> None:
+    _, code_aux, code = ROUND2_PROGRAMS[2]
+    task = clamp.with_sections(code_aux=code_aux, code="  " + code.replace("\n", "\n  "))
+    answers, program = _same_both_ways(task, _int_checks([2, 3]))
+    sources = program.compiler.gen.sources
+    # each function made from a list of its captured slots (the `where` group's snapshots then
+    # completed with both functions), applied through its generated code when the value is one
+    # it made: by the entry point, by `go`'s loop and by `parity`, the last two on locals (the
+    # entry point calls the closure of the `map`'s coercing `fun` on its frame)
+    makers = [text for text in sources if ".env, " in text]
+    assert len(makers) == 3 and all(".run is " in text for text in makers), makers
+    assert sum("fr[" not in text for text in makers) == 2, makers
+    group = [text for text in sources if text.startswith("def _f") and "(_v0, _v1):" in text.splitlines()[0]]
+    assert len(group) == 1 and group[0].count(".env[") == 4 and "fr[" not in group[0], group
+    k = 10 - 2
+    # f lo 2 + f 3 x + parity 2 1 + go 2 1, with f y z = y * k + z
+    assert answers[0].value == (0 * k + 2) + (3 * k + 2) + 1 + ((1 * k + 1) * k + 1)
+
+
+def test_a_reassigned_local_function_is_applied_as_its_value(clamp: Task) -> None:
+    _, code_aux, code = ROUND2_PROGRAMS[3]
+    task = clamp.with_sections(code_aux=code_aux, code="  " + code.replace("\n", "\n  "))
+    answers, _ = _same_both_ways(task, _int_checks([2]))
+    # i = 0: g 0 = 0 + 2; then g y = 2y - 0: i = 1, 2 give 2, 4
+    assert answers[0].value == 2 + 2 + 4
 
 
 def test_a_tail_loop_on_locals_runs_out_of_steps_at_the_same_step(clamp: Task) -> None:

@@ -119,6 +119,30 @@ def fn_key(f: Fn, limit: int = KEY_LIMIT) -> Hashable:
     return (f.run, tuple([_key(env[s], budget) for s in slots]))
 
 
+def _scalar_fn_key(f: Fn) -> Hashable | None:
+    """:func:`fn_key` of a function whose captured variables are all scalars (the common case,
+    built without a call per variable); ``None`` otherwise."""
+    env = f.env
+    values = [env[s] for s in f.key_slots]  # type: ignore[union-attr]
+    if not _SCALARS.issuperset(map(type, values)):
+        return None
+    return (f.run, tuple([(type(v), v) for v in values]))
+
+
+def _list_keys(xs: Any) -> tuple[Hashable, Hashable] | None:
+    """``memo_key(xs)`` and ``memo_key(xs[:-1])`` of a non-empty list of scalars of one type
+    (the common case, built without walking it twice); ``None`` for any other value."""
+    if type(xs) is not tuple or len(xs) + 1 > KEY_LIMIT:
+        return None
+    kinds = set(map(type, xs))
+    if len(kinds) != 1:
+        return None
+    kind = kinds.pop()
+    if kind not in _SCALARS:
+        return None
+    return (tuple, kind, xs), ((tuple, kind, xs[:-1]) if len(xs) > 1 else (tuple,))
+
+
 def memo_put(table: dict[Hashable, Any], key: Hashable, value: Any) -> None:
     """Record a call in a check's table (``Budget.memo``) unless the table is full."""
     if len(table) < MAX_ENTRIES:
@@ -137,13 +161,23 @@ def memoised_fold(fold: Any, budget: Any, name: str) -> Any:
     ``k = 1, 2, …``, a cubic loop of Verina's) then costs two steps per prefix. A fold whose
     function or values have no exact key (:func:`fn_key`, :func:`memo_key`) is not recorded."""
 
+    last: list[Any] = [None, None]  # the list keyed last and its keys (a loop folds one list often)
+
     def call(f: Any, init: Any, xs: Any) -> Any:
         if type(f) is not Fn or f.key_slots is None or not xs:
             return fold(f, init, xs)
         try:
-            start = (name, fn_key(f), memo_key(init))
-            key = (start, memo_key(xs))
-            shorter = (start, memo_key(type(xs)(xs[:-1])))
+            start = (name, _scalar_fn_key(f) or fn_key(f), (type(init), init) if type(init) in _SCALARS else memo_key(init))
+            if xs is last[0]:
+                keys = last[1]
+            else:
+                keys = _list_keys(xs)
+                last[0], last[1] = xs, keys
+            if keys is None:
+                key = (start, memo_key(xs))
+                shorter = (start, memo_key(type(xs)(xs[:-1])))
+            else:
+                key, shorter = (start, keys[0]), (start, keys[1])
         except NotKeyable:
             return fold(f, init, xs)
         table = budget.memo

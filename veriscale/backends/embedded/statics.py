@@ -285,7 +285,10 @@ def _all_plain_ints(values: Any, inner: LeanType) -> bool:
     """Every element is already a plain ``int`` where ``Int`` is wanted: nothing to convert
     (checked at C speed; a function returning ``List Int`` re-coerces its result at every return)."""
     return isinstance(inner, NamedType) and inner.name == "Int" and not inner.args and (
-        not values or set(map(type, values)) == {int})
+        _ONLY_INT.issuperset(map(type, values)))  # (builds no set of the types)
+
+
+_ONLY_INT = frozenset({int})
 
 
 def needs_int(ty: LeanType | None) -> bool:

@@ -250,6 +250,10 @@ def array_foldl(f: Fn, init: Any, a: Arr, start: Any = 0, stop: Any = None) -> A
     f = binary(f)
     acc = init
     items = _snapshot(a)  # `f` is Lean code, which may update `a` itself
+    if start == 0 and stop is None:
+        for x in items:  # the whole array
+            acc = f(acc, x)
+        return acc
     for i in _window(a, start, stop):
         acc = f(acc, items[i])
     return acc
@@ -317,6 +321,8 @@ def array_filter_map(f: Fn, a: Arr, start: Any = 0, stop: Any = None) -> Arr:
 def array_any(a: Arr, p: Fn, start: Any = 0, stop: Any = None) -> bool:
     p = unary(p)
     items = _snapshot(a)
+    if start == 0 and stop is None:
+        return any(map(p, items))  # the whole array, at C speed between the calls
     return any(p(items[i]) for i in _window(a, start, stop))
 
 
@@ -324,6 +330,8 @@ def array_any(a: Arr, p: Fn, start: Any = 0, stop: Any = None) -> bool:
 def array_all(a: Arr, p: Fn, start: Any = 0, stop: Any = None) -> bool:
     p = unary(p)
     items = _snapshot(a)
+    if start == 0 and stop is None:
+        return all(map(p, items))  # the whole array, at C speed between the calls
     return all(p(items[i]) for i in _window(a, start, stop))
 
 

@@ -39,8 +39,24 @@ DEFAULT_CHAR = Char("A")
 WHITESPACE = " \t\r\n"
 
 
+class _CharTable(dict):  # type: ignore[type-arg]
+    """The ``Char`` of each character seen, made (and checked) once: a string's characters are
+    then looked up at C speed. Bounded: past :data:`_CHAR_TABLE_LIMIT` entries a character's
+    ``Char`` is made each time."""
+
+    def __missing__(self, c: str) -> Char:
+        made = Char(c)
+        if len(self) < _CHAR_TABLE_LIMIT:
+            self[c] = made
+        return made
+
+
+_CHAR_TABLE_LIMIT = 1 << 16
+_char_of = _CharTable().__getitem__
+
+
 def _chars(s: str) -> tuple:
-    return tuple(Char(c) for c in s)
+    return tuple(map(_char_of, s))
 
 
 # ---------------------------------------------------------------------------------------------

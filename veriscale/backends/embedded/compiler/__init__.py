@@ -29,7 +29,8 @@ family, each in its own module:
 * :mod:`.hoisting`: a postcondition's terms that do not read the output, evaluated once per input;
 * :mod:`.support`: closures, scopes and helpers shared by several of them;
 * :mod:`.codegen`: the Python source the simple constructs attach to their closures, compiled
-  into one generated function per function body (definitions, ``fun``, ``do`` blocks, loops).
+  into one generated function per function body (definitions, ``fun``, ``do`` blocks, loops);
+* :mod:`.fast_paths`: array operations and indexing written inline in that source.
 """
 
 from veriscale.backends.embedded.compiler.core import Compiler

@@ -452,9 +452,9 @@ class ArithMixin:
                 elif not bad and m is not None and head(m) == "Option":
                     # `x = some y` with `x : α` elaborates as `↑x = some y`, i.e. `some x = some y`
                     if lty != m:
-                        a = _some_of(a)
+                        a = _some_of(a, self.gen)
                     if rty != m:
-                        b = _some_of(b)
+                        b = _some_of(b, self.gen)
             if (lty is not None and lty == rty and _python_relation(op, head(lty))
                     and not self._user_instance_types(op)):
                 # both sides statically of one scalar type: Lean's order and equality are Python's

@@ -18,6 +18,7 @@ from veriscale.backends.embedded.builtins import (
     type_name_of,
 )
 from veriscale.backends.embedded.compiler.codegen import CodeGen, call_template
+from veriscale.backends.embedded.compiler.fast_paths import builtin_writer
 from veriscale.backends.embedded.compiler.support import (
     UNSURE,
     Closure,
@@ -56,9 +57,23 @@ from veriscale.backends.embedded.statics import (
     unify,
 )
 from veriscale.lean.types import FunType, LeanType, NamedType, ProdType
-from veriscale.lean.values import NONE, ORDERINGS, Arr, Ctor, Nat, Pair, Some, Struct, Unsupported, _NoneType
+from veriscale.lean.values import (
+    NONE,
+    ORDERINGS,
+    Arr,
+    Ctor,
+    Nat,
+    Pair,
+    Some,
+    Struct,
+    Unsupported,
+    _NoneType,
+    some,
+)
 
 _MEMO_FOLDS = frozenset({"List.foldl", "Array.foldl"})
+#: types of `Std` written by their short names (under `open Std`), with their full names
+_STD_SHORT_NAMES = {"HashSet": "Std.HashSet", "HashMap": "Std.HashMap"}
 _ORDERINGS: dict[str, Ctor] = {o.name: o for o in ORDERINGS}
 """``Ordering.lt``/``eq``/``gt``: core's constructors, constants."""
 """Folds whose calls are memoised (:func:`..memo.memoised_fold`)."""
@@ -102,7 +117,7 @@ class CallsMixin:
                 cs = [self._arg(a, sc, t if t is not None else UNSURE) for a, t in zip(args, pts)]
                 return _tail_call(self.gen, cs, target, self.budget)
             return self._apply_value(node, self.gen.slot(lambda fr: fr[slot], slot), args, sc,
-                                     _param_types(v[1], len(args)))
+                                     _param_types(v[1], len(args)), self._local_fns.get((sc.ctx, slot)))
         parts = name.split(".")
         if parts[0] in sc.vars and len(parts) > 1:
             slot, t = sc.vars[parts[0]]
@@ -157,7 +172,7 @@ class CallsMixin:
         if name in ("some", "Option.some") and len(args) == 1:
             et = elem_type(expected) if head(expected) == "Option" else None
             c = self.compile(args[0], sc, et)
-            return self.gen.fuse(lambda fr: Some(c(fr)), self.gen.const(Some) + "({0})", [c])
+            return self.gen.fuse(lambda fr: some(c(fr)), self.gen.const(some) + "({0})", [c])
         if name in ("default", "Inhabited.default") and not args:
             if expected is None or not is_known(expected):
                 raise unsupported(node, "default", "type unknown")
@@ -436,6 +451,9 @@ class CallsMixin:
         if extra:
             inner = call
             return lambda fr: inner(fr)(*[c(fr) for c in extra])
+        inline = builtin_writer(self.gen, fn, len(cs)) if not typed else None
+        if inline is not None:
+            return self.gen.fuse_with(call, cs, inline)
         return self.gen.fuse(call, template, cs)
 
     def _fin_domain_bound(self, f: A.Node, sc: Scope) -> int | None:
@@ -462,7 +480,7 @@ class CallsMixin:
         if head(pt) == "Option" and is_known(pt):
             at = self.stype(a, sc)
             if at is not None and is_known(at) and head(at) != "Option" and at == elem_type(pt):
-                return _some_of(c)
+                return _some_of(c, self.gen)
         if _needs_int(pt):
             c = self.coerced(c, a, pt)
         return c
@@ -522,7 +540,9 @@ class CallsMixin:
         return t if t is not None and head(t) == "Int" else UNSURE
 
     def _apply_value(self, node: A.Node, fc: Closure, args: list[A.Node], sc: Scope,
-                     ptypes: list[LeanType | None] | None = None) -> Closure:
+                     ptypes: list[LeanType | None] | None = None, local: Any = None) -> Closure:
+        """``fc args``; ``local``: the :class:`.lambdas.LocalFn` whose functions ``fc`` holds
+        when the compiler knows it (generated code calls it directly)."""
         if any(isinstance(a, A.NamedArg) for a in args):
             raise unsupported(node, "named arguments")
         pts = ptypes or [None] * len(args)
@@ -530,10 +550,23 @@ class CallsMixin:
         # silently truncate in Nat
         cs = [self._arg(a, sc, t if t is not None else self._elaborated_int_or_unsure(a)) for a, t in zip(args, pts)]
         template = "{0}(" + "".join(f"{{{i + 1}}}, " for i in range(len(cs))) + ")"
+        direct = local.call_source(self.gen, len(cs)) if local is not None else None
         if len(cs) == 1:
             c0 = cs[0]
-            return self.gen.fuse(lambda fr: fc(fr)(c0(fr)), template, [fc, c0])
-        return self.gen.fuse(lambda fr: fc(fr)(*[c(fr) for c in cs]), template, [fc, *cs])
+
+            def apply1(fr: list[Any]) -> Any:
+                return fc(fr)(c0(fr))
+
+            if direct is not None:
+                return self.gen.fuse_with(apply1, [fc, c0], direct)
+            return self.gen.fuse(apply1, template, [fc, c0])
+
+        def apply(fr: list[Any]) -> Any:
+            return fc(fr)(*[c(fr) for c in cs])
+
+        if direct is not None:
+            return self.gen.fuse_with(apply, [fc, *cs], direct)
+        return self.gen.fuse(apply, template, [fc, *cs])
 
     def _method(self, node: A.Node, base: Closure, t: LeanType | None, field: str, args: list[A.Node], sc: Scope,
                 expected: LeanType | None) -> Closure:
@@ -547,6 +580,10 @@ class CallsMixin:
         h = head(t) if t is not None else None
         if h is not None and h not in ("Function",):
             static = self._resolve_method(node, h, field, base, t, args, sc, expected)
+            if static is None and h in _STD_SHORT_NAMES and not self._declares(h):
+                # `HashSet Nat` written under `open Std` (the file elaborated: no other `HashSet`
+                # is in scope) is `Std.HashSet Nat`, whose methods a run-time lookup would find
+                static = self._resolve_method(node, _STD_SHORT_NAMES[h], field, base, t, args, sc, expected)
             if static is not None:
                 return static
         # dynamic resolution on the run-time type
@@ -572,6 +609,12 @@ class CallsMixin:
             return c(fr)
 
         return run
+
+    def _declares(self, name: str) -> bool:
+        """Whether the file declares something named ``name`` (in any namespace)."""
+        env = self.env
+        return any(n == name or n.endswith("." + name) or f".{name}." in f".{n}"
+                   for n in (*env.structs, *env.inductives, *env.defs))
 
     def _resolve_method(self, node: A.Node, h: str, field: str, base: Closure, t: LeanType | None,
                         args: list[A.Node], sc: Scope, expected: LeanType | None, dynamic: bool = False) -> Closure | None:

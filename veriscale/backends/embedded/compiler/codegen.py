@@ -32,6 +32,15 @@ closure or matcher called on ``fr``) is generated on Python locals (:meth:`CodeG
 slots become local variables, a definition takes its arguments positionally, and a ``fun``
 reads its captured variables from the snapshot it was made with (never written: Lean values are
 immutable, so capture by value is the snapshot), instead of copying it on each application.
+
+Such a ``fun`` is also *made* from generated text (:class:`.lambdas.LocalFn`): its snapshot is
+a list of only the slots it can read (its captured variables; a ``let rec`` group's functions,
+stored into every snapshot of the group once all are made), so the body making it needs no
+frame either; and where the compiler knows which ``fun`` a local variable holds, an application
+calls its generated function on the value's snapshot, after checking at run time that the
+value is one that ``fun`` made (else it is applied as any function value). A ``do`` block's
+``return`` is a ``raise`` caught by a ``try`` written around the block's text
+(:meth:`CodeGen.catching`), so a block called from a loop joins the loop's function.
 """
 
 from __future__ import annotations
@@ -292,6 +301,26 @@ class CodeGen:
                  f"{result} = {self.const(done)}"]
         return self.attach(closure, Src(result, lines))
 
+    def raising(self, closure: Closure, exc: type, value: Closure | None = None) -> Closure:
+        """A statement raising ``exc()``, or ``exc(v)`` of ``value``'s value (a ``do`` block's
+        ``return``, ``break``, ``continue``), as ``closure`` does."""
+        if value is None:
+            return self.attach(closure, Src("None", [f"raise {self.const(exc)}()"], simple=True))
+        sv = self.src(value)
+        return self.attach(closure, Src("None", [*sv.stmts, f"raise {self.const(exc)}({sv.expr})"], simple=True))
+
+    def catching(self, closure: Closure, body: Closure, exc: type) -> Closure:
+        """``body``'s value, or the ``value`` of an ``exc`` it raises (a ``do`` block's
+        ``return``), as ``closure`` does; ``closure`` alone when ``body`` has no source of its
+        own or jumps to a loop (a jump out of a ``try`` is not what the closure does)."""
+        sb = self.src(body)
+        if not sb.fused or _tail_loops(sb.stmts):
+            return closure
+        t, e = self.temp(), self.temp()
+        lines = ["try:", *_indent([*sb.stmts, f"{t} = {sb.expr}"]),
+                 f"except {self.const(exc)} as {e}:", f"    {t} = {e}.value"]
+        return self.attach(closure, Src(t, lines))
+
     def tail_call(self, closure: Closure, operands: Sequence[Closure], loop: str, slots: Sequence[int],
                   budget: Any) -> Closure:
         """A self-call in tail position of the function whose loop is named ``loop`` (see
@@ -344,14 +373,15 @@ class CodeGen:
         if finish is not None:
             src = Src(f"{self.const(finish)}({src.expr})", src.stmts)
         lines = _body_lines(src, loops)
-        renamed = _on_locals(lines, params, env)
-        if renamed is None:
+        on_locals = _on_locals(lines, params, env)
+        if on_locals is None:
             return Body(self._define("fr", lines), Body.FRAME)
+        renamed, captured = on_locals
         if budget is not None:
             k = self.const(budget)
             renamed = [f"{k}.tick -= 1", f"if {k}.tick < 0:", f"    {k}.refill()", *renamed]
         args = ", ".join([*(["env"] if env else []), *(f"_v{int(s)}" for s in params)])
-        return Body(self._define(args, renamed), Body.LOCALS)
+        return Body(self._define(args, renamed), Body.LOCALS, captured)
 
     def _generable(self, closure: Closure, loop: str | None) -> Src | None:
         """The source of ``closure`` when a function is worth generating from it."""
@@ -379,14 +409,15 @@ class Body:
     :attr:`CLOSURE` (not generated) and :attr:`FRAME`, ``fn(frame)``; :attr:`LOCALS`,
     ``fn(*args)``, or ``fn(env, *args)`` for a ``fun`` (its captured frame, read, never written),
     charging the application's step itself when asked to. Only a generated body has ``finish``
-    applied."""
+    applied. ``captured``: on locals, the slots of ``env`` the body reads (no other is read)."""
 
     CLOSURE, FRAME, LOCALS = "closure", "frame", "locals"
-    __slots__ = ("fn", "kind")
+    __slots__ = ("fn", "kind", "captured")
 
-    def __init__(self, fn: Callable[..., Any], kind: str) -> None:
+    def __init__(self, fn: Callable[..., Any], kind: str, captured: frozenset[int] = frozenset()) -> None:
         self.fn = fn
         self.kind = kind
+        self.captured = captured
 
 
 #: a frame slot in generated text; what is left of ``fr`` when they are taken out
@@ -401,9 +432,10 @@ def _body_lines(src: Src, loops: bool) -> list[str]:
     return ["while True:", *_indent(lines)] if loops else lines
 
 
-def _on_locals(lines: Sequence[str], params: Sequence[int], env: bool) -> list[str] | None:
+def _on_locals(lines: Sequence[str], params: Sequence[int], env: bool) -> tuple[list[str], frozenset[int]] | None:
     """``lines`` with each frame slot a Python local ``_v<slot>`` (a slot read and never stored,
-    other than a parameter, read from ``env``: a captured variable); ``None`` when the text uses
+    other than a parameter, read from ``env``: a captured variable), and the captured slots;
+    ``None`` when the text uses
     the frame otherwise (a closure or matcher called on it, which reads or binds slots itself),
     or reads a slot it neither binds nor has (no ``env``).
 
@@ -430,7 +462,7 @@ def _on_locals(lines: Sequence[str], params: Sequence[int], env: bool) -> list[s
         slot = int(m.group(1))
         return f"env[{slot}]" if slot in captured else f"_v{slot}"
 
-    return [_SLOT.sub(name, line) for line in lines]
+    return [_SLOT.sub(name, line) for line in lines], frozenset(captured)
 
 
 def call_template(callee: str, n: int, keywords: str = "") -> str:

@@ -18,6 +18,7 @@ from veriscale.backends.embedded.compiler.calls import CallsMixin
 from veriscale.backends.embedded.compiler.codegen import Body, CodeGen
 from veriscale.backends.embedded.compiler.do_notation import DoNotationMixin
 from veriscale.backends.embedded.compiler.families import FamiliesMixin
+from veriscale.backends.embedded.compiler.fast_paths import index_writer
 from veriscale.backends.embedded.compiler.hoisting import HoistingMixin
 from veriscale.backends.embedded.compiler.instances import InstancesMixin
 from veriscale.backends.embedded.compiler.lambdas import LambdasMixin
@@ -64,7 +65,7 @@ from veriscale.backends.embedded.statics import (
     is_known,
 )
 from veriscale.lean.types import FunType, LeanType, NamedType, ProdType
-from veriscale.lean.values import NONE, UNIT, Arr, Char, Nat, Pair, Some, Undecidable, Unsupported
+from veriscale.lean.values import NONE, UNIT, Arr, Char, Nat, Pair, Undecidable, Unsupported, some
 
 
 class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithMixin, QuantifiersMixin,
@@ -90,6 +91,9 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         self._tail_target: TailTarget | None = None
         #: `let rec` lambdas (by node id) being compiled, with the frame slot of their name
         self._rec_lambdas: dict[int, int] = {}
+        #: (definition, frame slot) of local functions generated on locals, with their function
+        #: (:class:`.lambdas.LocalFn`)
+        self._local_fns: dict[tuple[DefCtx, int], Any] = {}
         self._defs_running: dict[str, Callable[..., Any]] = {}
         self._method_cache: dict[tuple[str, str], Any] = {}
         self._resolution_cache: dict[tuple[str, str, tuple[str, ...]], list[str] | None] = {}
@@ -596,19 +600,18 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             def at_opt(c: Any, i: Any) -> Any:
                 if type(c) is Arr:
                     c = c.view()
-                    return Some(c[i]) if 0 <= i < len(c) else NONE
+                    return some(c[i]) if 0 <= i < len(c) else NONE
                 if isinstance(c, LeanSubarray):
                     c = c.items()  # `GetElem (Subarray α) Nat α`: index `i` is `array[start + i]`
                 if isinstance(c, tuple):
                     if 0 <= i < len(c):
-                        return Some(c[i])
+                        return some(c[i])
                     return NONE
                 if isinstance(c, LeanHashMap):
                     return BUILTINS["Std.HashMap.getElem?"].fn(c, i)
                 raise unsupported(node, "xs[i]?", f"on {type_name_of(c)}")
 
-            return self.gen.fuse(lambda fr: at_opt(coll(fr), idx(fr)), self.gen.const(at_opt) + "({0}, {1})",
-                                 [coll, idx])
+            return self._index_source(lambda fr: at_opt(coll(fr), idx(fr)), ct, mode, at_opt, [coll, idx])
 
         def at(c: Any, i: Any) -> Any:
             # the element at `i` of `c` (both computed, the collection first)
@@ -636,7 +639,15 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                 return b.fn(c, i, result_type=et if et is not None else expected) if b.typed else b.fn(c, i)
             raise unsupported(node, "indexing", f"on {type_name_of(c)}")
 
-        return self.gen.fuse(lambda fr: at(coll(fr), idx(fr)), self.gen.const(at) + "({0}, {1})", [coll, idx])
+        return self._index_source(lambda fr: at(coll(fr), idx(fr)), ct, mode, at, [coll, idx])
+
+    def _index_source(self, closure: Closure, ct: LeanType | None, mode: str, at: Callable[[Any, Any], Any],
+                      operands: list[Closure]) -> Closure:
+        """``closure`` (``at(c, i)`` of the operands) with its source: written inline for an
+        array or a list (:mod:`.fast_paths`), else the call of ``at``."""
+        if head(ct) in ("Array", "List"):
+            return self.gen.fuse_with(closure, operands, index_writer(self.gen, mode, at, on_list=head(ct) == "List"))
+        return self.gen.fuse(closure, self.gen.const(at) + "({0}, {1})", operands)
 
 
 #: empty frame slots, sliced to pad a frame after its arguments

@@ -75,15 +75,16 @@ class DoNotationMixin:
             seq = self.compile_do_seq(node.seq, sc, expected)
         finally:
             sc.ctx.do_depth -= 1
-        seq = self.gen.function(seq)  # its own generated function: `return` is caught around it
+        body = self.gen.function(seq)  # its own generated function: `return` is caught around it
 
         def run(fr: list[Any]) -> Any:
             try:
-                return seq(fr)
+                return body(fr)
             except _Return as r:
                 return r.value
 
-        return run
+        # the same in generated text, where the block's source can go on its caller's locals
+        return self.gen.catching(run, seq, _Return)
 
     def compile_do_seq(self, seq: Any, sc: Scope, expected: LeanType | None = None) -> Closure:
         if not isinstance(seq, A.DoSeq):
@@ -129,13 +130,13 @@ class DoNotationMixin:
             if sc.ctx.udef is not None:
                 _, ret_t = self.def_types(sc.ctx.udef)
             if item.term is None:
-                return _raise_return_unit
+                return self.gen.raising(lambda fr: _raise_return_unit(fr), _Return, self.gen.constant(lambda fr: UNIT, UNIT))
             c = self.compile(item.term, sc, ret_t)
 
             def ret(fr: list[Any]) -> Any:
                 raise _Return(c(fr))
 
-            return ret
+            return self.gen.raising(ret, _Return, c)
         if isinstance(item, A.DoReassign):
             return self._reassign(item, sc)
         if isinstance(item, A.DoIf):
@@ -209,9 +210,9 @@ class DoNotationMixin:
 
             return run_repeat
         if isinstance(item, A.DoBreak):
-            return _raise_break
+            return self.gen.raising(lambda fr: _raise_break(fr), _Break)
         if isinstance(item, A.DoContinue):
-            return _raise_continue
+            return self.gen.raising(lambda fr: _raise_continue(fr), _Continue)
         if isinstance(item, A.DoMatch):
             return self.compile_match(item, item.alts, item.discrs, sc, expected, f"_dm{item.line}", is_do=True)
         if isinstance(item, A.DoNested):

@@ -3,13 +3,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from functools import partial
 from typing import Any
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import type_of_text
-from veriscale.backends.embedded.compiler.codegen import Body
+from veriscale.backends.embedded.compiler.codegen import Body, CodeGen, Src
 from veriscale.backends.embedded.compiler.support import (
     Closure,
     DefCtx,
@@ -91,7 +91,12 @@ class LambdasMixin:
         if not patterns:
             generated = self.gen.body(body, slots, loop, env=True, budget=budget)
             if generated.kind == Body.LOCALS:
-                return _local_fn_maker(generated.fn, arity, ctx, key_slots, shape)
+                local = LocalFn(generated.fn, arity, ctx, key_slots, shape)
+                make_local = local.make
+                setattr(make_local, _LOCAL_FN_ATTR, (local, generated.captured))
+                src = local.source(self.gen, generated.captured) if target is None else None
+                # (a `let rec` function's maker is written by its setter: its siblings are unbound)
+                return self.gen.attach(make_local, src) if src is not None else make_local
             body = generated.fn
         else:
             body = self.gen.function(body, loop)
@@ -315,6 +320,7 @@ class LambdasMixin:
                 lam = A.Lambda(decl.line, decl.col, explicit, decl.value)  # type: ignore[arg-type]
             inner, slot = sc.bind(decl.name or "_", ft)
             c = self.compile(lam, sc, ft)
+            self._note_local_fn(sc.ctx, slot, c)
 
             def set_fn(fr: list[Any]) -> None:
                 fr[slot] = c(fr)
@@ -328,6 +334,7 @@ class LambdasMixin:
             val = self.coerced(val, decl.value, ty)
         st = ty if ty is not None else self.stype(decl.value, sc)
         inner, slot = sc.bind(decl.name or "_", st)
+        self._note_local_fn(sc.ctx, slot, val)
 
         def set_val(fr: list[Any]) -> None:
             fr[slot] = val(fr)
@@ -403,28 +410,105 @@ class LambdasMixin:
                     for s, g in zip(slots, fns):
                         f.env[s] = g
 
-        return inner, setter
+        for s, m in zip(slots, makers):
+            self._note_local_fn(sc.ctx, s, m)
+        return inner, self._let_rec_source(setter, slots, makers)
+
+    def _note_local_fn(self, ctx: DefCtx, slot: int, maker: Closure) -> None:
+        """Record that frame slot ``slot`` of ``ctx`` holds what ``maker`` makes, when that is a
+        function generated on locals (:class:`LocalFn`): applications of the variable call it
+        directly (:meth:`LocalFn.call_source`, which checks the value at run time)."""
+        made = getattr(maker, _LOCAL_FN_ATTR, None)
+        if made is not None:
+            self._local_fns[(ctx, slot)] = made[0]
+
+    def _let_rec_source(self, setter: Closure, slots: list[int], makers: list[Closure]) -> Closure:
+        """``setter`` with its source, when every function of the group is generated on locals:
+        each made from a snapshot (the group's slots ``None``: not stored yet), then stored in its
+        slot and into each function's snapshot, as ``setter`` does."""
+        made = [getattr(m, _LOCAL_FN_ATTR, None) for m in makers]
+        unbound = frozenset(slots)
+        srcs = [m[0].source(self.gen, m[1], unbound) if m is not None else None for m in made]
+        if any(src is None for src in srcs):
+            return setter
+        temps = [self.gen.temp() for _ in slots]
+        lines = [f"{t} = {src.expr}" for t, src in zip(temps, srcs) if src is not None]
+        lines.append(", ".join(f"fr[{int(s)}]" for s in slots) + " = " + ", ".join(temps))
+        lines.extend(f"{t}.env[{int(s)}] = {g}" for t in temps for s, g in zip(slots, temps))
+        return self.gen.attach(setter, Src("None", lines, simple=True))
 
 
 
-def _local_fn_maker(fn: Callable[..., Any], arity: int, ctx: DefCtx, key_slots: tuple[int, ...] | None,
-                    shape: Any) -> Closure:
-    """The maker of a ``fun`` whose body was generated on Python locals: ``fn(env, *args)``
-    charges the application's step and runs the body on the captured frame ``env``, read only
-    (:meth:`.codegen.CodeGen.body`), so an application copies nothing; its self tail calls, all
-    in the generated body, loop there."""
+class LocalFn:
+    """A ``fun`` whose body was generated on Python locals (:meth:`.codegen.CodeGen.body`):
+    ``fn(env, *args)`` charges the application's step and runs the body on the captured frame
+    ``env``, read only, so an application copies nothing; its self tail calls, all in the
+    generated body, loop there.
 
-    def runner(env: Any, args: tuple[Any, ...]) -> Any:
-        return fn(env, *args)
+    Its maker is a closure ``make(fr)`` (snapshot of the frame ``fr``) and, for generated code,
+    :meth:`source`: the snapshot written as a list of only the slots the function can read
+    (its captured variables, ``key_slots``, and its ``let rec`` siblings, which the setter
+    stores into it), each other place ``None``; nothing reads the other places (the body reads
+    ``captured``, :func:`..memo.fn_key` reads ``key_slots``, :mod:`..builtins.sublists` a
+    ``shape``'s slot, which is a captured variable). Application from generated code
+    (:meth:`call_source`) calls ``fn`` on the value's ``env`` when the value is a function this
+    maker made, as ``Fn.__call__`` would through ``runner``."""
 
-    def make(fr: list[Any]) -> Any:
-        snap = fr[:]
-        need = ctx.nslots
-        if len(snap) < need:
-            snap.extend([None] * (need - len(snap)))
-        return Fn(arity, runner, snap, "fun", key_slots, shape, partial(fn, snap) if arity <= 2 else None)
+    __slots__ = ("fn", "arity", "runner", "make", "make_from", "key_slots")
 
-    return make
+    def __init__(self, fn: Callable[..., Any], arity: int, ctx: DefCtx, key_slots: tuple[int, ...] | None,
+                 shape: Any) -> None:
+        self.fn = fn
+        self.arity = arity
+        self.key_slots = key_slots
+
+        def runner(env: Any, args: tuple[Any, ...]) -> Any:
+            return fn(env, *args)
+
+        def make_from(snap: list[Any]) -> Fn:
+            return Fn(arity, runner, snap, "fun", key_slots, shape, partial(fn, snap) if arity <= 2 else None)
+
+        def make(fr: list[Any]) -> Any:
+            snap = fr[:]
+            need = ctx.nslots
+            if len(snap) < need:
+                snap.extend([None] * (need - len(snap)))
+            return make_from(snap)
+
+        self.runner = runner
+        self.make = make
+        self.make_from = make_from
+
+    def source(self, gen: CodeGen, captured: frozenset[int], unbound: frozenset[int] = frozenset()) -> Src | None:
+        """The maker as generated text over ``fr[k]`` reads, the slots ``unbound`` (``let rec``
+        siblings, not stored yet) left ``None``; ``None`` when the body reads a slot that is not
+        one of ``key_slots`` (a variable in scope, so stored before the ``fun`` is made)."""
+        if self.key_slots is None or not captured <= set(self.key_slots):
+            return None
+        read = set(self.key_slots) - unbound
+        size = max([*self.key_slots, *unbound], default=-1) + 1
+        items = "".join((f"fr[{k}], " if k in read else "None, ") for k in range(size))
+        return Src(f"{gen.const(self.make_from)}([{items}])")
+
+    def call_source(self, gen: CodeGen, nargs: int) -> Callable[[Sequence[str]], tuple[Sequence[str], str]] | None:
+        """For :meth:`.codegen.CodeGen.fuse_with` over (function value, arguments…): the direct
+        call when the value is a function of this maker (another value, as ``f(args…)``);
+        ``None`` unless ``nargs`` is the arity."""
+        if nargs != self.arity:
+            return None
+        fn, runner, fn_type = gen.const(self.fn), gen.const(self.runner), gen.const(Fn)
+
+        def build(exprs: Sequence[str]) -> tuple[Sequence[str], str]:
+            f = gen.temp()
+            args = "".join(f"{e}, " for e in exprs[1:])
+            return ([f"{f} = {exprs[0]}"],
+                    f"({fn}({f}.env, {args}) if {f}.__class__ is {fn_type} and {f}.run is {runner} else {f}({args}))")
+
+        return build
+
+
+#: the attribute of a maker of a :class:`LocalFn`: the function and the slots its body reads
+_LOCAL_FN_ATTR = "_veriscale_local_fn"
 
 
 def local_instance_class(decl: A.LetDecl) -> str | None:

@@ -14,7 +14,7 @@ from veriscale.backends.embedded.registry import Builtin
 from veriscale.backends.embedded.statics import BOOL, CHAR, FLOAT, INT, NAT, STRING, TVar, coerce_value
 from veriscale.backends.embedded.statics import needs_int as _needs_int
 from veriscale.lean.types import LeanType, NamedType
-from veriscale.lean.values import Char, Nat, Some, Unsupported, _FixedWidth
+from veriscale.lean.values import Char, Nat, Unsupported, _FixedWidth, some
 
 if TYPE_CHECKING:
     from veriscale.backends.embedded.compiler.codegen import CodeGen
@@ -157,8 +157,12 @@ def _field_builtin(type_head: str | None, field: str) -> Builtin | None:
     return b
 
 
-def _some_of(c: Closure) -> Closure:
-    return lambda fr: Some(c(fr))
+def _some_of(c: Closure, gen: CodeGen | None = None) -> Closure:
+    """``some`` of ``c``'s value (with its source for ``gen`` when given)."""
+    def run(fr: list[Any]) -> Any:
+        return some(c(fr))
+
+    return run if gen is None else gen.fuse(run, gen.const(some) + "({0})", [c])
 
 
 def _coercer(c: Closure, ty: LeanType, gen: CodeGen | None = None) -> Closure:
@@ -180,7 +184,12 @@ def _coercer(c: Closure, ty: LeanType, gen: CodeGen | None = None) -> Closure:
             return [f"{t} = {exprs[0]}"], f"({to_int_}({t}) if {is_a}({t}, {nat}) else {t})"
 
         return gen.fuse_with(to_int, [c], write)
-    return lambda fr: coerce_value(c(fr), ty)
+    def coerce(fr: list[Any]) -> Any:
+        return coerce_value(c(fr), ty)
+
+    if gen is None:
+        return coerce
+    return gen.fuse(coerce, f"{gen.const(coerce_value)}({{0}}, {gen.const(ty)})", [c])
 
 
 def _has_cdot(node: Any) -> bool:
