@@ -90,6 +90,19 @@ _third = itemgetter(2)
 _SIZE_CACHE_LIMIT = 1 << 13  # the dicts are kept alive while cached: a bound on memory too
 
 
+
+def _shared_value_answer(cache: dict[Any, Answer], key: Any, value: Any, steps: int) -> Answer:
+    """The answer of ``value`` after ``steps`` steps, made once per ``key`` of ``cache`` (an
+    ``Answer`` is frozen, so equal answers may be one object); the cache is bounded. The loop of
+    ``_code_run`` writes this inline."""
+    answer = cache.get(key)
+    if answer is None:
+        if len(cache) > _ANSWER_CACHE_LIMIT:
+            cache.clear()
+        answer = cache[key] = _trusted("value", ENGINE, value, None, "", steps)
+    return answer
+
+
 class EmbeddedBackend(Backend):
     """Evaluates checks in Python; every answer carries the steps it took (``Answer.steps``).
 
@@ -459,22 +472,9 @@ class EmbeddedBackend(Backend):
         ``Nat`` never stands for an equal ``Int``; floats are left out: ``0.0 == -0.0``)."""
         vtype = type(value)
         if vtype is bool:
-            by_steps = self._bool_answers[value]
-            answer = by_steps.get(steps)
-            if answer is None:
-                if len(by_steps) > _ANSWER_CACHE_LIMIT:
-                    by_steps.clear()
-                answer = by_steps[steps] = _trusted("value", ENGINE, value, None, "", steps)
-            return answer
+            return _shared_value_answer(self._bool_answers[value], steps, value, steps)
         if vtype in _SHARED_VALUE_TYPES:
-            cache = self._value_answers
-            key = (type(value), value, steps)
-            answer = cache.get(key)
-            if answer is None:
-                if len(cache) > _ANSWER_CACHE_LIMIT:
-                    cache.clear()
-                answer = cache[key] = _trusted("value", ENGINE, value, None, "", steps)
-            return answer
+            return _shared_value_answer(self._value_answers, (vtype, value, steps), value, steps)
         return _trusted("value", ENGINE, value, None, "", steps)
 
     def _truth_answer(self, status: AnswerStatus, steps: int) -> Answer:
