@@ -592,7 +592,8 @@ def score(
     """Score model output (code, pre/postconditions, proofs) with lower and upper bounds per task.
 
     A submission file may hold several samples per task ("sample": 0, 1, ...): the totals give
-    pass@1 and pass@k (the unbiased estimator), each with a lower and an upper bound."""
+    pass@1 and pass@k (the unbiased estimator), each with a lower and an upper bound. Lines that
+    cannot be read are listed on stderr; the others are scored and written, then the exit code is 2."""
     import veriscale.api as api
     from veriscale.stages.score import format_report
 

@@ -87,17 +87,6 @@ def check_bits(value: int) -> int:
     return value
 
 
-def same_kind(value: int, like: Any) -> Any:
-    """Re-wrap an integer result with the integer type of ``like`` (Nat, fixed width, or Int)."""
-    if isinstance(like, bool):
-        raise Unsupported("integer operation on Bool")
-    if isinstance(like, Nat):
-        return Nat(value)
-    if isinstance(like, _FixedWidth):
-        return type(like)(value)
-    return int(value)
-
-
 FIXED_WIDTH_BY_NAME: dict[str, type[_FixedWidth]] = {
     "UInt8": UInt8,
     "UInt16": UInt16,

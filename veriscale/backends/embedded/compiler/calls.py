@@ -598,8 +598,7 @@ class CallsMixin:
             c = cache.get(tn)
             if c is None:
                 rt = t if t is not None else _value_type(obj)
-                c = comp._resolve_method(node, tn, field, lambda f2: f2[objslot], rt, args, sc_obj, expected,
-                                         dynamic=True)
+                c = comp._resolve_method(node, tn, field, lambda f2: f2[objslot], rt, args, sc_obj, expected)
                 if c is None:
                     raise unsupported(node, f"field {field}", f"on a value of type {tn}")
                 cache[tn] = c
@@ -617,7 +616,7 @@ class CallsMixin:
                    for n in (*env.structs, *env.inductives, *env.defs))
 
     def _resolve_method(self, node: A.Node, h: str, field: str, base: Closure, t: LeanType | None,
-                        args: list[A.Node], sc: Scope, expected: LeanType | None, dynamic: bool = False) -> Closure | None:
+                        args: list[A.Node], sc: Scope, expected: LeanType | None) -> Closure | None:
         si = self.env.structs.get(h)
         if si is not None and si.field_index(field) >= 0:
             idx = si.field_index(field)
