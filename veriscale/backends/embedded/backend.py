@@ -94,7 +94,7 @@ _SIZE_CACHE_LIMIT = 1 << 13  # the dicts are kept alive while cached: a bound on
 def _shared_value_answer(cache: dict[Any, Answer], key: Any, value: Any, steps: int) -> Answer:
     """The answer of ``value`` after ``steps`` steps, made once per ``key`` of ``cache`` (an
     ``Answer`` is frozen, so equal answers may be one object); the cache is bounded. The loop of
-    ``_code_run`` writes this inline."""
+    ``_code_run`` looks the answer up inline and calls this on a miss."""
     answer = cache.get(key)
     if answer is None:
         if len(cache) > _ANSWER_CACHE_LIMIT:
@@ -373,10 +373,8 @@ class EmbeddedBackend(Backend):
         cache = self._value_answers
         bool_answers = self._bool_answers
         shared = _SHARED_VALUE_TYPES
-        n = len(order)
         try:
-            while position < n:
-                i = order[position]
+            for i in order[position:]:
                 check = checks[i]
                 if check.kind is not _CODE:
                     break
@@ -399,19 +397,14 @@ class EmbeddedBackend(Backend):
                 # _value_answer, inline
                 vtype = type(value)
                 if vtype is bool:
-                    by_steps = bool_answers[value]
-                    answer = by_steps.get(steps)
+                    answer = bool_answers[value].get(steps)
                     if answer is None:
-                        if len(by_steps) > _ANSWER_CACHE_LIMIT:
-                            by_steps.clear()
-                        answer = by_steps[steps] = _trusted("value", ENGINE, value, None, "", steps)
+                        answer = _shared_value_answer(bool_answers[value], steps, value, steps)
                 elif vtype in shared:
                     key = (vtype, value, steps)
                     answer = cache.get(key)
                     if answer is None:
-                        if len(cache) > _ANSWER_CACHE_LIMIT:
-                            cache.clear()
-                        answer = cache[key] = _trusted("value", ENGINE, value, None, "", steps)
+                        answer = _shared_value_answer(cache, key, value, steps)
                 else:
                     answer = _trusted("value", ENGINE, value, None, "", steps)
                 out[i] = answer

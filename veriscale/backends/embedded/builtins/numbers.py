@@ -147,41 +147,63 @@ def _nat_ops() -> dict[str, Callable[[Any, Any], Any]]:
     }
 
 
+# Arithmetic on `int` and its subclasses (`Nat`, the fixed widths) gives an exact `int`: an `Int`
+# result needs no `int(...)` around it.
 def _int_add(a: Any, b: Any) -> Any:
-    value = int(a + b)
+    value = a + b
     if value.bit_length() > MAX_BITS:
         check_bits(value)
     return value
 
 
 def _int_sub(a: Any, b: Any) -> Any:
-    value = int(a - b)
+    value = a - b
     if value.bit_length() > MAX_BITS:
         check_bits(value)
     return value
+
+
+def _int_mul(a: Any, b: Any) -> Any:
+    value = a * b
+    if value.bit_length() > MAX_BITS:
+        check_bits(value)
+    return value
+
+
+def _int_div(a: Any, b: Any) -> Any:
+    # `Int.ediv` is floor division when the divisor is positive
+    return a // b if b > 0 else int_ediv(a, b)
+
+
+def _int_mod(a: Any, b: Any) -> Any:
+    # `Int.emod` is Python's `%` when the divisor is positive
+    return a % b if b > 0 else int_emod(a, b)
 
 
 def _int_ops() -> dict[str, Callable[[Any, Any], Any]]:
     return {
         "+": _int_add,
         "-": _int_sub,
-        "*": lambda a, b: check_bits(int(a) * int(b)),
-        "/": lambda a, b: int_ediv(int(a), int(b)),
-        "%": lambda a, b: int_emod(int(a), int(b)),
+        "*": _int_mul,
+        "/": _int_div,
+        "%": _int_mod,
         # `HPow Int Nat Int`: the exponent is a Nat
         "^": lambda a, b: _pow(int(a), int(b)),
     }
 
 
 def _fixed_ops(cls: type[_FixedWidth]) -> dict[str, Callable[[Any, Any], Any]]:
+    # Lean's `UIntN` operations are modulo 2^N: for operands in range, `& mask` is that modulo
+    # (also of a negative difference) and the result needs no `_FixedWidth.__new__`
     modulus = 1 << cls.BITS
+    mask = modulus - 1
     return {
-        "+": lambda a, b: cls(int(a) + int(b)),
-        "-": lambda a, b: cls(int(a) - int(b)),
-        "*": lambda a, b: cls(int(a) * int(b)),
-        "/": lambda a, b: cls(0 if int(b) == 0 else int(a) // int(b)),
-        "%": lambda a, b: cls(int(a) if int(b) == 0 else int(a) % int(b)),
-        "^": lambda a, b: cls(pow(int(a), int(b), modulus)),
+        "+": lambda a, b: _new_int(cls, (a + b) & mask),
+        "-": lambda a, b: _new_int(cls, (a - b) & mask),
+        "*": lambda a, b: _new_int(cls, (a * b) & mask),
+        "/": lambda a, b: _new_int(cls, (a // b if b else 0) & mask),
+        "%": lambda a, b: _new_int(cls, (a % b if b else a) & mask),
+        "^": lambda a, b: _new_int(cls, pow(a, b, modulus)),
     }
 
 
@@ -545,16 +567,17 @@ def int_lcm(a: int, b: int) -> Nat:
 
 def _register_fixed(name: str, cls: type[_FixedWidth]) -> None:
     bits = cls.BITS
+    mask = (1 << bits) - 1  # `& mask` is Lean's wrapping modulo 2^N, without `_FixedWidth.__new__`
     unary, binary = f": {name} → {name}", f": {name} → {name} → {name}"
-    builtin(f"{name}.toNat", f": {name} → Nat", verified=False)(lambda a: nat(int(a)))
-    builtin(f"{name}.ofNat", f": Nat → {name}", verified=False)(lambda n: cls(int(n)))
-    builtin(f"{name}.xor", binary, verified=False)(lambda a, b: cls(int(a) ^ int(b)))
-    builtin(f"{name}.land", binary, verified=False)(lambda a, b: cls(int(a) & int(b)))
-    builtin(f"{name}.lor", binary, verified=False)(lambda a, b: cls(int(a) | int(b)))
+    builtin(f"{name}.toNat", f": {name} → Nat", verified=False)(lambda a: nat_unchecked(int(a)))
+    builtin(f"{name}.ofNat", f": Nat → {name}", verified=False)(lambda n: _new_int(cls, n & mask))
+    builtin(f"{name}.xor", binary, verified=False)(lambda a, b: _new_int(cls, (a ^ b) & mask))
+    builtin(f"{name}.land", binary, verified=False)(lambda a, b: _new_int(cls, a & b & mask))
+    builtin(f"{name}.lor", binary, verified=False)(lambda a, b: _new_int(cls, (a | b) & mask))
     # `a <<< b = ⟨a.toBitVec <<< (b.toBitVec % N)⟩`
-    builtin(f"{name}.shiftLeft", binary, verified=False)(lambda a, b: cls(int(a) << (int(b) % bits)))
-    builtin(f"{name}.shiftRight", binary, verified=False)(lambda a, b: cls(int(a) >> (int(b) % bits)))
-    builtin(f"{name}.complement", unary, verified=False)(lambda a: cls(~int(a)))
+    builtin(f"{name}.shiftLeft", binary, verified=False)(lambda a, b: _new_int(cls, (a << (b % bits)) & mask))
+    builtin(f"{name}.shiftRight", binary, verified=False)(lambda a, b: _new_int(cls, (a >> (b % bits)) & mask))
+    builtin(f"{name}.complement", unary, verified=False)(lambda a: _new_int(cls, ~a & mask))
     for op, lean in (("+", "add"), ("-", "sub"), ("*", "mul"), ("/", "div"), ("%", "mod")):
         builtin(f"{name}.{lean}", binary, verified=False)(ARITH[(op, name)])
     for other, other_cls in FIXED_WIDTH_BY_NAME.items():

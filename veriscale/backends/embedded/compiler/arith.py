@@ -482,7 +482,7 @@ class ArithMixin:
 
 
 def _inline_arith(gen: CodeGen, f: Callable[[Any, Any], Any]) -> Callable[[str, str], tuple[list[str], str]] | None:
-    """For the hottest typed operators (``+``/``-`` at ``Nat`` and ``Int``), the text of their
+    """For the hottest typed operators (``+ - * / %`` at ``Nat`` and ``Int``), the text of their
     bodies (:mod:`..builtins.numbers`) over two operand expressions: statements and result, the
     same operations in the same order, without the call."""
     if f not in _INLINE_ARITH:
@@ -490,28 +490,41 @@ def _inline_arith(gen: CodeGen, f: Callable[[Any, Any], Any]) -> Callable[[str, 
     op, at_nat = _INLINE_ARITH[f]
     nat, new_int = gen.const(Nat), gen.const(int.__new__)
     small, limit = gen.const(numbers.SMALL_NATS), gen.const(numbers.SMALL_NAT_LIMIT)
+    max_bits, check_bits = gen.const(numbers.MAX_BITS), gen.const(numbers.check_bits)
 
     def write(x: str, y: str) -> tuple[list[str], str]:
         t = gen.temp()
         if at_nat and op == "-":
             return [f"{t} = {x} - {y}"], (f"(({small}[{t}] if {t} < {limit} else {new_int}({nat}, {t})) if {t} > 0 "
                                           f"else {gen.const(numbers._NAT_ZERO)})")
+        if at_nat and op in ("/", "%"):
+            # `n / 0 = 0`, `n % 0 = n`; the result is no larger than `n`: no bit limit to check
+            d = gen.temp()
+            py_op, by_zero = ("//", "0") if op == "/" else ("%", t)
+            return [f"{t} = {x}", f"{d} = {y}", f"{t} = {t} {py_op} {d} if {d} else {by_zero}"], \
+                f"({small}[{t}] if {t} < {limit} else {new_int}({nat}, {t}))"
         if at_nat:
-            # a small sum is looked up (and has far fewer bits than the limit)
-            return [f"{t} = {x} + {y}", f"if {t} < {limit} and {t} >= 0:", f"    {t} = {small}[{t}]", "else:",
-                    f"    if {t}.bit_length() > {gen.const(numbers.MAX_BITS)}:",
-                    f"        {gen.const(numbers.check_bits)}({t})", f"    {t} = {new_int}({nat}, {t})"], t
-        value = f"{gen.const(int)}({x} {op} {y})"
-        stmts = [f"{t} = {value}", f"if {t}.bit_length() > {gen.const(numbers.MAX_BITS)}:",
-                 f"    {gen.const(numbers.check_bits)}({t})"]
+            # a small sum or product is looked up (and has far fewer bits than the limit)
+            return [f"{t} = {x} {op} {y}", f"if {t} < {limit} and {t} >= 0:", f"    {t} = {small}[{t}]", "else:",
+                    f"    if {t}.bit_length() > {max_bits}:",
+                    f"        {check_bits}({t})", f"    {t} = {new_int}({nat}, {t})"], t
+        if op in ("/", "%"):
+            # `Int.ediv`/`Int.emod` are Python's `//`/`%` when the divisor is positive
+            d = gen.temp()
+            slow = gen.const(numbers.int_ediv if op == "/" else numbers.int_emod)
+            py_op = "//" if op == "/" else "%"
+            return [f"{t} = {x}", f"{d} = {y}", f"{t} = {t} {py_op} {d} if {d} > 0 else {slow}({t}, {d})"], t
+        stmts = [f"{t} = {x} {op} {y}", f"if {t}.bit_length() > {max_bits}:", f"    {check_bits}({t})"]
         return stmts, t
 
     return write
 
 
 _INLINE_ARITH: dict[Callable[[Any, Any], Any], tuple[str, bool]] = {
-    numbers._nat_add: ("+", True), numbers._nat_sub: ("-", True),
-    numbers._int_add: ("+", False), numbers._int_sub: ("-", False),
+    numbers._nat_add: ("+", True), numbers._nat_sub: ("-", True), numbers._nat_mul: ("*", True),
+    numbers._nat_div: ("/", True), numbers._nat_mod: ("%", True),
+    numbers._int_add: ("+", False), numbers._int_sub: ("-", False), numbers._int_mul: ("*", False),
+    numbers._int_div: ("/", False), numbers._int_mod: ("%", False),
 }
 
 
