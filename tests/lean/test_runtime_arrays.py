@@ -147,6 +147,9 @@ def test_a_trusted_answer_is_the_validated_one(status: Any, value: Any, reason: 
     assert fast == slow and repr(fast) == repr(slow)
     assert fast.model_dump() == slow.model_dump()
     assert fast.model_copy(update={"steps": 1}).steps == 1 and fast.steps == steps
+    # trusted answers share one set of fields set, which copies never change
+    assert fast.model_copy(update={"steps": 1}).model_fields_set is not fast.model_fields_set
+    assert fast.model_fields_set == slow.model_fields_set
     assert pickle.loads(pickle.dumps(fast)) == slow
     with pytest.raises(Exception):  # noqa: B017 - frozen like the validated one
         fast.steps = 3  # type: ignore[misc]

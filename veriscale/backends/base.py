@@ -99,11 +99,13 @@ class Answer(BaseModel):
         """An answer built without validation, for an engine's per-check hot path whose fields
         are right by construction. Equal to the validated ``Answer(...)`` of the same fields (a
         test holds it to that); it fills pydantic's per-instance state directly, as
-        ``model_construct`` does, at a third of the cost of either constructor."""
+        ``model_construct`` does, at a third of the cost of either constructor. Every such answer
+        shares one set of fields set: a frozen model never adds to it, and pydantic's copies copy
+        it."""
         answer = _new_object(cls)
         _set_instance_dict(answer, {"status": status, "engine": engine, "value": value, "reason": reason,
                                     "detail": detail, "steps": steps})
-        _set_fields_set(answer, _ANSWER_FIELDS_SET.copy())
+        _set_fields_set(answer, _ANSWER_FIELDS_SET)
         _set_extra(answer, None)
         _set_private(answer, None)
         return answer

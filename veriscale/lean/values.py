@@ -390,6 +390,18 @@ def some(value: Any) -> Some:
     return made
 
 
+_set_pair_fst = Pair.__dict__["fst"].__set__
+_set_pair_snd = Pair.__dict__["snd"].__set__
+
+
+def pair(fst: Any, snd: Any) -> Pair:
+    """``Pair(fst, snd)``, made as :func:`some` is (without the frozen dataclass's ``__init__``)."""
+    made = _new_object(Pair)
+    _set_pair_fst(made, fst)
+    _set_pair_snd(made, snd)
+    return made
+
+
 _new_object = object.__new__
 
 

@@ -46,7 +46,7 @@ from veriscale.lean.types import (
     components,
     type_head,
 )
-from veriscale.lean.values import Arr, Nat, Pair, Some, Unsupported, _FixedWidth
+from veriscale.lean.values import Arr, Nat, Pair, Some, Unsupported, _FixedWidth, pair
 
 
 @dataclass(frozen=True, slots=True)
@@ -277,7 +277,7 @@ def coerce_value(value: Any, ty: LeanType | None) -> Any:
             return value
         return value
     if isinstance(ty, ProdType) and isinstance(value, Pair):
-        return Pair(coerce_value(value.fst, ty.fst), coerce_value(value.snd, ty.snd))
+        return pair(coerce_value(value.fst, ty.fst), coerce_value(value.snd, ty.snd))
     return value
 
 

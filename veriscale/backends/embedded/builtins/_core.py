@@ -28,6 +28,7 @@ from veriscale.lean.values import (
     UInt64,
     Unsupported,
     _FixedWidth,
+    pair,
 )
 from veriscale.lean.values import type_name_of as type_name_of  # re-exported: the builtins' namespace lookup
 
@@ -106,7 +107,7 @@ def default_of_type(ty: Any, *, construct: str) -> Any:
     if ty is None:
         raise Unsupported(construct, "result type unknown, so the default value is unknown")
     if isinstance(ty, ProdType):
-        return Pair(
+        return pair(
             default_of_type(ty.fst, construct=construct), default_of_type(ty.snd, construct=construct)
         )
     if isinstance(ty, NamedType):
@@ -135,7 +136,7 @@ def default_of_type(ty: Any, *, construct: str) -> Any:
         if name == "Option":
             return NONE
         if name == "Prod" and len(args) == 2:
-            return Pair(
+            return pair(
                 default_of_type(args[0], construct=construct),
                 default_of_type(args[1], construct=construct),
             )

@@ -44,7 +44,7 @@ from veriscale.backends.embedded.builtins._core import (
 from veriscale.backends.embedded.builtins.order import beq_member, compare_lt, eq_is_beq, lean_beq
 from veriscale.backends.embedded.registry import MAX_COLLECTION, alias, builtin
 from veriscale.backends.embedded.runtime_support import binary, unary
-from veriscale.lean.values import NONE, Arr, BudgetExceeded, Nat, Pair, Some, Unsupported
+from veriscale.lean.values import NONE, Arr, BudgetExceeded, Nat, Pair, Some, Unsupported, pair
 
 Fn = Callable[..., Any]
 
@@ -290,12 +290,12 @@ def array_map_idx(f: Fn, a: Arr) -> Arr:
 
 @builtin("Array.zipIdx", "{α : Type u} (xs : Array α) (start : Nat := 0) : Array (α × Nat)", verified=False)
 def array_zip_idx(a: Arr, start: Any = 0) -> Arr:
-    return Arr(Pair(x, Nat(int(start) + i)) for i, x in enumerate(a))
+    return Arr(pair(x, Nat(int(start) + i)) for i, x in enumerate(a))
 
 
 @builtin("Array.zip", "{α : Type u} {β : Type u_1} (as : Array α) (bs : Array β) : Array (α × β)")
 def array_zip(a: Arr, b: Arr) -> Arr:
-    return Arr(Pair(x, y) for x, y in zip(a, b))
+    return Arr(pair(x, y) for x, y in zip(a, b))
 
 
 @builtin("Array.filter", "{α : Type u} (p : α → Bool) (as : Array α) (start : Nat := 0) (stop : Nat := as.size) : Array α")
@@ -421,7 +421,7 @@ def array_to_list_rev(a: Arr) -> tuple:
 def array_partition(p: Fn, a: Arr) -> Pair:
     yes = [x for x in a if p(x)]
     no = [x for x in a if not p(x)]
-    return Pair(Arr(yes), Arr(no))
+    return pair(Arr(yes), Arr(no))
 
 
 # ---------------------------------------------------------------------------------------------

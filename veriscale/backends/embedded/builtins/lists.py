@@ -56,7 +56,7 @@ from veriscale.backends.embedded.builtins.sublists import SublistFamily
 from veriscale.backends.embedded.registry import alias, builtin
 from veriscale.backends.embedded.runtime_support import binary, unary
 from veriscale.lean.printing import to_string
-from veriscale.lean.values import NONE, Arr, Nat, Pair, Some, Unsupported
+from veriscale.lean.values import NONE, Arr, Nat, Pair, Some, Unsupported, pair
 
 Fn = Callable[..., Any]
 
@@ -284,7 +284,7 @@ def list_reverse(xs: tuple) -> tuple:
 
 @builtin("List.zip", "{α : Type u} {β : Type v} : List α → List β → List (α × β)")
 def list_zip(xs: tuple, ys: tuple) -> tuple:
-    return tuple(Pair(x, y) for x, y in zip(xs, ys))
+    return tuple(pair(x, y) for x, y in zip(xs, ys))
 
 
 @builtin("List.zipWith", "{α : Type u} {β : Type v} {γ : Type w} (f : α → β → γ) : (xs : List α) → (ys : List β) → List γ")
@@ -294,14 +294,14 @@ def list_zip_with(f: Fn, xs: tuple, ys: tuple) -> tuple:
 
 @builtin("List.unzip", "{α : Type u} {β : Type v} : (l : List (α × β)) → List α × List β")
 def list_unzip(xs: tuple) -> Pair:
-    return Pair(tuple(p.fst for p in xs), tuple(p.snd for p in xs))
+    return pair(tuple(p.fst for p in xs), tuple(p.snd for p in xs))
 
 
 @builtin("List.zipIdx", "{α : Type u} : (l : List α) → (n : Nat := 0) → List (α × Nat)")
 def list_zip_idx(xs: tuple, n: Any = 0) -> tuple:
     """``[a, b].zipIdx = [(a, 0), (b, 1)]``; ``zipIdx l n`` starts counting at ``n``."""
     start = int(n)
-    return tuple(Pair(x, Nat(start + i)) for i, x in enumerate(xs))
+    return tuple(pair(x, Nat(start + i)) for i, x in enumerate(xs))
 
 
 @builtin("List.intersperse", "{α : Type u} (sep : α) : (l : List α) → List α")
@@ -442,7 +442,7 @@ def list_drop_while(p: Fn, xs: tuple) -> tuple:
 @builtin("List.splitAt", "{α : Type u} (n : Nat) (l : List α) : List α × List α")
 def list_split_at(n: Any, xs: tuple) -> Pair:
     n = int(n)
-    return Pair(tuple(xs[:n]), tuple(xs[n:]))
+    return pair(tuple(xs[:n]), tuple(xs[n:]))
 
 
 @builtin("List.extract", "{α : Type u} (l : List α) (start : Nat := 0) (stop : Nat := l.length) : List α")
@@ -482,15 +482,15 @@ def list_partition(p: Fn, xs: tuple) -> Pair:
     no: list[Any] = []
     for x in xs:
         (yes if p(x) else no).append(x)
-    return Pair(tuple(yes), tuple(no))
+    return pair(tuple(yes), tuple(no))
 
 
 @builtin("List.span", "{α : Type u} (p : α → Bool) (as : List α) : List α × List α")
 def list_span(p: Fn, xs: tuple) -> Pair:
     for i, x in enumerate(xs):
         if not p(x):
-            return Pair(tuple(xs[:i]), tuple(xs[i:]))
-    return Pair(tuple(xs), ())
+            return pair(tuple(xs[:i]), tuple(xs[i:]))
+    return pair(tuple(xs), ())
 
 
 @builtin("List.isPrefixOf", "{α : Type u} [BEq α] : List α → List α → Bool")

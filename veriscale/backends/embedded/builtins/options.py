@@ -15,7 +15,7 @@ from typing import Any
 
 from veriscale.backends.embedded.builtins._core import default_of_type
 from veriscale.backends.embedded.registry import builtin
-from veriscale.lean.values import NONE, Nat, Pair, Some
+from veriscale.lean.values import NONE, Nat, Pair, Some, pair
 
 Fn = Callable[..., Any]
 
@@ -74,17 +74,17 @@ def prod_snd(p: Pair) -> Any:
 
 @builtin("Prod.mk", "{α : Type _} {β : Type _} : α → β → α × β", verified=False)
 def prod_mk(a: Any, b: Any) -> Pair:
-    return Pair(a, b)
+    return pair(a, b)
 
 
 @builtin("Prod.map", "{α₁ : Type u₁} {α₂ : Type u₂} {β₁ : Type v₁} {β₂ : Type v₂} (f : α₁ → α₂) (g : β₁ → β₂) : α₁ × β₁ → α₂ × β₂")
 def prod_map(f: Fn, g: Fn, p: Pair) -> Pair:
-    return Pair(f(p.fst), g(p.snd))
+    return pair(f(p.fst), g(p.snd))
 
 
 @builtin("Prod.swap", "{α : Type u_1} {β : Type u_2} : α × β → β × α")
 def prod_swap(p: Pair) -> Pair:
-    return Pair(p.snd, p.fst)
+    return pair(p.snd, p.fst)
 
 
 @builtin("id", "{α : Sort u} (a : α) : α")

@@ -65,7 +65,7 @@ from veriscale.backends.embedded.statics import (
     is_known,
 )
 from veriscale.lean.types import FunType, LeanType, NamedType, ProdType
-from veriscale.lean.values import NONE, UNIT, Arr, Char, Nat, Pair, Undecidable, Unsupported, some
+from veriscale.lean.values import NONE, UNIT, Arr, Char, Nat, Undecidable, Unsupported, pair, some
 
 
 class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithMixin, QuantifiersMixin,
@@ -499,13 +499,13 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         cs = [self.compile(x, sc, e) for x, e in zip(items, exp_parts)]
         if len(cs) == 2:
             a, b = cs
-            return self.gen.fuse(lambda fr: Pair(a(fr), b(fr)), self.gen.const(Pair) + "({0}, {1})", cs)
+            return self.gen.fuse(lambda fr: pair(a(fr), b(fr)), self.gen.const(pair) + "({0}, {1})", cs)
 
         def run(fr: list[Any]) -> Any:
             vals = [c(fr) for c in cs]
             v = vals[-1]
             for x in reversed(vals[:-1]):
-                v = Pair(x, v)
+                v = pair(x, v)
             return v
 
         return run
