@@ -210,3 +210,24 @@ def test_the_watchdog_interrupts_a_check_of_a_run_and_answers_the_rest(clamp: Ta
     assert general_calls[0] < 12
     assert answers[7].reason == UnknownReason.TIMEOUT and answers[7].detail == "backstop of 0.1 CPU seconds exceeded"
     assert [a.value for a in answers[:7] + answers[8:]] == [x for x in range(12) if x != 7]
+
+
+def test_a_batch_given_again_is_ordered_as_the_first_time(clamp: Task) -> None:
+    # the order of the batch given last is kept by the identities of its argument dicts: the
+    # same dicts in another order, or one dict replaced by another, are ordered afresh
+    from veriscale.backends.embedded.backend import _input_size
+
+    def by_size(batch: list[Check]) -> list[int]:
+        return sorted(range(len(batch)), key=lambda k: _input_size(batch[k]))
+
+    checks = [_code(x, x, 10) for x in (5, 2**70, -3, 2**40, 7)]
+    shuffled = checks[::-1]
+    replaced = [*checks[:-1], _code(2**90, 2**90, 10)]
+    engine = EmbeddedBackend()
+    for batch in (checks, checks, shuffled, checks, replaced, replaced, checks):
+        order, sources_given = engine._smallest_first(batch)
+        assert order == by_size(batch) and not sources_given
+    assert by_size(shuffled) != by_size(checks) and by_size(replaced)[-1] == 4
+    answers = _both(clamp, [checks, checks, shuffled, checks])
+    assert [a.value for a in answers[0]] == [a.value for a in answers[1]] == [a.value for a in answers[3]]
+    assert [a.value for a in answers[2]] == [a.value for a in answers[0]][::-1]

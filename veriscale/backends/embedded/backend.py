@@ -156,6 +156,9 @@ class EmbeddedBackend(Backend):
         # with one dict, and a batch given again (a benchmark's passes, a retried run) need not
         # measure again
         self._sizes: dict[int, tuple[dict[str, Any], int, bool]] = {}
+        # the argument dicts of the last batch (kept alive), their identities, its order and
+        # whether a function is given as Lean text (see _smallest_first)
+        self._last_order: tuple[list[dict[str, Any]], list[int], list[int], bool] | None = None
         # answer runs of consecutive code checks in one flat loop (_code_run); off, every check
         # takes the general path (the tests compare the two)
         self._code_runs = True
@@ -423,13 +426,19 @@ class EmbeddedBackend(Backend):
     def _smallest_first(self, checks: Sequence[Check]) -> tuple[list[int], bool]:
         """The positions of ``checks``, smallest input first, ties in the given order; and whether
         an argument of some check is a function given as Lean text (``LeanSource``)."""
+        arg_dicts = list(map(_args_of, checks))
+        ids = list(map(id, arg_dicts))
+        last = self._last_order
+        if last is not None and last[1] == ids:
+            # the batch given last, again (its dicts kept alive by the entry, so equal identities
+            # are the same dicts): the same order
+            return last[2], last[3]
         sizes = self._sizes
         if len(sizes) + len(checks) > _SIZE_CACHE_LIMIT:
             sizes.clear()
-        arg_dicts = list(map(_args_of, checks))
         # in C calls: a batch given again (or the checks of one input under one dict) is measured
         # once. An entry keeps its dict alive, so the dict found under an identity is that dict.
-        known: list[Any] = list(map(sizes.get, map(id, arg_dicts)))  # entries, None where not measured
+        known: list[Any] = list(map(sizes.get, ids))  # entries, None where not measured
         if None in known:
             for k, args in enumerate(arg_dicts):
                 if known[k] is None:
@@ -437,7 +446,9 @@ class EmbeddedBackend(Backend):
                                                   LeanSource in map(type, args.values()))
         input_sizes = list(map(_second, known))
         order = sorted(range(len(input_sizes)), key=input_sizes.__getitem__)  # a stable sort: ties in order
-        return order, any(map(_third, known))
+        sources_given = any(map(_third, known))
+        self._last_order = (arg_dicts, ids, order, sources_given)
+        return order, sources_given
 
     def _answer(self, entries: _Entries, check: Check, budget: Budget) -> Answer:
         """Evaluate one check under the budget the caller started. Answers that carry no value are
