@@ -415,3 +415,86 @@ def test_an_int_result_computed_from_a_nat_local_is_an_int(clamp: Task) -> None:
             "    | _ :: rest => go rest (start + 1)\n  if x < 0 then -1 else go [x, lo] 3")
     answers, _ = _same_both_ways(clamp.with_sections(code=code), _int_checks([2]))
     assert answers[0].value == 5 and type(answers[0].value) is int
+
+
+# Results proven in `Int`'s representation (compiler.representation): the entry point returns
+# them as computed, with no scan of their elements; every other body keeps the coercion.
+PROVEN_ARRAY_BODIES = [
+    "a.set! 1 60",
+    "let b := a.set! 0 ((a[0]!) + 3)\nlet c := b.set! 7 516\nc",
+    "let rec loop (i : Nat) (acc : Array Int) : Array Int :=\n"
+    "  if i < a.size then\n    match a[i]? with\n    | some v => loop (i + 1) (acc.push (v - 1))\n"
+    "    | none => acc\n  else acc\nloop 0 Array.empty",
+    "let n := a.size\nlet rec fill (i : Nat) (c : Array Int) : Array Int :=\n"
+    "  if i < n then fill (i + 1) (c.set! i (-(a[n - 1 - i]!))) else c\nfill 0 (Array.mkArray n 0)",
+    "let l := a.toList\nlet r := l.reverse\nList.toArray (r ++ [Int.ofNat a.size, 2])",
+]
+UNPROVEN_ARRAY_BODIES = [
+    # `Nat` values where `Int` is wanted (Lean inserts `↑`), which the compiled body leaves
+    # as `Nat`: in an array literal, through a local, from a local function's match arm
+    "if a.size > 3 then a else #[a.size, 1]",
+    "let k := a.size\n#[k, 2]",
+    "let rec go (xs : List Int) (k : Nat) : Int :=\n  match xs with\n  | [] => k\n  | _ :: r => go r (k + 1)\n"
+    "a.push (go [1, 2] 3)",
+    # a `Nat` pushed where `Int` is wanted (here the call coerces it, but nothing proves so)
+    "let rec go (i : Nat) (acc : Array Int) : Array Int :=\n"
+    "  if i < a.size then go (i + 1) (acc.push i) else acc\ngo 0 #[]",
+    "let rec len (i : Nat) : Nat := if i < a.size then len (i + 1) else i\na.push (len 0)",
+    # a helper of the task given a `Nat` argument at an `Int` parameter
+    "let k : Nat := a.size\nwiden #[] k",
+]
+WIDEN = "def widen (acc : Array Int) (v : Int) : Array Int := acc.push v"
+
+
+@pytest.fixture(scope="module")
+def running_max() -> Task:
+    return load_task(MINI / "mini_running_max")
+
+
+def _array_checks() -> list[Check]:
+    from veriscale.lean.values import Arr
+
+    return [Check(kind=CheckKind.CODE, args={"a": Arr(range(-2, n))}) for n in range(0, 12)]
+
+
+def _entry_coerces(program: Program) -> bool:
+    from veriscale.backends.embedded.backend import _entry_plan
+
+    return bool(_entry_plan(program, "runningMax").int_coercer)
+
+
+def _int_elements(answers: Sequence[Answer]) -> bool:
+    return all(type(e) is int for a in answers for e in a.value)
+
+
+@pytest.mark.parametrize("body", PROVEN_ARRAY_BODIES)
+def test_a_result_proven_in_int_representation_is_not_coerced(running_max: Task, body: str) -> None:
+    task = running_max.with_sections(code_aux=WIDEN, code="  " + body.replace("\n", "\n  "))
+    answers, program = _same_both_ways(task, _array_checks())
+    assert all(a.status == "value" for a in answers)
+    assert not _entry_coerces(program)
+    assert _int_elements(answers)
+
+
+@pytest.mark.parametrize("body", UNPROVEN_ARRAY_BODIES)
+def test_a_result_not_proven_in_int_representation_is_coerced(running_max: Task, body: str) -> None:
+    task = running_max.with_sections(code_aux=WIDEN, code="  " + body.replace("\n", "\n  "))
+    answers, program = _same_both_ways(task, _array_checks())
+    assert all(a.status == "value" for a in answers)
+    assert _entry_coerces(program)
+    assert _int_elements(answers)
+    assert any(len(a.value) for a in answers)
+
+
+@pytest.mark.parametrize("body", UNPROVEN_ARRAY_BODIES[:3])
+def test_without_the_coercion_a_nat_would_sit_in_an_int_array(running_max: Task, body: str,
+                                                               monkeypatch: pytest.MonkeyPatch) -> None:
+    # what the coercion is for: these compiled bodies leave `↑n` to their caller, so without it
+    # the result holds `Nat` values, which print differently (`Nat(2)`, not `2`) and dispatch
+    # differently on their run-time type
+    from veriscale.backends.embedded import backend
+
+    monkeypatch.setattr(backend, "result_in_int_repr", lambda comp, d: True)
+    task = running_max.with_sections(code="  " + body.replace("\n", "\n  "))
+    answers, _ = _answers(task, _array_checks(), True)
+    assert not _int_elements(answers) and "Nat(" in repr([a.value for a in answers])

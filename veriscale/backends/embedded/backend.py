@@ -29,6 +29,7 @@ from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded import reading
 from veriscale.backends.embedded.binders import explicit_params, is_proof_binder
 from veriscale.backends.embedded.compiler import Compiler, DefCtx, Scope, _needs_int
+from veriscale.backends.embedded.compiler.representation import result_in_int_repr
 from veriscale.backends.embedded.env import UserDef
 from veriscale.backends.embedded.program import Program
 from veriscale.backends.embedded.runtime_support import _CLOCK_NOT_READ, Budget, LeanSubarray
@@ -573,8 +574,12 @@ class _EntryPlan:
         self.compiler = comp
         self.ret = ret
         self.array_ret = ret is not None and getattr(ret, "name", None) == "Array"
-        # the compiled body coerces its result already, or the elaborator typed it exactly `ret`
+        # the compiled body coerces its result already, or every value it returns is proven to be
+        # in `ret`'s representation (compiler.representation); otherwise the result is coerced
         self.int_coercer = ret is not None and _needs_int(ret) and d.name not in comp.results_in_repr
+        if self.int_coercer and result_in_int_repr(comp, d):
+            self.int_coercer = False
+            self.array_ret = False  # (nothing it accepts makes a `Subarray`)
         self.int_ret = self.int_coercer and str(ret) == "Int"
         # the arguments as a tuple, read from the named arguments in one C call
         names = self.names
