@@ -110,6 +110,9 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         #: definitions whose results have their declared type's representation already (``Int``
         #: values are ``int`` also inside containers): their callers need not coerce them
         self.results_in_repr: set[str] = set()
+        #: each definition's *entry* (:meth:`def_entry`), by name
+        self._def_entries: dict[str, list[Any]] = {}
+        self._memoised_defs: dict[str, bool] = {}
 
     # -- user definitions -----------------------------------------------------------------
     def def_function(self, d: UserDef) -> Callable[..., Any]:
@@ -126,6 +129,31 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             d.compile_error = exc
             raise
         return d.run
+
+    def def_entry(self, d: UserDef) -> list[Any]:
+        """A one-place list that holds, once ``d`` is compiled, its *entry*: a function of exactly
+        its arguments doing what its ``run`` does after charging the call's step and checking
+        the number of arguments (the body on them, and a pending self tail call's loop). A call
+        site that knows both charges the step itself and calls the entry: one Python call per
+        call of the definition instead of two. Never filled for a memoised definition
+        (:meth:`def_memoised`), whose calls go through the memo table."""
+        entry = self._def_entries.get(d.name)
+        if entry is None:
+            entry = self._def_entries[d.name] = [None]
+        return entry
+
+    def def_memoised(self, d: UserDef) -> bool:
+        """Whether ``d``'s calls are memoised (:func:`branching_recursion`)."""
+        known = self._memoised_defs.get(d.name)
+        if known is None:
+            calls: set[int] = set()
+            if d.cmd.alts is not None:
+                for alt in d.cmd.alts:
+                    tail_apps(alt.rhs, calls)
+            elif d.cmd.body is not None:
+                tail_apps(d.cmd.body, calls)
+            known = self._memoised_defs[d.name] = branching_recursion(d, calls)
+        return known
 
     def def_arity(self, d: UserDef) -> tuple[int, list[bool]]:
         params = explicit_params(d)
@@ -270,7 +298,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                 tail_apps(alt.rhs, calls)
         elif d.cmd.body is not None:
             tail_apps(d.cmd.body, calls)
-        if branching_recursion(d, calls):
+        memo = self.def_memoised(d)
+        if memo:
             d.run = memoised(run, nargs, budget, d.name)
         self.note_family_sites(d.cmd.alts if d.cmd.alts is not None else d.cmd.body)
         body_node = d.cmd.alts if d.cmd.alts is not None else (
@@ -306,6 +335,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                     return fin(inner(fr))
             holder[0] = body
             holder[1] = generated.kind == Body.LOCALS
+            if not memo:
+                self.def_entry(d)[0] = _entry(body, generated.kind == Body.LOCALS, nargs, ctx, tail_loop)
         except Unsupported:
             d.run = None
             raise
@@ -653,6 +684,28 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
 #: empty frame slots, sliced to pad a frame after its arguments
 _NONES_LEN = 256
 _NONES = (None,) * _NONES_LEN
+
+
+def _entry(body: Callable[..., Any], on_locals: bool, nargs: int, ctx: DefCtx,
+           tail_loop: Callable[[TailCall], Any]) -> Callable[..., Any]:
+    """The entry of a definition (:meth:`Compiler.def_entry`) whose compiled body is ``body``.
+
+    A body generated on Python locals is its own entry: it takes the arguments as they are, and
+    it never returns a pending tail call (its text reads no frame, so every self tail call in it
+    is written in the text, as a jump of its loop). Another body gets its frame built, and
+    a pending tail call run, as ``run`` does."""
+    if on_locals:
+        return body
+
+    def on_frame(*args: Any) -> Any:
+        need = ctx.nslots
+        fr = [*args, *_NONES[nargs:need]] if need <= _NONES_LEN else [*args, *([None] * (need - nargs))]
+        result = body(fr)
+        if type(result) is TailCall:
+            return tail_loop(result)
+        return result
+
+    return on_frame
 
 
 def _result_terms(cmd: A.DefCmd) -> list[A.Node]:
