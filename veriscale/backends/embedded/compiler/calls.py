@@ -262,7 +262,9 @@ class CallsMixin:
             n = len(ci.arg_names)
             cname = ci.name
             if len(cs) == n:
-                return lambda fr: Ctor(cname, tuple(c(fr) for c in cs))
+                return self.gen.fuse(lambda fr: Ctor(cname, tuple(c(fr) for c in cs)),
+                                     f"{self.gen.const(Ctor)}({self.gen.const(cname)}, ("
+                                     + "".join(f"{{{i}}}, " for i in range(n)) + "))", cs)
             if not cs:
                 if n == 0:
                     v = Ctor(cname, ())

@@ -240,6 +240,24 @@ class CodeGen:
         lines.extend(["else:", f"    {self.const(fail)}()"])
         return self.attach(closure, Src(result, lines))
 
+    def destructure(self, closure: Closure, value: Closure | None, slot: int | None, test: InlineTest,
+                    fail: Callable[[], Any]) -> Closure:
+        """An irrefutable-looking pattern binding (``let (a, b) := v``, a ``fun (a, b) => …``
+        parameter): the value (``value``'s, or frame slot ``slot``'s), tested by ``test``, whose
+        variables are then stored; when the test fails, ``fail()`` raises. ``closure`` does the
+        same and returns ``None``."""
+        lines: list[str] = []
+        if value is not None:
+            sv = self.src(value)
+            lines.extend(sv.stmts)
+            expr = sv.expr
+        else:
+            expr = f"fr[{int(slot)}]" if slot is not None else "None"
+        v = self.temp()
+        lines.extend([f"{v} = {expr}", f"if not ({test.cond.format(v=v)}):", f"    {self.const(fail)}()"])
+        lines.extend(f"fr[{int(s)}] = {text.format(v=v)}" for s, text in test.binds)
+        return self.attach(closure, Src("None", lines, simple=True))
+
     def match_many(self, closure: Closure, values: Sequence[Closure],
                    alts: Sequence[tuple[Sequence[int | InlineTest | Closure | None], Closure]],
                    fail: Callable[[], Any]) -> Closure:

@@ -507,7 +507,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         ty = self.clean_type(type_of_text(node.type_text), set())
         inner = self.compile(node.term, sc, ty)
         if ty is not None and is_known(ty) and _needs_int(ty):
-            return lambda fr: coerce_value(inner(fr), ty)
+            return self.gen.fuse(lambda fr: coerce_value(inner(fr), ty),
+                                 f"{self.gen.const(coerce_value)}({{0}}, {self.gen.const(ty)})", [inner])
         return inner
 
     def c_Show(self, node: A.Show, sc: Scope, expected: LeanType | None) -> Closure:
