@@ -272,15 +272,17 @@ def test_closures_made_in_a_tail_loop_keep_their_own_iteration(clamp: Task) -> N
     assert answers[0].value == acc and k == 7
 
 
-# Round 3 shapes (calls): a user definition called through its entry (the step charged in the
-# text: non-tail recursion, a call with an argument that runs Lean code, a memoised definition),
+# Round 3 shapes (calls): a user definition that cannot recurse called through its entry (the
+# step charged in the text, from a recursion and with an argument that runs Lean code), a
+# recursive one and a memoised one called as before,
 # a definition passed as a value, `++` on lists, strings and arrays, `∈`/`∉`, and patterns whose
 # tests are written as text: `some (a, b)`, `[x]`, `x :: y :: rest`, numerals, `n + 1`,
 # characters, user constructors with arguments, `let (a, b) := …` and `fun (i, v) => …`.
 ROUND3_PROGRAMS: list[tuple[str, str]] = [
-    ("def depth (n : Nat) : Nat := if n = 0 then 0 else 1 + depth (n - 1)\n"
-     "def twice (n : Nat) : Nat := depth n + depth (depth (n + 1))",
-     "Int.ofNat (twice (x.toNat * 300)) - Int.ofNat (depth (depth 3 + x.toNat))"),
+    ("def bump (n : Nat) : Nat := n * 2 + 1\n"
+     "def depth (n : Nat) : Nat := if n = 0 then 0 else bump 0 + depth (n - 1)\n"
+     "def twice (n : Nat) : Nat := bump (bump n) + depth (n % 50)",
+     "Int.ofNat (twice (x.toNat * 300)) - Int.ofNat (depth (x.toNat * 200))"),
     ("def sq (n : Int) : Int := n * n\n"
      "def fib : Nat → Nat\n  | 0 => 0\n  | 1 => 1\n  | n + 2 => fib n + fib (n + 1)",
      "((List.range (x.toNat % 6)).map (fun i => (i : Int))).map sq |>.foldl (· + ·) (Int.ofNat (fib (x.toNat % 12)))"),
@@ -325,18 +327,21 @@ def test_a_definition_is_called_through_its_entry(clamp: Task) -> None:
     code_aux, code = ROUND3_PROGRAMS[0]
     task = clamp.with_sections(code_aux=code_aux, code="  " + code)
     answers, program = _same_both_ways(task, _int_checks([0, 2, 5]))
-    depth = [text for text in program.compiler.gen.sources if text.splitlines()[0].endswith("(_v0):")]
-    # `1 + depth (n - 1)`: the callee fetched (compiled on the first call), the argument
-    # computed, the step charged, then its entry (its generated body) called, all in the text
-    call = re.compile(r"(_t\d+) = _k\d+\[0\] or _k\d+\(\)\n(.*\n)*.*\.refill\(\)\n(.*\n)*.*\1\(_t\d+\)")
-    assert any(call.search(text) for text in depth), depth
-    assert [a.value for a in answers] == [1 - 3, 1201 - 5, 3001 - 8]  # twice n = 2n + 1
+    bodies = [text for text in program.compiler.gen.sources if text.splitlines()[0].endswith("(_v0):")]
+    # `bump (bump n)` in `twice`, `bump 0` in `depth`: the callee fetched (compiled on the first
+    # call), the argument computed, the step charged, then its entry (its generated body)
+    # called, all in the text; `depth`, which recurses, is called through its `run` as before
+    call = re.compile(r"(_t\d+) = _k\d+\[0\] or _k\d+\(\)\n(.*\n)*.*\.refill\(\)\n(.*\n)*.*\1\((_[tkv]\d+)\)")
+    assert sum(bool(call.search(text)) for text in bodies) == 2, bodies
+    assert sum(text.count(".refill()") for text in bodies) == 3, bodies
+    # twice n - depth m = (4n + 3 + n % 50) - m, with n = 300x and m = 200x
+    assert [a.value for a in answers] == [3, 2003, 5003]
 
 
 def test_a_non_tail_recursion_through_entries_runs_out_of_steps_at_the_same_step(clamp: Task) -> None:
     code_aux, code = ROUND3_PROGRAMS[0]
     task = clamp.with_sections(code_aux=code_aux, code="  " + code)
-    answers, _ = _same_both_ways(task, _int_checks([1, 3, 4, 9]), max_steps=2_000)
+    answers, _ = _same_both_ways(task, _int_checks([1, 5, 6, 9]), max_steps=2_000)
     assert [a.status for a in answers] == ["value", "unknown", "unknown", "unknown"]
     assert answers[1].steps == answers[3].steps == 2_001
 

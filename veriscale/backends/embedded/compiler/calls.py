@@ -342,7 +342,7 @@ class CallsMixin:
                 call = lambda fr: get()(c0(fr), c1(fr))  # noqa: E731
             else:
                 call = lambda fr: get()(*[c(fr) for c in cs])  # noqa: E731
-            if not self.def_memoised(d):  # type: ignore[attr-defined]
+            if not self.def_memoised(d) and self.def_recursion_free(d):  # type: ignore[attr-defined]
                 entry = self.def_entry(d)  # type: ignore[attr-defined]
                 return self.gen.fuse_with(call, cs, _direct_call(self.gen, entry, get, self.budget))
             # generated code reads the function found by the first `get()` without a call
