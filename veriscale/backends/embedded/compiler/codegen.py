@@ -41,6 +41,16 @@ calls its generated function on the value's snapshot, after checking at run time
 value is one that ``fun`` made (else it is applied as any function value). A ``do`` block's
 ``return`` is a ``raise`` caught by a ``try`` written around the block's text
 (:meth:`CodeGen.catching`), so a block called from a loop joins the loop's function.
+
+A call of a user definition with all its arguments, when no call of that definition can
+recurse, calls its *entry* (:meth:`.core.Compiler.def_entry`: its body generated on locals, or
+the body on a frame built for it) after charging the call's step in the text, in place of its
+``run`` (one Python call per call instead of two); a recursive or memoised definition is called
+through ``run``, so a recursion keeps the Python frames per call it has always had (where
+Python's recursion limit stops it is counted in frames). ``++``, ``∈``, ascriptions,
+constructor applications and patterns made of sub-patterns (``some (a, b)``, ``[x]``,
+``x :: y :: t``, numerals, ``n + 1``, constructors with arguments, ``let (a, b) := …``,
+``fun (i, v) => …``) are text too, so the bodies holding them run on locals.
 """
 
 from __future__ import annotations
