@@ -5,6 +5,7 @@ compiler's own names only."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -228,11 +229,11 @@ def test_local_functions_are_made_from_their_captured_slots_and_called_directly(
     sources = program.compiler.gen.sources
     # each function made from a list of its captured slots (the `where` group's snapshots then
     # completed with both functions), applied through its generated code when the value is one
-    # it made: by the entry point, by `go`'s loop and by `parity`, the last two on locals (the
-    # entry point calls the closure of the `map`'s coercing `fun` on its frame)
+    # it made: by the entry point, by `go`'s loop and by `parity`, all three on locals (the
+    # `map`'s coercing `fun`, `(i : Int)`, is text too)
     makers = [text for text in sources if ".env, " in text]
     assert len(makers) == 3 and all(".run is " in text for text in makers), makers
-    assert sum("fr[" not in text for text in makers) == 2, makers
+    assert sum("fr[" not in text for text in makers) == 3, makers
     group = [text for text in sources if text.startswith("def _f") and "(_v0, _v1):" in text.splitlines()[0]]
     assert len(group) == 1 and group[0].count(".env[") == 4 and "fr[" not in group[0], group
     k = 10 - 2
@@ -269,6 +270,89 @@ def test_closures_made_in_a_tail_loop_keep_their_own_iteration(clamp: Task) -> N
     for f in reversed(fs):  # `go` conses: the last made is applied first
         acc = f(acc) - 1
     assert answers[0].value == acc and k == 7
+
+
+# Round 3 shapes (calls): a user definition that cannot recurse called through its entry (the
+# step charged in the text, from a recursion and with an argument that runs Lean code), a
+# recursive one and a memoised one called as before,
+# a definition passed as a value, `++` on lists, strings and arrays, `∈`/`∉`, and patterns whose
+# tests are written as text: `some (a, b)`, `[x]`, `x :: y :: rest`, numerals, `n + 1`,
+# characters, user constructors with arguments, `let (a, b) := …` and `fun (i, v) => …`.
+ROUND3_PROGRAMS: list[tuple[str, str]] = [
+    ("def bump (n : Nat) : Nat := n * 2 + 1\n"
+     "def depth (n : Nat) : Nat := if n = 0 then 0 else bump 0 + depth (n - 1)\n"
+     "def twice (n : Nat) : Nat := bump (bump n) + depth (n % 50)",
+     "Int.ofNat (twice (x.toNat * 300)) - Int.ofNat (depth (x.toNat * 200))"),
+    ("def sq (n : Int) : Int := n * n\n"
+     "def fib : Nat → Nat\n  | 0 => 0\n  | 1 => 1\n  | n + 2 => fib n + fib (n + 1)",
+     "((List.range (x.toNat % 6)).map (fun i => (i : Int))).map sq |>.foldl (· + ·) (Int.ofNat (fib (x.toNat % 12)))"),
+    ("def build (n : Nat) (acc : List Int) : List Int := if n = 0 then acc else build (n - 1) (acc ++ [(n : Int)])\n"
+     "def word (n : Nat) (s : String) : String := if n = 0 then s else word (n - 1) (s ++ \"ab\")",
+     "let xs := build (x.toNat % 8) []\nlet a := #[x, lo] ++ #[hi]\n"
+     "Int.ofNat (xs ++ xs).length + Int.ofNat (word (x.toNat % 5) \"\").length + Int.ofNat a.size"
+     " + (if hi ∈ xs then 100 else 0) + (if x ∉ a.toList then 1000 else 0)"),
+    ("def pairs : List (Option (Int × Int)) → Int\n  | [] => 0\n  | [some (a, b)] => a - b\n"
+     "  | some (a, b) :: none :: rest => a * b + pairs rest\n  | _ :: rest => 1 + pairs rest\n"
+     "def nums : Nat → Int\n  | 0 => 7\n  | 3 => 30\n  | n + 1 => 1 + nums n\n"
+     "inductive Shape where\n  | dot (k : Int)\n  | box (w h : Int)\n  | empty\n"
+     "def area : Shape → Int\n  | .dot 0 => 100\n  | .dot k => k\n  | .box w h => w * h\n  | .empty => -1\n"
+     "def firstChar (s : String) : Int := match s.toList with\n  | 'a' :: _ => 1\n  | [c] => if c = 'z' then 2 else 3\n  | _ => 4",
+     "let ps : List (Option (Int × Int)) := (List.range (x.toNat % 7)).map "
+     "(fun i => if i % 3 = 1 then none else some ((i : Int), lo))\n"
+     "let (p, q) := (nums (x.toNat % 6), area (if x > 4 then Shape.box x hi else if x > 1 then Shape.dot (x - 2) else Shape.empty))\n"
+     "let ws := #[(1 : Int), x, hi].mapIdx fun i v => (i, v)\n"
+     "pairs ps + p + q + ws.foldl (fun acc (i, v) => acc + i * v) 0 + firstChar (if x > 5 then \"z\" else \"abc\")"),
+]
+
+
+@pytest.mark.parametrize("index", range(len(ROUND3_PROGRAMS)))
+def test_round3_shapes_answer_like_the_closures(clamp: Task, index: int) -> None:
+    code_aux, code = ROUND3_PROGRAMS[index]
+    task = clamp.with_sections(code_aux=code_aux, code="  " + code.replace("\n", "\n  "))
+    answers, program = _same_both_ways(task, _int_checks(range(-3, 14)), max_steps=20_000)
+    assert all(a.status == "value" for a in answers), [a.detail for a in answers if a.status != "value"]
+    sources = program.compiler.gen.sources
+    if index < 3:
+        # every body the generator made is on Python locals (nothing in it reads a frame)
+        assert sources and all("(fr):" not in text.splitlines()[0] for text in sources), sources
+    else:
+        # nested patterns tested in the text: `some (a, b)` in a list, a constructor's arguments,
+        # a `fun`'s and a `let`'s pair, the `n + 1` and numeral patterns (`nums` on locals)
+        text = "\n".join(sources)
+        assert "[0].value.fst" in text and ".args[0]" in text and ".fst" in text and ".snd" in text
+        assert sum("(fr):" not in t.splitlines()[0] for t in sources) >= 4, sources
+
+
+def test_a_definition_is_called_through_its_entry(clamp: Task) -> None:
+    code_aux, code = ROUND3_PROGRAMS[0]
+    task = clamp.with_sections(code_aux=code_aux, code="  " + code)
+    answers, program = _same_both_ways(task, _int_checks([0, 2, 5]))
+    bodies = [text for text in program.compiler.gen.sources if text.splitlines()[0].endswith("(_v0):")]
+    # `bump (bump n)` in `twice`, `bump 0` in `depth`: the callee fetched (compiled on the first
+    # call), the argument computed, the step charged, then its entry (its generated body)
+    # called, all in the text; `depth`, which recurses, is called through its `run` as before
+    call = re.compile(r"(_t\d+) = _k\d+\[0\] or _k\d+\(\)\n(.*\n)*.*\.refill\(\)\n(.*\n)*.*\1\((_[tkv]\d+)\)")
+    assert sum(bool(call.search(text)) for text in bodies) == 2, bodies
+    assert sum(text.count(".refill()") for text in bodies) == 3, bodies
+    # twice n - depth m = (4n + 3 + n % 50) - m, with n = 300x and m = 200x
+    assert [a.value for a in answers] == [3, 2003, 5003]
+
+
+def test_a_non_tail_recursion_through_entries_runs_out_of_steps_at_the_same_step(clamp: Task) -> None:
+    code_aux, code = ROUND3_PROGRAMS[0]
+    task = clamp.with_sections(code_aux=code_aux, code="  " + code)
+    answers, _ = _same_both_ways(task, _int_checks([1, 5, 6, 9]), max_steps=2_000)
+    assert [a.status for a in answers] == ["value", "unknown", "unknown", "unknown"]
+    assert answers[1].steps == answers[3].steps == 2_001
+
+
+def test_append_past_the_size_limit_fails_alike(clamp: Task) -> None:
+    code_aux = "def big (n : Nat) : String := \"\".pushn 'a' n"
+    code = "  let s := big (x.toNat * 1000000)\n  let t := s ++ s\n  Int.ofNat t.length - lo"
+    answers, program = _same_both_ways(clamp.with_sections(code_aux=code_aux, code=code), _int_checks([1, 2, 3]))
+    assert [a.status for a in answers] == ["value", "value", "unknown"]
+    assert "exceeds the limit" in (answers[2].detail or "")
+    assert any(" + " in text and "<= _k" in text for text in program.compiler.gen.sources)
 
 
 def test_small_nats_are_shared_values_of_type_nat() -> None:

@@ -23,6 +23,7 @@ from veriscale.backends.embedded.builtins import (
 )
 from veriscale.backends.embedded.builtins.order import SCALAR_TYPES, beq_member, eq_is_beq
 from veriscale.backends.embedded.compiler.codegen import CodeGen
+from veriscale.backends.embedded.compiler.fast_paths import append_writer
 from veriscale.backends.embedded.compiler.support import (
     ARITH_OPS,
     REL_OPS,
@@ -119,9 +120,8 @@ class ArithMixin:
             coll = self.compile(node.rhs, sc, None)
             neg = op == "∉"
 
-            def member(fr: list[Any]) -> Any:
-                c = coll(fr)
-                v = x(fr)
+            def member_of(c: Any, v: Any) -> Any:
+                # the collection is computed first, then the element
                 if isinstance(c, (tuple, Arr)):
                     # without Float or function leaves Python's `==` is Lean's decidable equality
                     r = beq_member(v, c) if eq_is_beq(v) else any(_eq(v, y) for y in c)
@@ -133,7 +133,8 @@ class ArithMixin:
                     raise unsupported(node, "∈", f"on {type_name_of(c)}")
                 return (not r) if neg else r
 
-            return member
+            return self.gen.fuse(lambda fr: member_of(coll(fr), x(fr)), self.gen.const(member_of) + "({0}, {1})",
+                                 [coll, x])
         if op == "++":
             et = expected if expected is not None and is_known(expected) else (self.stype(node.lhs, sc) or self.stype(node.rhs, sc))
             a, b = self.compile(node.lhs, sc, et), self.compile(node.rhs, sc, et)
@@ -142,15 +143,15 @@ class ArithMixin:
                 # `++` is `HAppend` through `instHAppendOfAppend` from a local `Append` instance
                 return lambda fr: local_append(fr)(a(fr), b(fr))
 
-            def append(fr: list[Any]) -> Any:
-                x, y = a(fr), b(fr)
+            def append_values(x: Any, y: Any) -> Any:
                 kind = type_name_of(x)
                 f = ARITH.get(("++", kind))
                 if f is None:
                     raise unsupported(node, "++", f"on {kind}")
                 return f(x, y)
 
-            return append
+            return self.gen.fuse_with(lambda fr: append_values(a(fr), b(fr)), [a, b],
+                                      append_writer(self.gen, append_values, head(et)))
         if op == "::":
             return self._cons(node, node.lhs, node.rhs, sc, expected)
         if op == "∣":

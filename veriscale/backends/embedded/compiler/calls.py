@@ -5,6 +5,8 @@ inline (``some``, ``pure``, ``default``, ``ite``...)."""
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from veriscale.backends.embedded import ast as A
@@ -18,7 +20,7 @@ from veriscale.backends.embedded.builtins import (
     type_name_of,
 )
 from veriscale.backends.embedded.compiler.codegen import CodeGen, call_template
-from veriscale.backends.embedded.compiler.fast_paths import builtin_writer
+from veriscale.backends.embedded.compiler.fast_paths import Writer, builtin_writer
 from veriscale.backends.embedded.compiler.support import (
     UNSURE,
     Closure,
@@ -260,7 +262,9 @@ class CallsMixin:
             n = len(ci.arg_names)
             cname = ci.name
             if len(cs) == n:
-                return lambda fr: Ctor(cname, tuple(c(fr) for c in cs))
+                return self.gen.fuse(lambda fr: Ctor(cname, tuple(c(fr) for c in cs)),
+                                     f"{self.gen.const(Ctor)}({self.gen.const(cname)}, ("
+                                     + "".join(f"{{{i}}}, " for i in range(n)) + "))", cs)
             if not cs:
                 if n == 0:
                     v = Ctor(cname, ())
@@ -327,22 +331,32 @@ class CallsMixin:
             target.used = True
             return _tail_call(self.gen, cs, target, self.budget)
         if len(cs) == nreal and not extra:
+            call: Closure
+            if nreal == 0:
+                call = lambda fr: get()()  # noqa: E731
+            elif nreal == 1:
+                c0 = cs[0]
+                call = lambda fr: get()(c0(fr))  # noqa: E731
+            elif nreal == 2:
+                c0, c1 = cs
+                call = lambda fr: get()(c0(fr), c1(fr))  # noqa: E731
+            else:
+                call = lambda fr: get()(*[c(fr) for c in cs])  # noqa: E731
+            if not self.def_memoised(d) and self.def_recursion_free(d):  # type: ignore[attr-defined]
+                entry = self.def_entry(d)  # type: ignore[attr-defined]
+                return self.gen.fuse_with(call, cs, _direct_call(self.gen, entry, get, self.budget))
             # generated code reads the function found by the first `get()` without a call
             callee = f"({self.gen.const(fn_ref)}[0] or {self.gen.const(get)}())"
-            template = call_template(callee, nreal)
-            if nreal == 0:
-                return self.gen.fuse(lambda fr: get()(), template, cs)
-            if nreal == 1:
-                c0 = cs[0]
-                return self.gen.fuse(lambda fr: get()(c0(fr)), template, cs)
-            if nreal == 2:
-                c0, c1 = cs
-                return self.gen.fuse(lambda fr: get()(c0(fr), c1(fr)), template, cs)
-            return self.gen.fuse(lambda fr: get()(*[c(fr) for c in cs]), template, cs)
+            return self.gen.fuse(call, call_template(callee, nreal), cs)
         if extra:
             return lambda fr: get()(*[c(fr) for c in cs])(*[c(fr) for c in extra])
-        # partial application: a function value
-        return lambda fr: Partial(get(), tuple(c(fr) for c in cs)) if cs else get()
+        # partial application: a function value (generated code reads the function as above)
+        callee = f"({self.gen.const(fn_ref)}[0] or {self.gen.const(get)}())"
+        if not cs:
+            return self.gen.fuse(lambda fr: get(), callee, [])
+        return self.gen.fuse(lambda fr: Partial(get(), tuple(c(fr) for c in cs)),
+                             f"{self.gen.const(Partial)}({callee}, (" + "".join(f"{{{i}}}, " for i in range(len(cs))) + "))",
+                             cs)
 
     def _call_builtin(self, node: A.Node, b: Builtin, args: list[A.Node], sc: Scope, expected: LeanType | None,
                       self_arg: tuple[Closure, LeanType | None] | None) -> Closure:
@@ -744,6 +758,43 @@ def _param_types(t: LeanType | None, n: int) -> list[LeanType | None]:
         else:
             out.append(None)
     return out
+
+
+#: an operand's expression that neither runs Lean code nor can fail, nor changes when a step is
+#: charged: a temporary, a constant, a frame slot
+_INERT = re.compile(r"_t\d+|_k\d+|fr\[\d+\]")
+
+
+def _direct_call(gen: CodeGen, entry: list[Any], get: Callable[[], Any], budget: Budget) -> Writer:
+    """The text of a call of a user definition with all its arguments, calling its entry
+    (:meth:`.core.Compiler.def_entry`) as ``run`` would, in the order the call's source has
+    always had: the arguments' statements; the callee, compiled by ``get()`` on the first call
+    (which raises the definition's compile error); the arguments' expressions, left to right;
+    one step charged; the entry called."""
+    def first() -> Any:
+        get()
+        fn = entry[0]
+        if fn is None:  # (never: an entry is filled when its definition's compilation ends)
+            raise RuntimeError("a definition called while it is compiled")
+        return fn
+
+    fetch, k = f"{gen.const(entry)}[0] or {gen.const(first)}()", gen.const(budget)
+
+    def write(exprs: Sequence[str]) -> tuple[Sequence[str], str]:
+        f = gen.temp()
+        stmts = [f"{f} = {fetch}"]
+        args: list[str] = []
+        for e in exprs:
+            if _INERT.fullmatch(e):
+                args.append(e)
+            else:
+                t = gen.temp()
+                stmts.append(f"{t} = {e}")
+                args.append(t)
+        stmts.extend([f"{k}.tick -= 1", f"if {k}.tick < 0:", f"    {k}.refill()"])
+        return stmts, f"{f}({', '.join(args)})"
+
+    return write
 
 
 def _tail_call(gen: CodeGen, cs: list[Closure], target: TailTarget, budget: Budget) -> Closure:

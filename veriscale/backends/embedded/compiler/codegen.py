@@ -41,6 +41,16 @@ calls its generated function on the value's snapshot, after checking at run time
 value is one that ``fun`` made (else it is applied as any function value). A ``do`` block's
 ``return`` is a ``raise`` caught by a ``try`` written around the block's text
 (:meth:`CodeGen.catching`), so a block called from a loop joins the loop's function.
+
+A call of a user definition with all its arguments, when no call of that definition can
+recurse, calls its *entry* (:meth:`.core.Compiler.def_entry`: its body generated on locals, or
+the body on a frame built for it) after charging the call's step in the text, in place of its
+``run`` (one Python call per call instead of two); a recursive or memoised definition is called
+through ``run``, so a recursion keeps the Python frames per call it has always had (where
+Python's recursion limit stops it is counted in frames). ``++``, ``∈``, ascriptions,
+constructor applications and patterns made of sub-patterns (``some (a, b)``, ``[x]``,
+``x :: y :: t``, numerals, ``n + 1``, constructors with arguments, ``let (a, b) := …``,
+``fun (i, v) => …``) are text too, so the bodies holding them run on locals.
 """
 
 from __future__ import annotations
@@ -239,6 +249,24 @@ class CodeGen:
             keyword = "elif"
         lines.extend(["else:", f"    {self.const(fail)}()"])
         return self.attach(closure, Src(result, lines))
+
+    def destructure(self, closure: Closure, value: Closure | None, slot: int | None, test: InlineTest,
+                    fail: Callable[[], Any]) -> Closure:
+        """An irrefutable-looking pattern binding (``let (a, b) := v``, a ``fun (a, b) => …``
+        parameter): the value (``value``'s, or frame slot ``slot``'s), tested by ``test``, whose
+        variables are then stored; when the test fails, ``fail()`` raises. ``closure`` does the
+        same and returns ``None``."""
+        lines: list[str] = []
+        if value is not None:
+            sv = self.src(value)
+            lines.extend(sv.stmts)
+            expr = sv.expr
+        else:
+            expr = f"fr[{int(slot)}]" if slot is not None else "None"
+        v = self.temp()
+        lines.extend([f"{v} = {expr}", f"if not ({test.cond.format(v=v)}):", f"    {self.const(fail)}()"])
+        lines.extend(f"fr[{int(s)}] = {text.format(v=v)}" for s, text in test.binds)
+        return self.attach(closure, Src("None", lines, simple=True))
 
     def match_many(self, closure: Closure, values: Sequence[Closure],
                    alts: Sequence[tuple[Sequence[int | InlineTest | Closure | None], Closure]],

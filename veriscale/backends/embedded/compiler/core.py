@@ -110,6 +110,11 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         #: definitions whose results have their declared type's representation already (``Int``
         #: values are ``int`` also inside containers): their callers need not coerce them
         self.results_in_repr: set[str] = set()
+        #: each definition's *entry* (:meth:`def_entry`), by name
+        self._def_entries: dict[str, list[Any]] = {}
+        self._memoised_defs: dict[str, bool] = {}
+        self._mentions: dict[str, frozenset[str]] = {}
+        self._recursion_free: dict[str, bool] = {}
 
     # -- user definitions -----------------------------------------------------------------
     def def_function(self, d: UserDef) -> Callable[..., Any]:
@@ -126,6 +131,84 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             d.compile_error = exc
             raise
         return d.run
+
+    def def_entry(self, d: UserDef) -> list[Any]:
+        """A one-place list that holds, once ``d`` is compiled, its *entry*: a function of exactly
+        its arguments doing what its ``run`` does after charging the call's step and checking
+        the number of arguments (the body on them, and a pending self tail call's loop). A call
+        site that knows both charges the step itself and calls the entry: one Python call per
+        call of the definition instead of two. Never filled for a memoised definition
+        (:meth:`def_memoised`), whose calls go through the memo table."""
+        entry = self._def_entries.get(d.name)
+        if entry is None:
+            entry = self._def_entries[d.name] = [None]
+        return entry
+
+    def def_memoised(self, d: UserDef) -> bool:
+        """Whether ``d``'s calls are memoised (:func:`branching_recursion`)."""
+        known = self._memoised_defs.get(d.name)
+        if known is None:
+            calls: set[int] = set()
+            if d.cmd.alts is not None:
+                for alt in d.cmd.alts:
+                    tail_apps(alt.rhs, calls)
+            elif d.cmd.body is not None:
+                tail_apps(d.cmd.body, calls)
+            known = self._memoised_defs[d.name] = branching_recursion(d, calls)
+        return known
+
+    def def_recursion_free(self, d: UserDef) -> bool:
+        """Whether no call of ``d`` can recurse: neither ``d`` nor a definition it may call (by
+        the names their texts mention, a superset) is on a cycle of calls or holds a ``let rec``
+        or ``where`` helpers. Only such a definition is called through its entry
+        (:meth:`def_entry`): how deep a recursion goes before Python's recursion limit stops it
+        (``recursion too deep``, at a step count) is counted in Python frames, so the frames of
+        every call on the way to a recursion stay as they were."""
+        known = self._recursion_free.get(d.name)
+        if known is None:
+            reach = self._reach(d)
+            known = not any(self._holds_local_recursion(r) or r.name in self._reach_from_mentions(r)
+                            for r in reach)
+            self._recursion_free[d.name] = known
+        return known
+
+    def _reach(self, d: UserDef) -> list[UserDef]:
+        """``d`` and the definitions it may call, directly or not."""
+        seen = {d.name}
+        out = [d]
+        todo = [d]
+        while todo:
+            for name in self._mentioned_defs(todo.pop()):
+                if name not in seen:
+                    seen.add(name)
+                    out.append(self.env.defs[name])
+                    todo.append(self.env.defs[name])
+        return out
+
+    def _reach_from_mentions(self, d: UserDef) -> set[str]:
+        """The definitions ``d`` may call, directly or not (not ``d`` unless on a cycle)."""
+        out: set[str] = set()
+        todo = list(self._mentioned_defs(d))
+        while todo:
+            name = todo.pop()
+            if name not in out:
+                out.add(name)
+                todo.extend(self._mentioned_defs(self.env.defs[name]))
+        return out
+
+    def _holds_local_recursion(self, d: UserDef) -> bool:
+        return bool(d.cmd.where) or _holds(d.cmd, (A.LetRec, A.DoLetRec))
+
+    def _mentioned_defs(self, d: UserDef) -> frozenset[str]:
+        """The definitions whose name (full or last component) is a component of a name or field
+        that ``d``'s text mentions."""
+        known = self._mentions.get(d.name)
+        if known is None:
+            words: set[str] = set()
+            _name_words([d.cmd.body, d.cmd.alts, d.cmd.where], words)
+            known = self._mentions[d.name] = frozenset(
+                n for n in self.env.defs if n in words or n.rpartition(".")[2] in words)
+        return known
 
     def def_arity(self, d: UserDef) -> tuple[int, list[bool]]:
         params = explicit_params(d)
@@ -270,7 +353,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                 tail_apps(alt.rhs, calls)
         elif d.cmd.body is not None:
             tail_apps(d.cmd.body, calls)
-        if branching_recursion(d, calls):
+        memo = self.def_memoised(d)
+        if memo:
             d.run = memoised(run, nargs, budget, d.name)
         self.note_family_sites(d.cmd.alts if d.cmd.alts is not None else d.cmd.body)
         body_node = d.cmd.alts if d.cmd.alts is not None else (
@@ -306,6 +390,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                     return fin(inner(fr))
             holder[0] = body
             holder[1] = generated.kind == Body.LOCALS
+            if not memo:
+                self.def_entry(d)[0] = _entry(body, generated.kind == Body.LOCALS, nargs, ctx, tail_loop)
         except Unsupported:
             d.run = None
             raise
@@ -476,7 +562,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         ty = self.clean_type(type_of_text(node.type_text), set())
         inner = self.compile(node.term, sc, ty)
         if ty is not None and is_known(ty) and _needs_int(ty):
-            return lambda fr: coerce_value(inner(fr), ty)
+            return self.gen.fuse(lambda fr: coerce_value(inner(fr), ty),
+                                 f"{self.gen.const(coerce_value)}({{0}}, {self.gen.const(ty)})", [inner])
         return inner
 
     def c_Show(self, node: A.Show, sc: Scope, expected: LeanType | None) -> Closure:
@@ -653,6 +740,47 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
 #: empty frame slots, sliced to pad a frame after its arguments
 _NONES_LEN = 256
 _NONES = (None,) * _NONES_LEN
+
+
+def _holds(node: object, kind: type | tuple[type, ...]) -> bool:
+    """Whether a node of class ``kind`` is in ``node`` (a syntax tree or a list of them)."""
+    if isinstance(node, kind):
+        return True
+    return any(_holds(sub, kind) for sub in A.subterms(node))
+
+
+def _name_words(node: object, out: set[str]) -> None:
+    """Every full name and dot-separated component of the identifiers, dot identifiers and
+    fields in ``node`` (a syntax tree or a list of them)."""
+    for sub in A.subterms(node) if not isinstance(node, A.Node) else [node]:
+        for attr in ("name", "field"):
+            text = getattr(sub, attr, None)
+            if isinstance(text, str):
+                out.add(text)
+                out.update(text.split("."))
+        _name_words(list(A.subterms(sub)), out)
+
+
+def _entry(body: Callable[..., Any], on_locals: bool, nargs: int, ctx: DefCtx,
+           tail_loop: Callable[[TailCall], Any]) -> Callable[..., Any]:
+    """The entry of a definition (:meth:`Compiler.def_entry`) whose compiled body is ``body``.
+
+    A body generated on Python locals is its own entry: it takes the arguments as they are, and
+    it never returns a pending tail call (its text reads no frame, so every self tail call in it
+    is written in the text, as a jump of its loop). Another body gets its frame built, and
+    a pending tail call run, as ``run`` does."""
+    if on_locals:
+        return body
+
+    def on_frame(*args: Any) -> Any:
+        need = ctx.nslots
+        fr = [*args, *_NONES[nargs:need]] if need <= _NONES_LEN else [*args, *([None] * (need - nargs))]
+        result = body(fr)
+        if type(result) is TailCall:
+            return tail_loop(result)
+        return result
+
+    return on_frame
 
 
 def _result_terms(cmd: A.DefCmd) -> list[A.Node]:

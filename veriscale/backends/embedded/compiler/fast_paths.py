@@ -102,6 +102,26 @@ def _push(gen: CodeGen) -> Writer:
     return write
 
 
+def append_writer(gen: CodeGen, fallback: Callable[[Any, Any], Any], kind: str | None) -> Writer:
+    """The inline text of ``x ++ y`` where the static type's head is ``kind``: for a ``List``
+    (tuples) or a ``String`` (``str``, not a ``Char``) below the size limit, Python's ``+``;
+    ``fallback(x, y)`` (the closure's own function, which dispatches on the run-time type)
+    for any other pair of values or kind."""
+    call = gen.const(fallback)
+    cls = {"List": tuple, "String": str}.get(kind or "")
+    if cls is None:
+        return lambda exprs: ((), f"{call}({exprs[0]}, {exprs[1]})")
+    is_cls, size, limit = gen.const(cls), gen.const(len), gen.const(MAX_COLLECTION)
+
+    def write(exprs: Sequence[str]) -> tuple[Sequence[str], str]:
+        stmts: list[str] = []
+        x, y = (_operand(gen, e, stmts) for e in exprs)
+        cond = f"{x}.__class__ is {is_cls} and {y}.__class__ is {is_cls} and {size}({x}) + {size}({y}) <= {limit}"
+        return stmts, f"({x} + {y} if {cond} else {call}({x}, {y}))"
+
+    return write
+
+
 #: an operand's expression that is a temporary of the generated function (assigned once,
 #: before the text that reads it): nothing between its reads can change it, so it is read in
 #: place (a frame slot, ``fr[k]`` until the body goes on locals, is copied: an operand after
@@ -119,4 +139,4 @@ def _operand(gen: CodeGen, expr: str, stmts: list[str]) -> str:
     return t
 
 
-__all__ = ["Writer", "builtin_writer", "index_writer"]
+__all__ = ["Writer", "append_writer", "builtin_writer", "index_writer"]

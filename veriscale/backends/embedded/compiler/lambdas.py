@@ -10,6 +10,7 @@ from typing import Any
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import type_of_text
 from veriscale.backends.embedded.compiler.codegen import Body, CodeGen, Src
+from veriscale.backends.embedded.compiler.patterns import pattern_text
 from veriscale.backends.embedded.compiler.support import (
     Closure,
     DefCtx,
@@ -88,6 +89,10 @@ class LambdasMixin:
         slot_a, slot_b = (slots[0], slots[1]) if arity == 2 else (-1, -1)
         loops = target is not None and target.used
         loop = target.loop if target is not None else None
+        if patterns and target is None:
+            bound = self._bind_params(node, patterns, body)
+            if bound is not None:
+                patterns, body = [], bound
         if not patterns:
             generated = self.gen.body(body, slots, loop, env=True, budget=budget)
             if generated.kind == Body.LOCALS:
@@ -150,6 +155,30 @@ class LambdasMixin:
             return Fn(arity, runner, snap, "fun", key_slots, shape)
 
         return make
+
+    def _bind_params(self, node: A.Node, patterns: list[tuple[int, Any]], body: Closure) -> Closure | None:
+        """``body`` preceded by the tests and bindings of the parameters' ``patterns`` (slot,
+        matcher), as the runner does them, when each pattern has its text; else ``None``."""
+        texts = [pattern_text(m) for _, m in patterns]
+        if any(t is None for t in texts):
+            return None
+
+        def refuted() -> None:
+            raise unsupported(node, "refutable pattern in fun")
+
+        for (slot, m), text in reversed(list(zip(patterns, texts))):
+            assert text is not None
+
+            def bind(fr: list[Any], slot: int = slot, m: Any = m) -> None:
+                if not m(fr[slot], fr):
+                    refuted()
+
+            def then(fr: list[Any], bind: Closure = bind, rest: Closure = body) -> Any:
+                bind(fr)
+                return rest(fr)
+
+            body = self.gen.then(then, self.gen.destructure(bind, None, slot, text, refuted), body)
+        return body
 
     def _make_direct_fn(self, slots: list[int], body: Closure, ctx: DefCtx, key_slots: tuple[int, ...] | None,
                         shape: Any) -> Closure:
@@ -306,7 +335,14 @@ class LambdasMixin:
                 if not m(val(fr), fr):
                     raise unsupported(decl, "refutable let pattern")
 
-            return inner, set_pat
+            text = pattern_text(m)
+            if text is None:
+                return inner, set_pat
+
+            def refuted() -> None:
+                raise unsupported(decl, "refutable let pattern")
+
+            return inner, self.gen.destructure(set_pat, val, None, text, refuted)
         if decl.binders or decl.alts is not None:
             # local function
             lam: A.Node

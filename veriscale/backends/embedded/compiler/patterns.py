@@ -177,7 +177,7 @@ class PatternsMixin:
             if name in ("false", "Bool.false"):
                 return _inline(lambda v, fr: v is False, InlineTest("{v} is False")), sc
             if name == "Nat.zero":
-                return (lambda v, fr: v == 0 and not isinstance(v, bool)), sc
+                return _inline(lambda v, fr: v == 0 and not isinstance(v, bool), self._number_test(0)), sc
             if name in ("List.nil",):
                 return _inline(lambda v, fr: len(v) == 0, InlineTest(f"{self.gen.const(len)}({{v}}) == 0")), sc
             if name in _ORDERINGS:
@@ -188,7 +188,7 @@ class PatternsMixin:
             ci = self._pattern_ctor(name, ty)
             if ci is not None:
                 cname = ci
-                return (lambda v, fr: isinstance(v, Ctor) and v.name == cname), sc
+                return _inline(lambda v, fr: isinstance(v, Ctor) and v.name == cname, self._ctor_test(cname)), sc
             if "." in name:
                 raise unsupported(p, f"pattern {name}")
             inner, slot = sc.bind(name, ty)
@@ -206,17 +206,17 @@ class PatternsMixin:
                 return _inline(lambda v, fr: len(v) == 0, InlineTest(f"{self.gen.const(len)}({{v}}) == 0")), sc
             if p.name in ("true", "false"):
                 bv = p.name == "true"
-                return (lambda v, fr: v is bv), sc
+                return _inline(lambda v, fr: v is bv, InlineTest(f"{{v}} is {bv}")), sc
             if head(ty) == "Ordering" and f"Ordering.{p.name}" in _ORDERINGS:
                 return self._ordering_pattern(_ORDERINGS[f"Ordering.{p.name}"]), sc
             ci = self._pattern_ctor(p.name, ty)
             if ci is not None:
                 cname = ci
-                return (lambda v, fr: isinstance(v, Ctor) and v.name == cname), sc
+                return _inline(lambda v, fr: isinstance(v, Ctor) and v.name == cname, self._ctor_test(cname)), sc
             raise unsupported(p, f"pattern .{p.name}")
         if isinstance(p, A.NumLit):
             n = p.value
-            return (lambda v, fr: v == n and not isinstance(v, bool)), sc
+            return _inline(lambda v, fr: v == n and not isinstance(v, bool), self._number_test(n)), sc
         if isinstance(p, A.UnOp) and p.op == "-" and isinstance(p.arg, A.NumLit):
             n = -p.arg.value
             return (lambda v, fr: v == n), sc
@@ -225,7 +225,7 @@ class PatternsMixin:
             return (lambda v, fr: isinstance(v, str) and not isinstance(v, Char) and v == s), sc
         if isinstance(p, A.CharLit):
             ch = p.value
-            return (lambda v, fr: v == ch), sc
+            return _inline(lambda v, fr: v == ch, InlineTest(f"{{v}} == {self.gen.const(ch)}")), sc
         if isinstance(p, A.ListLit) or isinstance(p, A.ArrayLit):
             et = elem_type(ty)
             ms = []
@@ -245,6 +245,10 @@ class PatternsMixin:
                     return False
                 return all(m(x, fr) for m, x in zip(ms, v))
 
+            if not is_arr:
+                g = self.gen
+                shape = f"{g.const(isinstance)}({{v}}, {g.const((tuple, Arr))}) and {g.const(len)}({{v}}) == {g.const(n)}"
+                _inline_composed(match_list, [shape], [(m, f"{{v}}[{i}]") for i, m in enumerate(ms)])
             return match_list, inner
         if isinstance(p, A.BinOp) and p.op == "::":
             et = elem_type(ty) if head(ty) == "List" else None
@@ -269,6 +273,8 @@ class PatternsMixin:
                     return False
                 return mh(v[0], fr) and mt(v[1:], fr)
 
+            cond = f"{self.gen.const(isinstance)}({{v}}, {self.gen.const(tuple)}) and {{v}}"
+            _inline_composed(match_cons, [cond], [(mh, "{v}[0]"), (mt, "{v}[1:]")])
             return match_cons, inner
         if isinstance(p, A.BinOp) and p.op == "+" and isinstance(p.rhs, A.NumLit):
             k = p.rhs.value
@@ -279,6 +285,9 @@ class PatternsMixin:
                     return False
                 return mn(Nat(v - k), fr)
 
+            g = self.gen
+            _inline_composed(match_succ, [f"{g.const(isinstance)}({{v}}, {g.const(int)}) and {{v}} >= {g.const(k)}"],
+                             [(mn, f"{g.const(Nat)}({{v}} - {g.const(k)})")])
             return match_succ, inner
         if isinstance(p, (A.Tuple, A.AnonCtor)):
             items = p.items
@@ -321,6 +330,15 @@ class PatternsMixin:
 
             if len(items) == 1:
                 return ms[0], inner
+            pair, part = self.gen.const(Pair), "{v}"
+            conds, parts = [], []
+            for m in ms[:-1]:
+                conds.append(f"{self.gen.const(isinstance)}({part}, {pair})")
+                parts.append((m, f"{part}.fst"))
+                part += ".snd"
+            parts.append((ms[-1], part))
+            # (each part's own test comes after the tests of the pairs it sits in, as above)
+            _inline_composed(match_prod, conds, parts)
             return match_prod, inner
         if isinstance(p, A.App):
             fn = p.fn
@@ -330,11 +348,10 @@ class PatternsMixin:
                 def some(v: Any, fr: list[Any]) -> bool:
                     return isinstance(v, Some) and m(v.value, fr)
 
-                if m is _matches_anything or m in _BIND_SLOTS:
-                    # `some x`, `some _`: a type test, then at most one store
-                    cond = f"{self.gen.const(isinstance)}({{v}}, {self.gen.const(Some)})"
-                    binds = [] if m is _matches_anything else [(_BIND_SLOTS[m], "{v}.value")]
-                    _inline(some, InlineTest(cond, binds))
+                # `some x`, `some _`: a type test, then at most one store; `some (a, b)`…: the
+                # inner pattern's test on the value
+                _inline_composed(some, [f"{self.gen.const(isinstance)}({{v}}, {self.gen.const(Some)})"],
+                                 [(m, "{v}.value")])
                 return some, inner
             if fname in ("Nat.succ", "succ") and len(p.args) == 1:
                 m, inner = self.compile_pattern(p.args[0], sc, NAT)
@@ -358,6 +375,9 @@ class PatternsMixin:
                         return isinstance(v, Ctor) and v.name == cname and len(v.args) == len(ms) and all(
                             m(x, fr) for m, x in zip(ms, v.args))
 
+                    g = self.gen
+                    shape = f"{self._ctor_test(cname).cond} and {g.const(len)}({{v}}.args) == {g.const(len(ms))}"
+                    _inline_composed(match_ctor, [shape], [(m, f"{{v}}.args[{i}]") for i, m in enumerate(ms)])
                     return match_ctor, inner
         if isinstance(p, A.Ascription):
             return self.compile_pattern(p.term, sc, type_of_text(p.type_text) or ty)
@@ -378,6 +398,16 @@ class PatternsMixin:
         """``.lt`` / ``Ordering.lt``: the value is that constructor (the three are shared objects
         only by convention, so the test is by value)."""
         return _inline(lambda v, fr: v == ordering, InlineTest(f"{{v}} == {self.gen.const(ordering)}"))
+
+    def _number_test(self, n: int) -> InlineTest:
+        """The test of a numeral pattern: equal to ``n``, not a ``Bool``."""
+        g = self.gen
+        return InlineTest(f"{{v}} == {g.const(n)} and not {g.const(isinstance)}({{v}}, {g.const(bool)})")
+
+    def _ctor_test(self, cname: str) -> InlineTest:
+        """The test of a user constructor's pattern: a constructor value of that name."""
+        g = self.gen
+        return InlineTest(f"{g.const(isinstance)}({{v}}, {g.const(Ctor)}) and {{v}}.name == {g.const(cname)}")
 
     def _pattern_ctor(self, name: str, ty: LeanType | None) -> str | None:
         if name in self.env.ctors:
@@ -469,6 +499,37 @@ _BIND_SLOTS: weakref.WeakKeyDictionary[Callable[..., bool], int] = weakref.WeakK
 
 _INLINE_TESTS: weakref.WeakKeyDictionary[Callable[..., bool], InlineTest] = weakref.WeakKeyDictionary()
 """The text of the matchers whose test and binding generated code can write inline."""
+
+
+def _inline_composed(matcher: Callable[..., bool], conds: list[str], parts: list[tuple[Callable[..., bool], str]]) -> None:
+    """Record the text of a pattern made of sub-patterns, when each sub-pattern's test has one:
+    ``conds`` (over ``{v}``, tested first, in order), then each sub-pattern's test on its part
+    of the value (``parts``: its matcher and the part as text over ``{v}``), in order, their
+    variables bound once all pass. No part is read before the tests that make it readable."""
+    tests = list(conds)
+    binds: list[tuple[int, str]] = []
+    for m, part in parts:
+        t = _test_of(m)
+        if t is None:
+            continue
+        if isinstance(t, int):
+            binds.append((t, part))
+        elif isinstance(t, InlineTest):
+            tests.append(t.cond.format(v=part))
+            binds.extend((slot, text.format(v=part)) for slot, text in t.binds)
+        else:
+            return  # a sub-pattern tested only by its matcher
+    _inline(matcher, InlineTest(" and ".join(f"({c})" for c in tests) or "True", binds))
+
+
+def pattern_text(m: Callable[..., bool]) -> InlineTest | None:
+    """The text of the matcher ``m`` as one test and its bindings, when it has one."""
+    t = _test_of(m)
+    if t is None:
+        return InlineTest("True")
+    if isinstance(t, int):
+        return InlineTest("True", [(t, "{v}")])
+    return t if isinstance(t, InlineTest) else None
 
 
 def _inline(matcher: Callable[..., bool], test: InlineTest) -> Callable[..., bool]:
