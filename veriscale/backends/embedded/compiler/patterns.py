@@ -339,6 +339,9 @@ class PatternsMixin:
             if fname in ("Nat.succ", "succ") and len(p.args) == 1:
                 m, inner = self.compile_pattern(p.args[0], sc, NAT)
                 return (lambda v, fr: isinstance(v, int) and v > 0 and m(Nat(v - 1), fr)), inner
+            core_ctor = _core_ctor_pattern(fname, p.fn, ty)
+            if core_ctor is not None and len(p.args) == 1:
+                return self._unary_ctor_pattern(core_ctor, p.args[0], sc, ty)
             if fname in ("List.cons", "cons") and len(p.args) == 2:
                 return self.compile_pattern(A.BinOp(p.line, p.col, "::", p.args[0], p.args[1]), sc, ty)
             if fname in ("Prod.mk",) and len(p.args) == 2:
@@ -362,6 +365,18 @@ class PatternsMixin:
         if isinstance(p, A.Ascription):
             return self.compile_pattern(p.term, sc, type_of_text(p.type_text) or ty)
         raise unsupported(p, "pattern", type(p).__name__)
+
+    def _unary_ctor_pattern(self, ctor: str, arg: A.Node, sc: Scope,
+                            ty: LeanType | None) -> tuple[Callable[[Any, list[Any]], bool], Scope]:
+        """``Int.ofNat n`` / ``Int.negSucc n`` (Init/Data/Int/Basic.lean: ``Int.negSucc n`` is
+        ``-(n + 1)``; an ``Int`` is kept as a Python int) and ``Except.ok a`` / ``Except.error e``."""
+        if ctor in ("Int.ofNat", "Int.negSucc"):
+            m, inner = self.compile_pattern(arg, sc, NAT)
+            if ctor == "Int.ofNat":
+                return (lambda v, fr: isinstance(v, int) and not isinstance(v, bool) and v >= 0 and m(Nat(v), fr)), inner
+            return (lambda v, fr: isinstance(v, int) and not isinstance(v, bool) and v < 0 and m(Nat(-v - 1), fr)), inner
+        m, inner = self.compile_pattern(arg, sc, None)
+        return (lambda v, fr: isinstance(v, Ctor) and v.name == ctor and m(v.args[0], fr)), inner
 
     def _resolved_core_ctor(self, name: str, sc: Scope) -> str | None:
         """The core constructor a bare name denotes where it is (``lt`` under ``open Ordering``,
@@ -475,3 +490,18 @@ def _inline(matcher: Callable[..., bool], test: InlineTest) -> Callable[..., boo
     """``matcher``, with ``test`` recorded as its text (see :class:`.codegen.InlineTest`)."""
     _INLINE_TESTS[matcher] = test
     return matcher
+
+
+_CORE_UNARY_CTORS = {"Int": ("Int.ofNat", "Int.negSucc"), "Except": ("Except.ok", "Except.error")}
+
+
+def _core_ctor_pattern(fname: str | None, fn: A.Node, ty: LeanType | None) -> str | None:
+    """The core constructor of one argument a pattern's head names (``Int.ofNat``, ``.negSucc`` at
+    ``Int``, ``Except.ok``, ``.error`` at ``Except``), or ``None``."""
+    if fname is None:
+        return None
+    if isinstance(fn, A.DotIdent):
+        h = head(ty)
+        ctors = _CORE_UNARY_CTORS.get(h or "", ())
+        return next((c for c in ctors if c == f"{h}.{fname}"), None)
+    return fname if any(fname in ctors for ctors in _CORE_UNARY_CTORS.values()) else None
