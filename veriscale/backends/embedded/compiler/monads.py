@@ -101,5 +101,42 @@ def unwrapped(monad: str, node: A.Node, c: Callable[[list[Any]], Any]) -> Callab
     return run
 
 
-__all__ = ["EXCEPT_ERROR", "EXCEPT_OK", "MONADIC", "ShortCircuit", "except_error", "except_ok", "pure_of",
+OPTION_OPS = frozenset({"<|>", ">>=", "<$>"})
+"""Operators the compiler runs on ``Option`` values (:func:`option_operator`)."""
+
+
+def option_operator(compiler: Any, node: A.BinOp, sc: Any, expected: LeanType | None) -> Callable[[list[Any]], Any]:
+    """``a <|> b`` (``Option.orElse``: ``b`` only when ``a`` is ``none``), ``x >>= f``
+    (``Option.bind``) and ``f <$> x`` (``Option.map``), where the elaborator typed the monadic
+    operand an ``Option``; anywhere else the engine does not run them."""
+    op = node.op
+    monadic = node.rhs if op == "<$>" else node.lhs
+    if compiler.node_types.monad_of(monadic) != "Option":
+        raise unsupported(node, f"operator {op}", "outside Option")
+    if op == "<|>":
+        a, b = compiler.compile(node.lhs, sc, expected), compiler.compile(node.rhs, sc, expected)
+
+        def or_else(fr: list[Any]) -> Any:
+            v = a(fr)
+            return v if isinstance(v, Some) else b(fr)
+
+        return or_else
+    x = compiler.compile(monadic, sc, None)
+    f = compiler.compile(node.lhs if op == "<$>" else node.rhs, sc, None)
+    if op == ">>=":
+
+        def bind(fr: list[Any]) -> Any:
+            v = x(fr)
+            return f(fr)(v.value) if isinstance(v, Some) else NONE
+
+        return bind
+
+    def fmap(fr: list[Any]) -> Any:
+        v = x(fr)
+        return Some(f(fr)(v.value)) if isinstance(v, Some) else NONE
+
+    return fmap
+
+
+__all__ = ["OPTION_OPS", "option_operator", "EXCEPT_ERROR", "EXCEPT_OK", "MONADIC", "ShortCircuit", "except_error", "except_ok", "pure_of",
            "unwrapped", "unwrapper", "value_type"]

@@ -13,7 +13,7 @@ from veriscale.backends.embedded.binders import type_of_text
 from veriscale.backends.embedded.compiler.codegen import InlineTest
 from veriscale.backends.embedded.compiler.support import Closure, DefCtx, Scope, _coercer, unsupported
 from veriscale.backends.embedded.statics import INT, NAT, PROP, elem_type, head
-from veriscale.lean.types import LeanType, ProdType
+from veriscale.lean.types import LeanType, NamedType, ProdType
 from veriscale.lean.values import NONE, ORDERINGS, Arr, Char, Ctor, Nat, Pair, Some, Struct
 
 _ORDERINGS: dict[str, Ctor] = {o.name: o for o in ORDERINGS}
@@ -421,6 +421,13 @@ class PatternsMixin:
     def c_StructInst(self, node: A.StructInst, sc: Scope, expected: LeanType | None) -> Closure:
         ty = self.clean_type(type_of_text(node.type_text), set()) if node.type_text else expected
         h = head(ty)
+        if h is None:
+            # the type the elaborator found for it (an argument whose parameter type the compiler
+            # does not know: `xs.foldl step { seen := [] }`), for a structure without parameters
+            found = self.node_types.head_of(node)  # type: ignore[attr-defined]
+            si = self.env.structs.get(found) if found is not None else None
+            if si is not None and not si.params:
+                h, ty = found, NamedType(found)  # type: ignore[assignment]
         if h is None or h not in self.env.structs:
             if not node.fields and node.source is None and h is not None:
                 # `{}` is also `EmptyCollection.emptyCollection` notation; at a type that is not a

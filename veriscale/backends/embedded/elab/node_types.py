@@ -87,6 +87,16 @@ class NodeTypes:
                  for t in map(deep, entry[1])}
         return heads.pop() if len(heads) == 1 else None
 
+    def head_of(self, node: A.Node) -> str | None:
+        """The head of the type the elaborator gave ``node`` (``Acc`` for a structure instance
+        ``{ best := 0 }`` whose type came from elsewhere), when every elaboration agrees and it
+        is a named type; ``None`` otherwise. Like :meth:`monad_of` it tells only the head."""
+        entry = self._raw.get(id(node))
+        if entry is None or entry[0] is not node:
+            return None
+        heads = {t.name if isinstance(t, NamedType) else None for t in map(deep, entry[1])}
+        return heads.pop() if len(heads) == 1 else None
+
     def mark_fin_value(self, node: A.Node) -> None:
         """``node`` is ``i.val``/``i.1`` of some ``i : Fin n`` (the structure's first field)."""
         self._fin_values[id(node)] = node
