@@ -76,7 +76,7 @@ def test_derived_tables() -> None:
     for name, b in BUILTINS.items():
         assert OPTIONAL_ARGS.get(name, 0) == b.signature.optional_count
         assert PROOF_PARAMS.get(name, frozenset()) == b.signature.proof_positions
-    assert IMPLICIT_ARGS == {"Array.ofFn": ("n",)}
+    assert IMPLICIT_ARGS == {"Array.ofFn": ("n",), "List.ofFn": ("n",)}
     assert PROOF_PARAMS["Array.swap"] == frozenset({3, 4})
     assert PROOF_PARAMS["Array.eraseIdx"] == frozenset({2})
     assert PROOF_PARAMS["List.head"] == frozenset({1})

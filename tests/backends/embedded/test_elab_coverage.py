@@ -52,8 +52,17 @@ def test_a_user_pure_in_a_namespace_is_the_one_used() -> None:
 
 
 def test_pure_at_an_unmodelled_monad_is_a_gap_not_an_error() -> None:
-    kinds = _kinds("def f (n : Nat) : Except String Nat := pure n")
+    kinds = _kinds("def f (n : Nat) : StateM Nat Nat := pure n")
     assert kinds and all(kind == "gap" for kind, _ in kinds)
+
+
+def test_pure_and_throw_at_except_check_their_argument() -> None:
+    """``Except.pure : α → Except ε α`` and ``throw : ε → Except ε α`` (``MonadExceptOf ε (Except ε)``,
+    Init/Prelude.lean, Init/Control/Except.lean): each argument is checked at its own side."""
+    assert _kinds("def f (n : Nat) : Except String Nat := pure n") == []
+    assert _kinds('def f (n : Nat) : Except String Nat := if n > 3 then throw "big" else pure n') == []
+    assert _errors('def f (n : Nat) : Except String Nat := pure "x"') == ["type-mismatch"]
+    assert _errors("def f (n : Nat) : Except String Nat := throw n") == ["type-mismatch"]
 
 
 # -- simp on a goal that becomes True -------------------------------------------------------------

@@ -328,6 +328,7 @@ CORE_NAMES: frozenset[str] = frozenset(
         # functions the compiler handles itself (`_special`)
         "id", "ite", "dite", "cond", "Decidable", "Decidable.decide", "Decidable.isTrue", "Decidable.isFalse",
         "Inhabited", "Inhabited.default", "default", "Id", "Id.run", "Pure.pure", "pure",
+        "Except", "Except.ok", "Except.error", "throw", "MonadExcept.throw",
         "dbgTrace", "Function.comp",
     }
 )

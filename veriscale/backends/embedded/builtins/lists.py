@@ -82,6 +82,24 @@ def list_range_prime(start: int, length: int, step: int = 1) -> tuple:
     return tuple(Nat(int(start) + k * int(step)) for k in range(int(length)))
 
 
+@builtin("List.ofFn", "{α : Type u} {n : Nat} (f : Fin n → α) : List α", verified=False)
+def list_of_fn(f: Fn, *, n: Any = None) -> tuple:
+    """``List.ofFn {n} (f : Fin n → α) = [f 0, ..., f (n-1)]`` (Init/Data/List/OfFn.lean:
+    ``Fin.foldr n (f · :: ·) []``); a ``Fin`` is kept as its number."""
+    if n is None:
+        raise Unsupported("List.ofFn", "the implicit size n is not known")
+    check_size(int(n), "List.ofFn")
+    return tuple(f(Nat(i)) for i in range(int(n)))
+
+
+@builtin("List.iota", "(n : Nat) : List Nat", verified=False)
+def list_iota(n: int) -> tuple:
+    """``List.iota n = [n, n-1, ..., 1]`` (Init/Data/List/Basic.lean: ``iota 0 = []``,
+    ``iota (n+1) = (n+1) :: iota n``; deprecated in favour of ``(List.range' 1 n).reverse``)."""
+    check_size(int(n), "List.iota")
+    return tuple(Nat(k) for k in range(int(n), 0, -1))
+
+
 @builtin("List.replicate", "{α : Type u} : (n : Nat) → (a : α) → List α")
 def list_replicate(n: int, a: Any) -> tuple:
     check_size(int(n), "List.replicate")

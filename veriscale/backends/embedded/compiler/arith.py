@@ -24,6 +24,7 @@ from veriscale.backends.embedded.builtins import (
 from veriscale.backends.embedded.builtins.order import SCALAR_TYPES, beq_member, eq_is_beq
 from veriscale.backends.embedded.compiler.codegen import CodeGen
 from veriscale.backends.embedded.compiler.fast_paths import append_writer
+from veriscale.backends.embedded.compiler.monads import OPTION_OPS, option_operator
 from veriscale.backends.embedded.compiler.support import (
     ARITH_OPS,
     REL_OPS,
@@ -174,6 +175,8 @@ class ArithMixin:
             return self.compile(A.App(node.line, node.col, node.rhs, [node.lhs]), sc, expected)
         if op in ("<|", "$"):
             return self.compile(A.App(node.line, node.col, node.lhs, [node.rhs]), sc, expected)
+        if op in OPTION_OPS:
+            return option_operator(self, node, sc, expected)  # .monads
         raise unsupported(node, f"operator {op}")
 
     def _cons(self, node: A.Node, lhs: A.Node, rhs: A.Node, sc: Scope, expected: LeanType | None) -> Closure:

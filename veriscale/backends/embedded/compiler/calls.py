@@ -21,6 +21,7 @@ from veriscale.backends.embedded.builtins import (
 )
 from veriscale.backends.embedded.compiler.codegen import CodeGen, call_template
 from veriscale.backends.embedded.compiler.fast_paths import Writer, builtin_writer
+from veriscale.backends.embedded.compiler.monads import except_error, except_ok
 from veriscale.backends.embedded.compiler.support import (
     UNSURE,
     Closure,
@@ -92,6 +93,8 @@ class CallsMixin:
         if h is None:
             if name in ("some", "none"):
                 h = "Option"
+            elif name in ("ok", "error") and self.node_types.monad_of(node) == "Except":
+                h = "Except"
             else:
                 raise unsupported(node, f".{name}", "expected type unknown")
         full = f"{h}.{name}"
@@ -195,14 +198,32 @@ class CallsMixin:
             # `pure v` at a known Option type is `some v`; inside an Id do block (the only monad
             # do blocks compile in) it is `v`. Anywhere else the monad is not known here, unless
             # the elaborator found it (`pure_call`): `Id α` is `α` at run time.
-            if self.node_types.monad_of(node) == "Id":
+            monad = self.node_types.monad_of(node)
+            if monad == "Id":
                 return self.compile(args[0], sc, expected)
-            if head(expected) == "Option":
+            if monad == "Except":  # `Except.pure a = .ok a` (.monads)
+                c = self.compile(args[0], sc, None)
+                return lambda fr: except_ok(c(fr))
+            if head(expected) == "Option" or monad == "Option":
                 c = self.compile(args[0], sc, elem_type(expected))
                 return lambda fr: Some(c(fr))
-            if sc.ctx.do_depth > 0 and head(expected) not in ("Except", "IO", "StateM", "ReaderM", "EStateM", "List", "Array"):
+            if sc.ctx.do_depth > 0 and sc.ctx.monad == "Id" and head(expected) not in ("Except", "IO", "StateM", "ReaderM", "EStateM", "List", "Array"):
                 return self.compile(args[0], sc, expected)
             raise unsupported(node, "pure", "outside an Id do block")
+        if name in ("throw", "MonadExcept.throw") and len(args) == 1:
+            # `throw e` in `Except ε` is `.error e` (Init/Control/Except.lean); other monads are not modelled
+            if self.node_types.monad_of(node) != "Except":
+                raise unsupported(node, name, "outside the Except monad")
+            c = self.compile(args[0], sc, None)
+            return lambda fr: except_error(c(fr))
+        if name in ("Except.ok", "Except.error") and len(args) == 1:
+            c = self.compile(args[0], sc, None)
+            make = except_ok if name == "Except.ok" else except_error
+            return lambda fr: make(c(fr))
+        if name == "Int.negSucc" and len(args) == 1:
+            # `Int.negSucc n` is `-(n + 1)` (Init/Data/Int/Basic.lean)
+            c = self.compile(args[0], sc, NAT)
+            return lambda fr: -int(c(fr)) - 1
         if name == "panic!" or name == "unreachable!":
             raise unsupported(node, name)
         if name in ("dbg_trace", "dbgTrace"):
@@ -370,11 +391,15 @@ class CallsMixin:
                 else:
                     kept.append(a)
             args = kept
-            if b.name == "Array.ofFn" and "n" not in implicit and args:
+            if b.name in ("Array.ofFn", "List.ofFn") and "n" not in implicit and args:
                 bound = self._fin_domain_bound(args[0], sc)
                 if bound is not None:
                     size = Nat(bound)
                     implicit["n"] = lambda fr: size
+                else:
+                    size_term = _fin_binder_size(args[0])
+                    if size_term is not None:  # `fun (i : Fin xs.length) => …`: `n` is `xs.length`
+                        implicit["n"] = self.compile(size_term, sc, NAT)
         if any(isinstance(a, A.NamedArg) for a in args):
             args = self._place_named(node, b, args, self_arg is not None)
         if self_arg is not None and len(args) < b.self_index:
@@ -818,3 +843,16 @@ def _tail_call(gen: CodeGen, cs: list[Closure], target: TailTarget, budget: Budg
         template = gen.const(TailCall) + "((" + "".join(f"{{{i}}}, " for i in range(len(cs))) + "))"
         return gen.fuse(closure, template, cs)
     return gen.tail_call(closure, cs, target.loop, target.slots, budget)
+
+
+def _fin_binder_size(f: A.Node) -> A.Node | None:
+    """``e`` when ``f`` is ``fun (i : Fin e) => …``: the size a ``Fin``-indexed builder takes
+    from its function's first binder (Lean unifies ``Fin ?n`` with ``Fin e``)."""
+    f = A.unparen(f)
+    if not isinstance(f, A.Lambda) or not f.binders:
+        return None
+    ty = f.binders[0].type
+    ty = A.unparen(ty) if ty is not None else None
+    if isinstance(ty, A.App) and isinstance(ty.fn, A.Ident) and ty.fn.name == "Fin" and len(ty.args) == 1:
+        return ty.args[0]
+    return None

@@ -1,20 +1,23 @@
-"""``do`` blocks (in the ``Id`` monad): sequencing, ``let``/``let rec`` elements, ``return``,
-reassignment of ``let mut`` variables, ``if``/``unless``/``match`` elements and the ``for``,
-``while`` and ``repeat`` loops with ``break``/``continue``."""
+"""``do`` blocks (in the ``Id`` monad, and in ``Option``/``Except`` by :mod:`.monads`): sequencing,
+``let``/``let rec`` elements, ``return``, reassignment of ``let mut`` variables,
+``if``/``unless``/``match`` elements and the ``for``, ``while`` and ``repeat`` loops with
+``break``/``continue``."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.binders import type_of_text
 from veriscale.backends.embedded.builtins import LeanHashMap, type_name_of
 from veriscale.backends.embedded.builtins._core import nat_range
 from veriscale.backends.embedded.compiler.codegen import CodeGen
+from veriscale.backends.embedded.compiler.monads import MONADIC, ShortCircuit, pure_of, unwrapped, value_type
 from veriscale.backends.embedded.compiler.patterns import _BIND_SLOTS
 from veriscale.backends.embedded.compiler.support import Closure, Scope, _needs_int, unsupported
 from veriscale.backends.embedded.runtime_support import LeanRange, LeanSubarray
 from veriscale.backends.embedded.statics import NAT, PROP, elem_type, head, is_known
-from veriscale.lean.types import LeanType
+from veriscale.lean.types import LeanType, NamedType
 from veriscale.lean.values import UNIT, Arr
 
 
@@ -68,13 +71,19 @@ class DoNotationMixin:
 
     # -- do notation ------------------------------------------------------------------------
     def c_Do(self, node: A.Do, sc: Scope, expected: LeanType | None) -> Closure:
-        if sc.ctx.monad != "Id":
+        monad = self.node_types.monad_of(node)  # type: ignore[attr-defined]
+        if monad in MONADIC:
+            return self._monadic_do(node, sc, expected, monad)
+        if monad != "Id" and sc.ctx.monad != "Id":
             raise unsupported(node, "do block", f"in monad {sc.ctx.monad}")
+        saved = sc.ctx.monad
+        sc.ctx.monad = "Id"
         sc.ctx.do_depth += 1
         try:
             seq = self.compile_do_seq(node.seq, sc, expected)
         finally:
             sc.ctx.do_depth -= 1
+            sc.ctx.monad = saved
         body = self.gen.function(seq)  # its own generated function: `return` is caught around it
 
         def run(fr: list[Any]) -> Any:
@@ -85,6 +94,62 @@ class DoNotationMixin:
 
         # the same in generated text, where the block's source can go on its caller's locals
         return self.gen.catching(run, seq, _Return)
+
+    def _monadic_do(self, node: A.Do, sc: Scope, expected: LeanType | None, monad: str) -> Closure:
+        """A block in ``Option``/``Except`` (the elaborator's type of it): compiled as in ``Id``
+        with every monadic value unwrapped (:mod:`.monads`); ``expected`` is the block's type."""
+        saved, saved_result = sc.ctx.monad, sc.ctx.do_result
+        sc.ctx.monad, sc.ctx.do_result = monad, value_type(monad, expected)
+        sc.ctx.do_depth += 1
+        try:
+            seq = self.compile_do_seq(node.seq, sc, sc.ctx.do_result)
+        finally:
+            sc.ctx.do_depth -= 1
+            sc.ctx.monad, sc.ctx.do_result = saved, saved_result
+        pure = pure_of(monad)
+
+        def run(fr: list[Any]) -> Any:
+            try:
+                return pure(seq(fr))
+            except _Return as r:
+                return pure(r.value)
+            except ShortCircuit as s:
+                return s.value
+
+        return run
+
+    def _monadic_type(self, sc: Scope, inner: LeanType | None) -> LeanType | None:
+        """The type of an action whose value has type ``inner``, in the block's monad, where the
+        compiler can write it (``Option α``; ``Except ε α`` needs ``ε``, which it does not keep)."""
+        if sc.ctx.monad == "Option" and inner is not None:
+            return NamedType("Option", (inner,))
+        return None
+
+    def _arrow_let(self, decl: A.LetDecl, sc: Scope) -> tuple[Scope, Closure]:
+        """``let x ← e`` / ``let (a, b) ← e`` in ``Option``/``Except``: ``x`` is ``e``'s value
+        inside the monad, and a failing ``e`` ends the block."""
+        monad = sc.ctx.monad
+        if decl.value is None or decl.binders or decl.alts is not None:
+            raise unsupported(decl, "let ← of this form")
+        declared = self.clean_type(type_of_text(decl.type_text), set()) if decl.type_text else None  # type: ignore[attr-defined]
+        val = unwrapped(monad, decl, self.compile(decl.value, sc, self._monadic_type(sc, declared)))
+        if decl.pattern is not None:
+            m, inner = self.compile_pattern(decl.pattern, sc, None)
+
+            def set_pat(fr: list[Any]) -> Any:
+                if not m(val(fr), fr):
+                    raise unsupported(decl, "refutable let ← pattern")
+                return UNIT
+
+            return inner, set_pat
+        st = declared if declared is not None else value_type(monad, self.stype(decl.value, sc))
+        inner, slot = sc.bind(decl.name or "_", st)
+
+        def set_val(fr: list[Any]) -> Any:
+            fr[slot] = val(fr)
+            return UNIT
+
+        return inner, set_val
 
     def compile_do_seq(self, seq: Any, sc: Scope, expected: LeanType | None = None) -> Closure:
         if not isinstance(seq, A.DoSeq):
@@ -99,9 +164,11 @@ class DoNotationMixin:
         item = items[i]
         last = i == len(items) - 1
         if isinstance(item, (A.DoLet, A.DoLetRec)):
-            if isinstance(item, A.DoLet):
-                # `let x ← e`: do blocks are compiled in the Id monad only (c_Do refuses others),
-                # where bind is application and a value of `Id α` is the α itself, so it is `let x := e`.
+            if isinstance(item, A.DoLet) and item.arrow and sc.ctx.monad in MONADIC:
+                inner, setter = self._arrow_let(item.decl, sc)
+            elif isinstance(item, A.DoLet):
+                # `let x ← e` in Id: bind is application and a value of `Id α` is the α itself,
+                # so it is `let x := e`.
                 inner, setter = self.compile_let_decl(item.decl, sc)
             else:
                 inner, setter = self.compile_let_rec(item.decls, sc)
@@ -124,10 +191,15 @@ class DoNotationMixin:
 
     def _do_stmt(self, item: A.Node, sc: Scope, expected: LeanType | None, last: bool) -> Closure:
         if isinstance(item, A.DoExpr):
+            if sc.ctx.monad in MONADIC:
+                # an action: its value goes on, a failing one ends the block
+                return unwrapped(sc.ctx.monad, item, self.compile(item.term, sc, self._monadic_type(sc, expected)))
             return self.compile(item.term, sc, expected)
         if isinstance(item, A.DoReturn):
             ret_t = None
-            if sc.ctx.udef is not None:
+            if sc.ctx.monad in MONADIC:
+                ret_t = sc.ctx.do_result
+            elif sc.ctx.udef is not None:
                 _, ret_t = self.def_types(sc.ctx.udef)
             if item.term is None:
                 return self.gen.raising(lambda fr: _raise_return_unit(fr), _Return, self.gen.constant(lambda fr: UNIT, UNIT))
@@ -222,7 +294,7 @@ class DoNotationMixin:
     def _reassign(self, item: A.DoReassign, sc: Scope) -> Closure:
         target = item.target
         if item.op == "←":
-            raise unsupported(item, "← reassignment")
+            return self._arrow_reassign(item, sc)
         if isinstance(target, A.Ident) and target.name in sc.vars:
             slot, ty = sc.vars[target.name]
             if item.op == ":=":
@@ -259,6 +331,26 @@ class DoNotationMixin:
 
             return assign_pat
         raise unsupported(item, "reassignment", type(target).__name__)
+
+    def _arrow_reassign(self, item: A.DoReassign, sc: Scope) -> Closure:
+        """``x ← e``: ``x := `` the value of the action ``e`` (in ``Id`` that is ``e`` itself)."""
+        target = item.target
+        if not (isinstance(target, A.Ident) and target.name in sc.vars):
+            raise unsupported(item, "← reassignment", type(target).__name__)
+        slot, ty = sc.vars[target.name]
+        monad = sc.ctx.monad
+        if monad in MONADIC:
+            c = unwrapped(monad, item, self.compile(item.value, sc, self._monadic_type(sc, ty)))
+        elif monad == "Id":
+            c = self.compile(item.value, sc, ty if ty is not None and is_known(ty) else None)
+        else:
+            raise unsupported(item, "← reassignment", f"in monad {monad}")
+
+        def assign(fr: list[Any]) -> Any:
+            fr[slot] = c(fr)
+            return UNIT
+
+        return assign
 
     def _for(self, item: A.DoFor, sc: Scope) -> Closure:
         if len(item.clauses) != 1:

@@ -13,7 +13,7 @@ from veriscale.backends.embedded.binders import type_of_text
 from veriscale.backends.embedded.compiler.codegen import InlineTest
 from veriscale.backends.embedded.compiler.support import Closure, DefCtx, Scope, _coercer, unsupported
 from veriscale.backends.embedded.statics import INT, NAT, PROP, elem_type, head
-from veriscale.lean.types import LeanType, ProdType
+from veriscale.lean.types import LeanType, NamedType, ProdType
 from veriscale.lean.values import NONE, ORDERINGS, Arr, Char, Ctor, Nat, Pair, Some, Struct
 
 _ORDERINGS: dict[str, Ctor] = {o.name: o for o in ORDERINGS}
@@ -356,6 +356,9 @@ class PatternsMixin:
             if fname in ("Nat.succ", "succ") and len(p.args) == 1:
                 m, inner = self.compile_pattern(p.args[0], sc, NAT)
                 return (lambda v, fr: isinstance(v, int) and v > 0 and m(Nat(v - 1), fr)), inner
+            core_ctor = _core_ctor_pattern(fname, p.fn, ty)
+            if core_ctor is not None and len(p.args) == 1:
+                return self._unary_ctor_pattern(core_ctor, p.args[0], sc, ty)
             if fname in ("List.cons", "cons") and len(p.args) == 2:
                 return self.compile_pattern(A.BinOp(p.line, p.col, "::", p.args[0], p.args[1]), sc, ty)
             if fname in ("Prod.mk",) and len(p.args) == 2:
@@ -382,6 +385,18 @@ class PatternsMixin:
         if isinstance(p, A.Ascription):
             return self.compile_pattern(p.term, sc, type_of_text(p.type_text) or ty)
         raise unsupported(p, "pattern", type(p).__name__)
+
+    def _unary_ctor_pattern(self, ctor: str, arg: A.Node, sc: Scope,
+                            ty: LeanType | None) -> tuple[Callable[[Any, list[Any]], bool], Scope]:
+        """``Int.ofNat n`` / ``Int.negSucc n`` (Init/Data/Int/Basic.lean: ``Int.negSucc n`` is
+        ``-(n + 1)``; an ``Int`` is kept as a Python int) and ``Except.ok a`` / ``Except.error e``."""
+        if ctor in ("Int.ofNat", "Int.negSucc"):
+            m, inner = self.compile_pattern(arg, sc, NAT)
+            if ctor == "Int.ofNat":
+                return (lambda v, fr: isinstance(v, int) and not isinstance(v, bool) and v >= 0 and m(Nat(v), fr)), inner
+            return (lambda v, fr: isinstance(v, int) and not isinstance(v, bool) and v < 0 and m(Nat(-v - 1), fr)), inner
+        m, inner = self.compile_pattern(arg, sc, None)
+        return (lambda v, fr: isinstance(v, Ctor) and v.name == ctor and m(v.args[0], fr)), inner
 
     def _resolved_core_ctor(self, name: str, sc: Scope) -> str | None:
         """The core constructor a bare name denotes where it is (``lt`` under ``open Ordering``,
@@ -436,6 +451,13 @@ class PatternsMixin:
     def c_StructInst(self, node: A.StructInst, sc: Scope, expected: LeanType | None) -> Closure:
         ty = self.clean_type(type_of_text(node.type_text), set()) if node.type_text else expected
         h = head(ty)
+        if h is None:
+            # the type the elaborator found for it (an argument whose parameter type the compiler
+            # does not know: `xs.foldl step { seen := [] }`), for a structure without parameters
+            found = self.node_types.head_of(node)  # type: ignore[attr-defined]
+            si = self.env.structs.get(found) if found is not None else None
+            if si is not None and not si.params:
+                h, ty = found, NamedType(found)  # type: ignore[assignment]
         if h is None or h not in self.env.structs:
             if not node.fields and node.source is None and h is not None:
                 # `{}` is also `EmptyCollection.emptyCollection` notation; at a type that is not a
@@ -536,3 +558,18 @@ def _inline(matcher: Callable[..., bool], test: InlineTest) -> Callable[..., boo
     """``matcher``, with ``test`` recorded as its text (see :class:`.codegen.InlineTest`)."""
     _INLINE_TESTS[matcher] = test
     return matcher
+
+
+_CORE_UNARY_CTORS = {"Int": ("Int.ofNat", "Int.negSucc"), "Except": ("Except.ok", "Except.error")}
+
+
+def _core_ctor_pattern(fname: str | None, fn: A.Node, ty: LeanType | None) -> str | None:
+    """The core constructor of one argument a pattern's head names (``Int.ofNat``, ``.negSucc`` at
+    ``Int``, ``Except.ok``, ``.error`` at ``Except``), or ``None``."""
+    if fname is None:
+        return None
+    if isinstance(fn, A.DotIdent):
+        h = head(ty)
+        ctors = _CORE_UNARY_CTORS.get(h or "", ())
+        return next((c for c in ctors if c == f"{h}.{fname}"), None)
+    return fname if any(fname in ctors for ctors in _CORE_UNARY_CTORS.values()) else None

@@ -41,7 +41,7 @@ def unsupported(node: A.Node | None, construct: str, detail: str = "") -> Unsupp
 class DefCtx:
     """Per user definition: the slot allocator and the definition's namespace."""
 
-    __slots__ = ("nslots", "namespace", "udef", "monad", "do_depth", "hoist", "shared")
+    __slots__ = ("nslots", "namespace", "udef", "monad", "do_depth", "do_result", "hoist", "shared")
 
     def __init__(self, namespace: str, udef: UserDef | None) -> None:
         self.nslots = 0
@@ -50,6 +50,8 @@ class DefCtx:
         self.monad = "Id"
         self.do_depth = 0
         """How many Id `do` blocks enclose the term being compiled (`pure` means `id` there)."""
+        self.do_result: LeanType | None = None
+        """In an `Option`/`Except` `do` block: the type of the values it returns (`α` of `Option α`)."""
         self.hoist: Any = None
         """The definition's :class:`.hoisting.HoistPlan` when its output-independent terms are
         recorded and replayed (``None``: they are not)."""

@@ -361,6 +361,9 @@ _CORE_PATTERN_CTORS = {
     "true": "Bool.true", "false": "Bool.false", "Bool.true": "Bool.true", "Bool.false": "Bool.false",
     "List.nil": "List.nil", "List.cons": "List.cons", "Nat.succ": "Nat.succ", "Prod.mk": "Prod.mk",
     "Nat.zero": "Nat.zero", "Ordering.lt": "Ordering.lt", "Ordering.eq": "Ordering.eq", "Ordering.gt": "Ordering.gt",
+    # `inductive Int | ofNat : Nat → Int | negSucc : Nat → Int` (Init/Prelude.lean) and
+    # `inductive Except | error : ε → Except ε α | ok : α → Except ε α` (Init/Prelude.lean)
+    "Int.ofNat": "Int.ofNat", "Int.negSucc": "Int.negSucc", "Except.ok": "Except.ok", "Except.error": "Except.error",
 }
 
 

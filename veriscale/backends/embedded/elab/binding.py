@@ -471,13 +471,36 @@ class BindingMixin(ElabCore):
         if node.source is not None:
             st = self.elab(node.source, ctx, ty)
             ty = ty if ty is not None else st
-        if ty is None or isinstance(zonk(ty), (MVar, Gap)):
+        if ty is not None and isinstance(zonk(ty), MVar):
+            # Lean's structure instance elaborator postpones while the expected type is a
+            # metavariable (`{ s with x := … }` in `xs.foldl (fun s x => …) init`, whose `init`
+            # fixes the type later) and resumes once it is known (`Lean.Elab.StructInst`,
+            # `tryPostponeIfMVar`); still unknown at the end, it is an error Lean reports and
+            # the engine leaves open (`run_resumes`)
+            target = ty
+            self.resumes.append(lambda: self._resume_struct_inst(node, ctx, target))
+            return target
+        if ty is None or isinstance(zonk(ty), Gap):
             for _, v in node.fields:
                 self.elab(v, ctx, None)
             return self.gap(node, "structure instance with an unknown type", "postponed")
-        z = zonk(ty)
+        self._struct_inst_fields(node, ctx, zonk(ty))
+        return ty
+
+    def _resume_struct_inst(self, node: A.StructInst, ctx: Ctx, target: LeanType) -> bool:
+        if isinstance(zonk(target), MVar):
+            return False
+        z = zonk(target)
+        if isinstance(z, Gap):
+            for _, v in node.fields:
+                self.elab(v, ctx, GAP)
+            return True
+        self._struct_inst_fields(node, ctx, z)
+        return True
+
+    def _struct_inst_fields(self, node: A.StructInst, ctx: Ctx, z: LeanType) -> None:
         if not node.fields and head_name(z) in ("List", "Array", "Std.HashMap", "Std.HashSet"):
-            return ty
+            return
         for fname, value in node.fields:
             ft = self.structure_field(z, fname)  # type: ignore[attr-defined]
             if ft is None:
@@ -485,7 +508,6 @@ class BindingMixin(ElabCore):
                 self.gap(node, f"field `{fname}` of {show(z)}")
                 continue
             self.check(value, ctx, ft)
-        return ty
 
 
 def _curried(domains: list[LeanType], result: LeanType) -> LeanType:

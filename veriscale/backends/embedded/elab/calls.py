@@ -15,13 +15,14 @@ from typing import Literal, NamedTuple
 
 import veriscale.backends.embedded.builtins  # noqa: F401  (registers the builtins)
 from veriscale.backends.embedded import ast as A
-from veriscale.backends.embedded.builtins import OPTIONAL_ARGS, PROOF_PARAMS
+from veriscale.backends.embedded.builtins import IMPLICIT_ARGS, OPTIONAL_ARGS, PROOF_PARAMS
 from veriscale.backends.embedded.core_names import lean_has
 from veriscale.backends.embedded.elab.context import Ctx, ProofType
 from veriscale.backends.embedded.elab.core import ElabCore
 from veriscale.backends.embedded.elab.types import (
     BOOL,
     GAP,
+    NAT,
     PROP,
     Gap,
     MVar,
@@ -115,6 +116,9 @@ _CORE_CONSTANTS: dict[str, str] = {
     "Id.run": "Id α → α",
     "Int.toNat": "Int → Nat",
     "Int.ofNat": "Nat → Int",
+    "Int.negSucc": "Nat → Int",
+    "Except.ok": "β → Except α β",
+    "Except.error": "α → Except α β",
     "Array.mk": "List α → Array α",
     "List.toArray": "List α → Array α",
 }
@@ -127,6 +131,7 @@ _CORE_FIRST = frozenset({"Id.run"})
 evaluated as the identity, but its parameter is an ``Id α``: that is what gives ``do`` its monad)."""
 _PROP_CONSTANTS = frozenset({"True", "False"})
 _PURE_NAMES = frozenset({"pure", "Pure.pure"})
+_THROW_NAMES = frozenset({"throw", "MonadExcept.throw"})
 
 
 def _core_sig(name: str) -> Sig | None:
@@ -296,6 +301,8 @@ class CallsMixin(ElabCore):
             return PROP if expected is None or not _is_bool(expected) else BOOL
         if name in _PURE_NAMES and self.denotes_core(name, ctx):
             return self.pure_call(node, name, arg_nodes, ctx, expected)
+        if name in _THROW_NAMES and self.denotes_core(name, ctx):
+            return self.throw_call(node, name, arg_nodes, ctx, expected)
         sig = self.lookup_global(name, ctx)
         if sig is not None:
             if sig.name in ("decide", "Decidable.decide") and len(arg_nodes) == 1 and not isinstance(arg_nodes[0], A.NamedArg):
@@ -338,11 +345,32 @@ class CallsMixin(ElabCore):
         z = zonk(expected) if expected is not None else None
         monad = head_name(z) if z is not None else None
         wrapped = args_of(z) if z is not None else ()
+        if monad == "Except" and len(wrapped) == 2 and len(positional) == 1 == len(arg_nodes):
+            # `Except.pure : α → Except ε α` (Init/Prelude.lean, `instance : Monad (Except ε)`)
+            self.check(positional[0], ctx, wrapped[1])
+            return z  # type: ignore[return-value]
         if z is None or len(positional) != 1 or len(arg_nodes) != 1 or monad not in ("Id", "Option") \
                 or len(wrapped) != 1:
             for a in arg_nodes:
                 self.elab(a.value if isinstance(a, A.NamedArg) else a, ctx, None)
             shown = "a monad not yet known" if z is None or monad is None else f"the monad of {show(z)}"
+            return self.gap(node, f"`{name}` at {shown} is not modelled", "postponed")
+        self.check(positional[0], ctx, wrapped[0])
+        return z
+
+    def throw_call(self, node: A.Node, name: str, arg_nodes: list[A.Node], ctx: Ctx,
+                   expected: LeanType | None) -> LeanType:
+        """``throw e`` (``MonadExcept.throw : {ε} {m} [MonadExcept ε m] {α} → ε → m α``,
+        Init/Prelude.lean): at ``Except ε α`` the instance is ``MonadExceptOf ε (Except ε)``
+        (Init/Control/Except.lean), so ``e`` is checked at ``ε``; any other monad is a gap."""
+        positional = [a for a in arg_nodes if not isinstance(a, A.NamedArg)]
+        z = zonk(expected) if expected is not None else None
+        wrapped = args_of(z) if z is not None else ()
+        if z is None or head_name(z) != "Except" or len(wrapped) != 2 or len(positional) != 1 \
+                or len(arg_nodes) != 1:
+            for a in arg_nodes:
+                self.elab(a.value if isinstance(a, A.NamedArg) else a, ctx, None)
+            shown = "a monad not yet known" if z is None or head_name(z) is None else f"the monad of {show(z)}"
             return self.gap(node, f"`{name}` at {shown} is not modelled", "postponed")
         self.check(positional[0], ctx, wrapped[0])
         return z
@@ -478,6 +506,8 @@ class CallsMixin(ElabCore):
         named = [a for a in arg_nodes if isinstance(a, A.NamedArg)]
         for na in named:
             match = next((i for i, p in enumerate(params) if p.name == na.name), None)
+            if match is None and self._named_value_param(sig, na, ctx):
+                continue
             if match is None:
                 self.elab(na.value, ctx, None)
                 return self.gap(node, f"named argument `({na.name} := …)` of `{sig.name}` is not modelled")
@@ -524,6 +554,21 @@ class CallsMixin(ElabCore):
             out = FunType(self._instantiate_proof(p.type, bindings, ctx), out)
         self.expect(node, out, expected)
         return out
+
+    def _named_value_param(self, sig: Sig, na: A.NamedArg, ctx: Ctx) -> bool:
+        """``(n := e)`` for an implicit ``{n : Nat}`` that the signature's types mention
+        (``Array.ofFn (n := xs.length) f``, whose ``f : Fin n → α``): Lean's named argument fills
+        the implicit binder (``elabAppArgs``), so ``n`` stands for ``e`` in the types, as an explicit
+        value parameter does (:meth:`_bind_value_params`). Only the implicits a builtin declares
+        nameable (``IMPLICIT_ARGS``) are taken."""
+        if na.name not in IMPLICIT_ARGS.get(sig.name, ()):
+            return False
+        m = dict(sig.tvars).get(na.name)
+        if m is None or not isinstance(zonk(m), MVar):
+            return False
+        self.check(na.value, ctx, NAT)
+        unify(m, term_arg(na.value))
+        return True
 
     def _bind_value_params(self, sig: Sig, pairs: list[tuple[Param, A.Node]], receiver: Receiver | None) -> None:
         """A ``Nat`` parameter ``n`` that the signature's types mention (``Fin n`` of ``Fin.foldl``,

@@ -43,21 +43,24 @@ class DoMixin(ElabCore):
             return GAP
         h = head_name(z)
         if h in ("Id", "Option") and args(z):
-            monad, result = h, args(z)[0]
+            monad, result = NamedType(h), args(z)[0]
+        elif h == "Except" and len(args(z)) == 2:
+            # `instance : Monad (Except ε)` (Init/Prelude.lean): the monad is `Except ε`
+            monad, result = NamedType(h, args(z)[:1]), args(z)[1]
         elif h in _NOT_MONADS or (h == "List" and not self.has_mathlib):
             self.error(node, f"invalid `do` notation, expected type is not a monad application: {show(z)} "
                              "(in pure code write `Id.run do`)", "do-needs-monad")
             return expected
         else:
             return self.gap(node, f"`do` in the monad of {show(z)} is not modelled")
-        inner = ctx.with_do(NamedType(monad), result, in_loop=False)
+        inner = ctx.with_do(monad, result, in_loop=False)
         self.do_seq(node.seq, inner, result, final=True)
         return expected
 
     def wrap(self, ctx: Ctx, t: LeanType) -> LeanType:
         monad = ctx.monad
         assert isinstance(monad, NamedType)
-        return NamedType(monad.name, (t,))
+        return NamedType(monad.name, (*monad.args, t))
 
     def do_seq(self, seq: A.DoSeq, ctx: Ctx, result: LeanType | None, final: bool) -> Ctx:
         items = seq.items

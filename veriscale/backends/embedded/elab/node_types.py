@@ -22,7 +22,8 @@ from veriscale.lean.types import LeanType, NamedType, ProdType
 _SCALARS = frozenset({"Nat", "Int", "Float", "Bool", "Char", "String", "Unit",
                       "UInt8", "UInt16", "UInt32", "UInt64", "Ordering"})
 _CONTAINERS = {"List": 1, "Array": 1, "Option": 1}
-_MONADS = frozenset({"Id", "Option"})
+_MONADS = {"Id": 1, "Option": 1, "Except": 2}
+"""Monads whose ``do`` blocks the compiler runs, with their number of type arguments."""
 
 
 def concrete(t: LeanType) -> LeanType | None:
@@ -77,13 +78,23 @@ class NodeTypes:
 
     def monad_of(self, node: A.Node) -> str | None:
         """The head of the monad type the elaborator gave ``node`` (``Id`` for ``pure v`` in an
-        ``Id.run do`` block, ``Option``), when every elaboration of it agrees; ``None`` otherwise.
+        ``Id.run do`` block, ``Option``, ``Except``), when every elaboration of it agrees; ``None`` otherwise.
         Monad types are not concrete (:meth:`of` does not answer them): this tells only the head."""
         entry = self._raw.get(id(node))
         if entry is None or entry[0] is not node:
             return None
-        heads = {t.name if isinstance(t, NamedType) and t.name in _MONADS and len(t.args) == 1 else None
+        heads = {t.name if isinstance(t, NamedType) and _MONADS.get(t.name) == len(t.args) else None
                  for t in map(deep, entry[1])}
+        return heads.pop() if len(heads) == 1 else None
+
+    def head_of(self, node: A.Node) -> str | None:
+        """The head of the type the elaborator gave ``node`` (``Acc`` for a structure instance
+        ``{ best := 0 }`` whose type came from elsewhere), when every elaboration agrees and it
+        is a named type; ``None`` otherwise. Like :meth:`monad_of` it tells only the head."""
+        entry = self._raw.get(id(node))
+        if entry is None or entry[0] is not node:
+            return None
+        heads = {t.name if isinstance(t, NamedType) else None for t in map(deep, entry[1])}
         return heads.pop() if len(heads) == 1 else None
 
     def mark_fin_value(self, node: A.Node) -> None:

@@ -30,7 +30,7 @@ from veriscale.backends.embedded.elab.types import (
     unify,
     zonk,
 )
-from veriscale.lean.types import FunType, LeanType, list_of
+from veriscale.lean.types import FunType, LeanType, NamedType, list_of
 
 OPERATOR_CLASSES: dict[str, str] = {
     "+": "Add", "-": "Sub", "*": "Mul", "/": "Div", "%": "Mod", "++": "Append", "neg": "Neg",
@@ -41,6 +41,7 @@ ARITH_OPS = frozenset({"+", "-", "*", "/", "%", "++"})
 REL_OPS = frozenset({"<", ">", "≤", "≥", "=", "≠", "==", "!="})
 PROP_OPS = frozenset({"∧", "∨", "↔", "→"})
 BOOL_OPS = frozenset({"&&", "||"})
+OPTION_OPS = frozenset({"<|>", ">>=", "<$>"})
 
 _NUMERIC = frozenset({"Nat", "Int", "Float", "UInt8", "UInt16", "UInt32", "UInt64", "USize", "Fin"})
 _CORE = _NUMERIC | {"String", "Char", "Bool", "List", "Array", "Option", "Prod", "Unit", "Std.HashMap",
@@ -108,9 +109,35 @@ class OpsMixin(ElabCore):
                 self.expect(node, gz.codomain, fz.domain)
                 return FunType(gz.domain, fz.codomain)
             return self.gap(node, "composition of terms whose function types are not known", "postponed")
+        if op in OPTION_OPS:
+            return self.option_operator(node, ctx, expected)
         self.elab(node.lhs, ctx, None)
         self.elab(node.rhs, ctx, None)
         return self.gap(node, f"the operator `{op}` is not modelled")
+
+    def option_operator(self, node: A.BinOp, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        """``a <|> b``, ``x >>= f`` and ``f <$> x`` on ``Option`` (Init/Prelude.lean: ``<|>`` is
+        ``HOrElse.hOrElse a (fun _ => b)`` with ``a`` and ``b`` of one type, ``>>=`` is
+        ``Bind.bind : m α → (α → m β) → m β``, ``<$>`` is ``Functor.map : (α → β) → f α → f β``;
+        ``Option``'s instances are ``Option.orElse``, ``Option.bind``, ``Option.map``,
+        Init/Data/Option/Basic.lean). At any other type the operator is a gap."""
+        op = node.op
+        monadic = node.rhs if op == "<$>" else node.lhs
+        mt = self.elab(monadic, ctx, expected if op == "<|>" else None)
+        z = zonk(mt)
+        other = node.lhs if op == "<$>" else node.rhs
+        if head_name(z) != "Option" or len(args(z)) != 1:
+            self.elab(other, ctx, None)
+            return self.gap(node, f"the operator `{op}` at {show(z)} is not modelled")
+        elem = args(z)[0]
+        if op == "<|>":
+            self.check(other, ctx, z)
+            return z
+        out = self.fresh()
+        self.check(other, ctx, FunType(elem, NamedType("Option", (out,)) if op == ">>=" else out))
+        result = NamedType("Option", (out,))
+        self.expect(node, result, expected)
+        return result
 
     # -- binop% ---------------------------------------------------------------------------------
     def _leaves(self, node: A.Node, out: list[A.Node], ops: list[A.Node], exps: list[A.Node]) -> None:

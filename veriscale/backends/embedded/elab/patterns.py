@@ -40,6 +40,8 @@ _SIGNATURES: dict[str, list[tuple[str, int]]] = {
     "Prod": [("mk", 2)],
     "Unit": [("unit", 0)],
     "Ordering": [("lt", 0), ("eq", 0), ("gt", 0)],
+    "Int": [("ofNat", 1), ("negSucc", 1)],
+    "Except": [("error", 1), ("ok", 1)],
 }
 
 
@@ -172,6 +174,7 @@ _CORE_CTORS = {
     "none": "none", "some": "some", "Option.none": "none", "Option.some": "some",
     "List.nil": "nil", "List.cons": "cons", "Nat.zero": "zero", "Nat.succ": "succ", "Prod.mk": "mk",
     "()": "unit", "Ordering.lt": "lt", "Ordering.eq": "eq", "Ordering.gt": "gt",
+    "Int.ofNat": "ofNat", "Int.negSucc": "negSucc", "Except.ok": "ok", "Except.error": "error",
 }
 
 
@@ -193,6 +196,10 @@ def _useful(matrix: list[list[object]], vector: list[object], heads: list[tuple[
     # a wildcard: try every constructor if the column's constructors are complete
     used = {c.name for c in column if isinstance(c, Con)}
     sig = signature(head[0]) if head is not None else None  # type: ignore[operator]
+    if sig is not None and not used <= {n for n, _ in sig}:
+        # a numeral read as `Nat.succ` chains at `Int`: how Lean's match compiler covers
+        # `Int` literals next to `Int.ofNat`/`Int.negSucc` is not modelled
+        raise Unreadable("literal patterns next to constructor patterns")
     if used and sig is None:
         raise Unreadable("a discriminant of a type the checker does not know")
     if sig is not None and used and {n for n, _ in sig} <= used:
@@ -236,6 +243,10 @@ def _sub_heads(head: tuple[str, tuple[LeanType, ...]] | None, ctor: str,
         return [of(targs[0])]
     if name == "Nat" and ctor == "succ":
         return [head]
+    if name == "Int":
+        return [("Nat", ())]
+    if name == "Except" and len(targs) == 2:
+        return [of(targs[0] if ctor == "error" else targs[1])]
     if name == "Prod" and ctor == "mk" and len(targs) == 2:
         return [of(targs[0]), of(targs[1])]
     return [None] * arity

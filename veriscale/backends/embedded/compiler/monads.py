@@ -1,0 +1,142 @@
+"""The ``Option`` and ``Except ε`` monads at run time: their values, ``pure``, and how a ``do``
+block in them runs.
+
+Facts (Init/Prelude.lean, Init/Control/Except.lean, Init/Data/Option/Basic.lean):
+
+* ``Option``'s ``pure a = some a``; ``x >>= f`` is ``none`` when ``x`` is ``none``, else
+  ``f a`` for ``x = some a`` (``Option.bind``).
+* ``Except ε α`` is ``inductive Except | error : ε → Except ε α | ok : α → Except ε α``; its
+  monad (``Except.pure``/``Except.bind``): ``pure a = .ok a``; ``.error e >>= f = .error e``,
+  ``.ok a >>= f = f a``; ``throw e = .error e`` (``MonadExceptOf ε (Except ε)``).
+
+A ``do`` block in one of them is compiled as the ``Id`` block it would be, except that every
+monadic value it meets -- each action element, each ``let x ← e`` and ``x ← e`` -- is *unwrapped*:
+``some a``/``.ok a`` gives ``a`` and the block goes on, ``none``/``.error e`` ends the whole block
+with that value (:class:`ShortCircuit`, caught where the block starts). ``return a`` and falling
+off the end give ``pure a``. This is the meaning of ``Lean.Elab.Do``'s translation into ``bind``
+chains for these two monads, whose ``bind`` stops at the first failing value.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.compiler.support import unsupported
+from veriscale.lean.types import LeanType, NamedType
+from veriscale.lean.values import NONE, Ctor, Some
+
+MONADIC = frozenset({"Option", "Except"})
+"""Monads whose ``do`` blocks stop at a failing value (the ``Id`` monad's never fail)."""
+
+EXCEPT_OK = "Except.ok"
+EXCEPT_ERROR = "Except.error"
+
+
+def except_ok(value: Any) -> Ctor:
+    return Ctor(EXCEPT_OK, (value,))
+
+
+def except_error(value: Any) -> Ctor:
+    return Ctor(EXCEPT_ERROR, (value,))
+
+
+class ShortCircuit(Exception):
+    """A ``none`` or ``.error e`` met by a ``do`` block in ``Option``/``Except``: the block's value."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        self.value = value
+
+
+def pure_of(monad: str) -> Callable[[Any], Any]:
+    """``pure`` of ``monad`` (``Option`` or ``Except``)."""
+    return Some if monad == "Option" else except_ok
+
+
+def value_type(monad: str, ty: LeanType | None) -> LeanType | None:
+    """``α`` of ``Option α`` / ``Except ε α`` (``None`` when ``ty`` is not that)."""
+    if isinstance(ty, NamedType) and ty.name == monad:
+        if monad == "Option" and len(ty.args) == 1:
+            return ty.args[0]
+        if monad == "Except" and len(ty.args) == 2:
+            return ty.args[1]
+    return None
+
+
+def unwrapper(monad: str, node: A.Node) -> Callable[[Any], Any]:
+    """The value inside a successful monadic value; a failing one ends the block
+    (:class:`ShortCircuit`). Anything else is not a value of ``monad``: the engine says so."""
+    if monad == "Option":
+
+        def unwrap_option(v: Any) -> Any:
+            if isinstance(v, Some):
+                return v.value
+            if v is NONE:
+                raise ShortCircuit(v)
+            raise unsupported(node, "do element", "its value is not an Option")
+
+        return unwrap_option
+
+    def unwrap_except(v: Any) -> Any:
+        if isinstance(v, Ctor) and len(v.args) == 1:
+            if v.name == EXCEPT_OK:
+                return v.args[0]
+            if v.name == EXCEPT_ERROR:
+                raise ShortCircuit(v)
+        raise unsupported(node, "do element", "its value is not an Except")
+
+    return unwrap_except
+
+
+def unwrapped(monad: str, node: A.Node, c: Callable[[list[Any]], Any]) -> Callable[[list[Any]], Any]:
+    """``c``'s monadic value unwrapped (:func:`unwrapper`)."""
+    unwrap = unwrapper(monad, node)
+
+    def run(fr: list[Any]) -> Any:
+        return unwrap(c(fr))
+
+    return run
+
+
+OPTION_OPS = frozenset({"<|>", ">>=", "<$>"})
+"""Operators the compiler runs on ``Option`` values (:func:`option_operator`)."""
+
+
+def option_operator(compiler: Any, node: A.BinOp, sc: Any, expected: LeanType | None) -> Callable[[list[Any]], Any]:
+    """``a <|> b`` (``Option.orElse``: ``b`` only when ``a`` is ``none``), ``x >>= f``
+    (``Option.bind``) and ``f <$> x`` (``Option.map``), where the elaborator typed the monadic
+    operand an ``Option``; anywhere else the engine does not run them."""
+    op = node.op
+    monadic = node.rhs if op == "<$>" else node.lhs
+    if compiler.node_types.monad_of(monadic) != "Option":
+        raise unsupported(node, f"operator {op}", "outside Option")
+    if op == "<|>":
+        a, b = compiler.compile(node.lhs, sc, expected), compiler.compile(node.rhs, sc, expected)
+
+        def or_else(fr: list[Any]) -> Any:
+            v = a(fr)
+            return v if isinstance(v, Some) else b(fr)
+
+        return or_else
+    x = compiler.compile(monadic, sc, None)
+    f = compiler.compile(node.lhs if op == "<$>" else node.rhs, sc, None)
+    if op == ">>=":
+
+        def bind(fr: list[Any]) -> Any:
+            v = x(fr)
+            return f(fr)(v.value) if isinstance(v, Some) else NONE
+
+        return bind
+
+    def fmap(fr: list[Any]) -> Any:
+        v = x(fr)
+        return Some(f(fr)(v.value)) if isinstance(v, Some) else NONE
+
+    return fmap
+
+
+__all__ = ["OPTION_OPS", "option_operator", "EXCEPT_ERROR", "EXCEPT_OK", "MONADIC", "ShortCircuit", "except_error", "except_ok", "pure_of",
+           "unwrapped", "unwrapper", "value_type"]
