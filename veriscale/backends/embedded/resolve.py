@@ -354,11 +354,37 @@ CORE_NAMESPACES: frozenset[str] = frozenset(
 """Namespaces of Lean's core library that tasks open (besides the prefixes of known names)."""
 
 
-@functools.lru_cache(maxsize=2)
-def external_declarations(has_mathlib: bool) -> Declarations:
+STD_CONTAINERS: frozenset[str] = frozenset({"Std.HashMap", "Std.HashSet"})
+"""The engine's types from the ``Std`` library, which Lean's prelude (``Init``) does not import:
+a file has them only through an ``import`` (:func:`std_containers`)."""
+
+
+def std_containers(imports: Sequence[str]) -> frozenset[str]:
+    """The :data:`STD_CONTAINERS` the modules ``imports`` bring: ``Std.Data.HashMap`` gives
+    ``Std.HashMap``; ``Std.Data.HashSet`` (built on it) both; ``Std``, ``Std.Data``, ``Lean``,
+    ``Mathlib`` and ``Batteries`` (which import all of Std's data structures) both."""
+    found: set[str] = set()
+    for module in imports:
+        if module.startswith("Std.Data.HashMap"):
+            found.add("Std.HashMap")
+        elif module.startswith("Std.Data.HashSet"):
+            found |= STD_CONTAINERS
+        elif module in ("Std", "Std.Data", "Lean") or module.startswith(("Mathlib", "Batteries")):
+            found |= STD_CONTAINERS
+    return frozenset(found)
+
+
+def _std_container(name: str) -> str | None:
+    """The :data:`STD_CONTAINERS` type ``name`` is or belongs to (``Std.HashMap.insert``)."""
+    return next((t for t in STD_CONTAINERS if name == t or name.startswith(t + ".")), None)
+
+
+@functools.lru_cache(maxsize=8)
+def external_declarations(has_mathlib: bool, std: frozenset[str] = STD_CONTAINERS) -> Declarations:
     """Everything the file can use without declaring it: the engine's builtins (their names are
     Lean's) and :data:`CORE_NAMES`, with ``protected`` from :data:`CORE_PROTECTED` and the root
-    aliases of :data:`CORE_ALIASES`; :data:`MATHLIB_NAMES` only when Mathlib is imported."""
+    aliases of :data:`CORE_ALIASES`; :data:`MATHLIB_NAMES` only when Mathlib is imported, and the
+    ``Std`` containers only when in ``std`` (those the imports bring, :func:`std_containers`)."""
     import veriscale.backends.embedded.builtins  # noqa: F401  (registers the builtins)
     from veriscale.backends.embedded.registry import BUILTINS
 
@@ -367,11 +393,16 @@ def external_declarations(has_mathlib: bool) -> Declarations:
         mathlib = name in MATHLIB_NAMES
         if mathlib and not has_mathlib:
             continue
+        container = _std_container(name)
+        if container is not None and container not in std:
+            continue
         decls.add(Declaration(
             name=name, kind="core", protected=name in CORE_PROTECTED, origin="mathlib" if mathlib else "core",
             short_name=components(name)[-1], fields=CORE_STRUCTURE_FIELDS.get(name, ())))
     for ns in CORE_NAMESPACES:
-        decls.register_namespace(ns, -1)
+        container = _std_container(ns)
+        if container is None or container in std:
+            decls.register_namespace(ns, -1)
     for alias, target in CORE_ALIASES:
         decls.add_alias(alias, target, -1)
     return decls
@@ -732,8 +763,8 @@ _AUX_SUFFIXES = ("rec", "recOn", "casesOn", "noConfusion", "noConfusionType")
 
 
 class _Walker:
-    def __init__(self, has_mathlib: bool, base: Declarations | None) -> None:
-        self.decls = Declarations(base if base is not None else external_declarations(has_mathlib))
+    def __init__(self, has_mathlib: bool, base: Declarations | None, std: frozenset[str] = STD_CONTAINERS) -> None:
+        self.decls = Declarations(base if base is not None else external_declarations(has_mathlib, std))
         self.frames: list[_Frame] = [_Frame("root", "", "", ())]
         self.out = FileScopes(self.decls)
         self.position = 0
@@ -1089,12 +1120,13 @@ class _Walker:
 
 
 def walk_scopes(commands: Sequence[A.Node], *, has_mathlib: bool = False,
-                external: Declarations | None = None) -> FileScopes:
+                external: Declarations | None = None, std: frozenset[str] = STD_CONTAINERS) -> FileScopes:
     """Walk a parsed file's commands as Lean's command elaborator does: namespaces, sections and
     ``end`` (checked), ``open`` in all its forms, ``export``, and every declaration with its full
     name, modifiers and the scope its body is elaborated in. ``external`` overrides the
-    declarations outside the file (default: :func:`external_declarations`)."""
-    w = _Walker(has_mathlib, external)
+    declarations outside the file (default: :func:`external_declarations`); ``std``: the ``Std``
+    containers the file's imports bring (:func:`std_containers`)."""
+    w = _Walker(has_mathlib, external, std)
     for i, cmd in enumerate(commands):
         w.position = i
         w.command(cmd)
@@ -1121,7 +1153,8 @@ def aux_locals(decl: Declaration, decls: Declarations) -> list[Local]:
 __all__ = [
     "CORE_ALIASES", "CORE_NAMES", "CORE_PROTECTED", "FOREVER", "MATHLIB_NAMES", "ROOT", "Candidate",
     "Declaration", "Declarations", "FieldResolution", "FileScopes", "Local", "OpenClause", "OpenDecl",
-    "ScopeDiagnostic", "ScopeState", "ambiguity_message", "aux_locals", "components", "external_declarations",
+    "STD_CONTAINERS", "ScopeDiagnostic", "ScopeState", "ambiguity_message", "aux_locals", "components",
+    "external_declarations", "std_containers",
     "resolve_dot_ident", "resolve_field", "resolve_global", "resolve_global_const", "resolve_local",
     "resolve_name", "resolve_namespace", "walk_scopes",
 ]

@@ -24,6 +24,7 @@ from veriscale.backends.embedded.elab.getelem import GetElemMixin
 from veriscale.backends.embedded.elab.instances import InstancesMixin, class_application
 from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.elab.ops import OpsMixin
+from veriscale.backends.embedded.resolve import STD_CONTAINERS
 from veriscale.backends.embedded.elab.patterns import PatternsMixin
 from veriscale.backends.embedded.elab.tactics import TacticsMixin
 from veriscale.backends.embedded.elab.termination import TerminationMixin
@@ -60,7 +61,8 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
         self.tparams: dict[str, LeanType] = {}
         user_types = {name: len(s.params) for name, s in self.env.structs.items()}
         user_types.update({name: len(i.params) for name, i in self.env.inductives.items()})
-        self.reader = TypeReader(user_types, self._abbrevs(), self._is_prop_def)
+        not_imported = STD_CONTAINERS - env.std_containers
+        self.reader = TypeReader(user_types, self._abbrevs(), self._is_prop_def, not_imported)
 
     # -- the environment ------------------------------------------------------------------------
     def _abbrevs(self) -> dict[str, Callable[[list[LeanType]], LeanType]]:
