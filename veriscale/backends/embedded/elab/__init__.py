@@ -24,7 +24,6 @@ from veriscale.backends.embedded.elab.getelem import GetElemMixin
 from veriscale.backends.embedded.elab.instances import InstancesMixin, class_application
 from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.elab.ops import OpsMixin
-from veriscale.backends.embedded.resolve import STD_CONTAINERS
 from veriscale.backends.embedded.elab.patterns import PatternsMixin
 from veriscale.backends.embedded.elab.tactics import TacticsMixin
 from veriscale.backends.embedded.elab.termination import TerminationMixin
@@ -38,6 +37,7 @@ from veriscale.backends.embedded.elab.types import (
 )
 from veriscale.backends.embedded.elab.typeterms import TypeReader
 from veriscale.backends.embedded.env import Env, UserDef, find_scoped, resolve_in
+from veriscale.backends.embedded.resolve import STD_CONTAINERS
 from veriscale.backends.embedded.statics import TVar
 from veriscale.lean.types import FunType, LeanType, NamedType, substitute
 
