@@ -756,7 +756,9 @@ class _Lexer:
         self.name_or_interpolation(p, parts, escaped, end)
 
     def name_or_interpolation(self, p: int, parts: list[str], escaped: bool, end: int) -> None:
-        name = ".".join(parts)
+        # A component holding a dot keeps its guillemets in the name: `«Cheat.max»` is the one
+        # component "Cheat.max", another name than the two components of `Cheat.max`.
+        name = ".".join(f"«{part}»" if "." in part else part for part in parts)
         if len(parts) == 1 and not escaped:
             if name in KEYWORDS:
                 self.emit(KEYWORD, p, end, name)

@@ -17,6 +17,7 @@ from veriscale.backends.embedded.compiler import Compiler
 from veriscale.backends.embedded.env import CtorInfo, Env, IndInfo, InstanceInfo, StructInfo, UserDef
 from veriscale.backends.embedded.parser import OpenIn, parse_file
 from veriscale.backends.embedded.resolve import ScopeState, std_containers, walk_scopes
+from veriscale.backends.embedded.section_variables import include_section_variables
 
 if TYPE_CHECKING:
     from veriscale.backends.embedded.elab.context import Report
@@ -29,6 +30,7 @@ class Program:
     def __init__(self, text: str) -> None:
         self.text = text
         self.parsed = parse_file(text)
+        include_section_variables(self.parsed.commands)
         self.env = Env()
         self._index()
         self._compiler: Compiler | None = None

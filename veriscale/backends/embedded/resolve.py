@@ -436,11 +436,22 @@ def _resolve_using_namespace(decls: Declarations, ident: str, ns: str, pos: int)
     return []
 
 
+EXPORTED_ONLY: frozenset[str] = frozenset({alias for alias, _ in CORE_ALIASES} | {"max", "min", "toString"})
+"""Root names Lean has only as aliases, made by ``export`` (Init/Prelude.lean ``export Max (max)``,
+``export Min (min)``; Init/Data/ToString/Basic.lean ``export ToString (toString)``; and
+:data:`CORE_ALIASES`), although the engine registers some of them as declarations of its own."""
+
+
 def _resolve_exact(decls: Declarations, ident: str, pos: int) -> str | None:
-    """``resolveExact``: a non-atomic name as written (``_root_.`` removed)."""
+    """``resolveExact``: a non-atomic name as written (``_root_.`` removed), when it is a
+    declaration -- an alias is not one, so ``_root_.max`` names nothing (Lean: unknown
+    identifier) while plain ``max`` reaches ``Max.max`` through the alias."""
     if is_atomic(ident):
         return None
     resolved = _strip_root(ident)
+    declared = decls.lookup(resolved, pos)
+    if resolved in EXPORTED_ONLY and (declared is None or declared.kind == "core"):
+        return None
     if decls.contains(resolved, pos) or decls.contains_private(resolved, pos):
         return resolved
     return None

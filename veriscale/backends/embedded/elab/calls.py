@@ -395,6 +395,12 @@ class CallsMixin(ElabCore):
             for a in arg_nodes:
                 if not isinstance(a, A.NamedArg):
                     self.elab(a, ctx, GAP)
+            aliased = [name for name in self.reader.abbrevs if f"{name}.{field}" in self.env.defs]
+            if aliased:
+                # the value's type may be written with the abbreviation (`r : Row`), whose
+                # namespace Lean searches first; the engine's types are unfolded
+                return self.gap(node, f"`.{field}` may be `{aliased[0]}.{field}` through the type abbreviation "
+                                f"`{aliased[0]}`, which the engine unfolds", "unknown-constant")
             if self.surely_absent(f"{h}.{field}"):
                 self.error(node, f"invalid field '{field}', the environment does not contain '{h}.{field}'",
                            "unknown-constant")

@@ -93,6 +93,12 @@ class CommandsMixin(ParserCore):
                     idents.append(self.advance().value)
                 self.expect_sym(")")
                 return A.ExportCmd(t.line, t.col, ns, idents)
+            if v == "variable":
+                self.advance()
+                binders = self.decl_binders()
+                if not binders or self.tok.kind != EOF:
+                    raise self.error(f"unexpected {self.tok.describe()} in `variable`")
+                return A.VariableCmd(t.line, t.col, binders)
             if v == "namespace":
                 self.advance()
                 return A.NamespaceCmd(t.line, t.col, self.expect_ident().value)
