@@ -1121,6 +1121,11 @@ class _Walker:
                 self.error(node, f"a {which} declaration `{full}` has already been declared")
             elif old.private:
                 self.error(node, f"private declaration `{full}` has already been declared")
+            elif full in EXPORTED_ONLY and old.kind == "core":
+                # Lean has only the alias (`export Max (max)`): the declaration is accepted and
+                # every later `max` is ambiguous with `Max.max`, which the engine does not model
+                self.error(node, f"`{full}` is declared beside Lean's alias `{full}` (of a class method); "
+                                 "the engine does not model the overloads this makes", certain=False)
             else:
                 self.error(node, f"`{full}` has already been declared")
             return False
