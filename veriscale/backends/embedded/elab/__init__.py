@@ -96,6 +96,9 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
         name = canonical_name(head.name)
         return name in KNOWN_ARITY or name in self.env.structs or name in self.env.inductives
 
+    def abbreviation_with_field(self, field: str) -> str | None:
+        return next((name for name in self.reader.abbrevs if f"{name}.{field}" in self.env.defs), None)
+
     def _is_prop_def(self, name: str) -> bool:
         d = self._find_def(name)
         return d is not None and d.returns_prop
