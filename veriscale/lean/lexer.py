@@ -310,6 +310,11 @@ class Token:
     """For identifiers, fields and dotted identifiers: the components, guillemets removed."""
     escaped: bool = False
     """Some component was written with guillemets (such a name is never a keyword)."""
+    doc_before: Comment | None = None
+    """The doc comment (``/--``) or module doc (``/-!``) right before this token, if any. For Lean
+    these are tokens, not whitespace, so the parser decides whether the grammar allows one here
+    (before a declaration, a ``where``/``let rec`` declaration, a structure field or a
+    constructor) -- anywhere else, e.g. inside a term, it is a parse error."""
 
     def is_sym(self, *symbols: str) -> bool:
         return self.kind == SYM and self.value in symbols
@@ -384,7 +389,7 @@ class _Lexer:
 
     __slots__ = (
         "src", "n", "pos", "line", "line_start", "base", "recover", "interpolated_after",
-        "in_interpolation", "brace_depth", "result", "tokens", "space", "newline", "fast",
+        "in_interpolation", "brace_depth", "result", "tokens", "space", "newline", "doc", "fast",
     )  # fmt: skip
 
     def __init__(
@@ -414,6 +419,8 @@ class _Lexer:
         self.tokens = self.result.tokens
         self.space = True
         self.newline = True
+        self.doc: Comment | None = None
+        """The doc comment read since the last token (it goes on the next token)."""
         self.fast: re.Pattern[str] | None = None
         if fast:
             self.fast = _FAST_TOKEN if interpolated_after is None else _FAST_TOKEN_NO_STRING
@@ -480,6 +487,8 @@ class _Lexer:
         """The common tokens (spaces, plain ASCII names, decimal digits, strings without escapes
         or line breaks, plain punctuation) read in one loop, exactly as :meth:`lex_token` would
         read them; returns at anything else."""
+        if self.doc is not None:
+            return  # the next token carries a doc comment: :meth:`emit` records it
         src, n, base, append, match = self.src, self.n, self.base, self.tokens.append, fast.match
         pos, line, line_start, space, newline = self.pos, self.line, self.line_start, self.space, self.newline
         while pos < n:
@@ -553,7 +562,9 @@ class _Lexer:
             self.newline,
             parts,
             escaped,
+            self.doc,
         )
+        self.doc = None
         self.tokens.append(token)
         if "\n" in token.text:
             self.advance_to(end)
@@ -615,7 +626,10 @@ class _Lexer:
 
     def comment(self, kind: str, start: int, end: int) -> None:
         line, col = self.where(start)
-        self.result.comments.append(Comment(kind, self.src[start:end], self.base + start, line, col))
+        comment = Comment(kind, self.src[start:end], self.base + start, line, col)
+        self.result.comments.append(comment)
+        if kind in ("doc", "module_doc"):
+            self.doc = comment
         if self.src.find("\n", start, end) >= 0:
             self.newline = True  # Lean's `checkLinebreakBefore` sees breaks inside comments
         self.space = True
@@ -742,7 +756,9 @@ class _Lexer:
         self.name_or_interpolation(p, parts, escaped, end)
 
     def name_or_interpolation(self, p: int, parts: list[str], escaped: bool, end: int) -> None:
-        name = ".".join(parts)
+        # A component holding a dot keeps its guillemets in the name: `«Cheat.max»` is the one
+        # component "Cheat.max", another name than the two components of `Cheat.max`.
+        name = ".".join(f"«{part}»" if "." in part else part for part in parts)
         if len(parts) == 1 and not escaped:
             if name in KEYWORDS:
                 self.emit(KEYWORD, p, end, name)

@@ -288,16 +288,19 @@ def test_export_makes_an_alias() -> None:
 def test_root_prefix() -> None:
     """Lean: ``def _root_.foo`` inside ``namespace Cheat`` declares ``foo`` (``mkDeclName``) but
     its body is still elaborated in ``Cheat`` (``expandDeclNamespace?`` leaves ``_root_`` names
-    alone); ``_root_.max`` names the root ``max`` exactly (``resolveExact``) even where
-    ``Cheat.max`` would win."""
-    src = "namespace Cheat\ndef max (a b : Nat) : Nat := a\ndef _root_.foo (a b : Nat) : Nat := max a b\n" \
-          "def g (a b : Nat) : Nat := _root_.max a b\nend Cheat\n"
+    alone); ``_root_.width`` names the root declaration exactly (``resolveExact``) even where
+    ``Cheat.width`` would win -- but ``_root_.max`` names nothing, since Lean's ``max`` is only
+    the alias of ``export Max (max)`` and ``resolveExact`` takes declarations."""
+    src = "def width (a : Nat) : Nat := a\n" \
+          "namespace Cheat\ndef max (a b : Nat) : Nat := a\ndef _root_.foo (a b : Nat) : Nat := max a b\n" \
+          "def width (a : Nat) : Nat := 0\ndef g (a b : Nat) : Nat := _root_.max a b\nend Cheat\n"
     fs = walk(src)
     foo = fs.declarations.lookup("foo")
     assert foo is not None and fs.declarations.lookup("Cheat.foo") is None
     assert foo.scope is not None and foo.scope.namespace == "Cheat"
     assert globals_in(fs, "foo", "max") == ["Cheat.max"]
-    assert globals_in(fs, "Cheat.g", "_root_.max") == ["max"]
+    assert globals_in(fs, "Cheat.g", "_root_.max") == []
+    assert globals_in(fs, "Cheat.g", "_root_.width") == ["width"]
     assert messages(walk("def _root_ := 1\n")) == [
         "invalid declaration name `_root_`, `_root_` is a prefix used to refer to the `root` namespace"]
 

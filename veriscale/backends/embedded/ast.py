@@ -612,6 +612,13 @@ class EndCmd(Node):
 
 
 @dataclass(slots=True, eq=False)
+class VariableCmd(Node):
+    """``variable`` with its binders (section variables, :mod:`..section_variables`)."""
+
+    binders: list[Binder]
+
+
+@dataclass(slots=True, eq=False)
 class OtherCmd(Node):
     """A command that has no bearing on evaluation (``import``, ``set_option``, ``#eval``...)."""
 

@@ -115,6 +115,8 @@ class Env:
     errors: dict[str, A.CommandError] = field(default_factory=dict)
     """Definitions that failed to parse, by the name they would define."""
     has_mathlib: bool = False
+    std_containers: frozenset[str] = frozenset({"Std.HashMap", "Std.HashSet"})
+    """The ``Std`` container types the file's imports bring (:func:`.resolve.std_containers`)."""
     scopes: FileScopes | None = None
     """Lean's scopes and declarations of the file (:func:`.resolve.walk_scopes`)."""
 

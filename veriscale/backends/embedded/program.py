@@ -16,7 +16,8 @@ from veriscale.backends.embedded.binders import type_of_text
 from veriscale.backends.embedded.compiler import Compiler
 from veriscale.backends.embedded.env import CtorInfo, Env, IndInfo, InstanceInfo, StructInfo, UserDef
 from veriscale.backends.embedded.parser import OpenIn, parse_file
-from veriscale.backends.embedded.resolve import ScopeState, walk_scopes
+from veriscale.backends.embedded.resolve import ScopeState, std_containers, walk_scopes
+from veriscale.backends.embedded.section_variables import include_section_variables
 
 if TYPE_CHECKING:
     from veriscale.backends.embedded.elab.context import Report
@@ -29,6 +30,7 @@ class Program:
     def __init__(self, text: str) -> None:
         self.text = text
         self.parsed = parse_file(text)
+        include_section_variables(self.parsed.commands)
         self.env = Env()
         self._index()
         self._compiler: Compiler | None = None
@@ -59,9 +61,11 @@ class Program:
         """Index the file's definitions under the names Lean gives them, each with the scope
         Lean elaborates it in (:func:`.resolve.walk_scopes`)."""
         env = self.env
-        env.has_mathlib = any(
-            isinstance(c, A.OtherCmd) and c.keyword == "import" and "Mathlib" in c.text for c in self.parsed.commands)
-        scopes = walk_scopes(self.parsed.commands, has_mathlib=env.has_mathlib)
+        imports = [module for c in self.parsed.commands if isinstance(c, A.OtherCmd) and c.keyword == "import"
+                   for module in c.text.split()[1:]]
+        env.has_mathlib = any(module.startswith("Mathlib") for module in imports)
+        env.std_containers = std_containers(imports)
+        scopes = walk_scopes(self.parsed.commands, has_mathlib=env.has_mathlib, std=env.std_containers)
         env.scopes = scopes
         opens: list[str] = []
         """Every namespace an `open` named so far: the compiler's (pre-resolution) view."""

@@ -16,6 +16,7 @@ import veriscale.backends.embedded.builtins  # noqa: F401  (registers the builti
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.parser import parse_file
 from veriscale.backends.embedded.registry import BUILTINS
+from veriscale.backends.embedded.resolve import EXPORTED_ONLY
 
 if TYPE_CHECKING:
     from veriscale.task import Task
@@ -73,6 +74,7 @@ def reading_problems(original: Task, copy: Task) -> tuple[list[str], list[str]]:
     except Exception as exc:  # noqa: BLE001 - a lexing failure is the engine's to report
         return [], [f"the embedded parser cannot read the file: {_clip(str(exc), MAX_MESSAGE)}"]
     definite: list[str] = []
+    doubtful: list[str] = []
     seen: set[str] = set()
     counts_before = {n: before.count(n) for n in set(before)}
     for name in after:
@@ -82,12 +84,17 @@ def reading_problems(original: Task, copy: Task) -> tuple[list[str], list[str]]:
             continue
         seen.add(name)
         if name in BUILTINS and name not in counts_before:
-            definite.append(f"`{name}` already exists in Lean (Lean rejects the redeclaration)")
+            if name in EXPORTED_ONLY:
+                # Lean has only an alias by this name (`export Max (max)`): the declaration is
+                # accepted, and its uses are overloaded with the alias
+                doubtful.append(f"`{name}` is declared beside Lean's alias `{name}`; the engine does not model "
+                                "the overloads this makes")
+            else:
+                definite.append(f"`{name}` already exists in Lean (Lean rejects the redeclaration)")
     known = {(e.message, e.text) for e in before_rejected}
     definite.extend(f"line {e.line}, column {e.col}: {_clip(e.message, MAX_MESSAGE)} (Lean's parser rejects it too)"
                     for e in after_rejected if (e.message, e.text) not in known)
     after_errors -= len(after_rejected) - len(before_rejected)
-    doubtful = []
     if after_errors > before_errors:
         doubtful.append(
             f"{after_errors - before_errors} command(s) of the submission do not parse in the embedded engine"

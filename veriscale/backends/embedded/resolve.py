@@ -355,11 +355,37 @@ CORE_NAMESPACES: frozenset[str] = frozenset(
 """Namespaces of Lean's core library that tasks open (besides the prefixes of known names)."""
 
 
-@functools.lru_cache(maxsize=2)
-def external_declarations(has_mathlib: bool) -> Declarations:
+STD_CONTAINERS: frozenset[str] = frozenset({"Std.HashMap", "Std.HashSet"})
+"""The engine's types from the ``Std`` library, which Lean's prelude (``Init``) does not import:
+a file has them only through an ``import`` (:func:`std_containers`)."""
+
+
+def std_containers(imports: Sequence[str]) -> frozenset[str]:
+    """The :data:`STD_CONTAINERS` the modules ``imports`` bring: ``Std.Data.HashMap`` gives
+    ``Std.HashMap``; ``Std.Data.HashSet`` (built on it) both; ``Std``, ``Std.Data``, ``Lean``,
+    ``Mathlib`` and ``Batteries`` (which import all of Std's data structures) both."""
+    found: set[str] = set()
+    for module in imports:
+        if module.startswith("Std.Data.HashMap"):
+            found.add("Std.HashMap")
+        elif module.startswith("Std.Data.HashSet"):
+            found |= STD_CONTAINERS
+        elif module in ("Std", "Std.Data", "Lean") or module.startswith(("Mathlib", "Batteries")):
+            found |= STD_CONTAINERS
+    return frozenset(found)
+
+
+def _std_container(name: str) -> str | None:
+    """The :data:`STD_CONTAINERS` type ``name`` is or belongs to (``Std.HashMap.insert``)."""
+    return next((t for t in STD_CONTAINERS if name == t or name.startswith(t + ".")), None)
+
+
+@functools.lru_cache(maxsize=8)
+def external_declarations(has_mathlib: bool, std: frozenset[str] = STD_CONTAINERS) -> Declarations:
     """Everything the file can use without declaring it: the engine's builtins (their names are
     Lean's) and :data:`CORE_NAMES`, with ``protected`` from :data:`CORE_PROTECTED` and the root
-    aliases of :data:`CORE_ALIASES`; :data:`MATHLIB_NAMES` only when Mathlib is imported."""
+    aliases of :data:`CORE_ALIASES`; :data:`MATHLIB_NAMES` only when Mathlib is imported, and the
+    ``Std`` containers only when in ``std`` (those the imports bring, :func:`std_containers`)."""
     import veriscale.backends.embedded.builtins  # noqa: F401  (registers the builtins)
     from veriscale.backends.embedded.registry import BUILTINS
 
@@ -368,11 +394,16 @@ def external_declarations(has_mathlib: bool) -> Declarations:
         mathlib = name in MATHLIB_NAMES
         if mathlib and not has_mathlib:
             continue
+        container = _std_container(name)
+        if container is not None and container not in std:
+            continue
         decls.add(Declaration(
             name=name, kind="core", protected=name in CORE_PROTECTED, origin="mathlib" if mathlib else "core",
             short_name=components(name)[-1], fields=CORE_STRUCTURE_FIELDS.get(name, ())))
     for ns in CORE_NAMESPACES:
-        decls.register_namespace(ns, -1)
+        container = _std_container(ns)
+        if container is None or container in std:
+            decls.register_namespace(ns, -1)
     for alias, target in CORE_ALIASES:
         decls.add_alias(alias, target, -1)
     return decls
@@ -406,11 +437,22 @@ def _resolve_using_namespace(decls: Declarations, ident: str, ns: str, pos: int)
     return []
 
 
+EXPORTED_ONLY: frozenset[str] = frozenset({alias for alias, _ in CORE_ALIASES} | {"max", "min", "toString"})
+"""Root names Lean has only as aliases, made by ``export`` (Init/Prelude.lean ``export Max (max)``,
+``export Min (min)``; Init/Data/ToString/Basic.lean ``export ToString (toString)``; and
+:data:`CORE_ALIASES`), although the engine registers some of them as declarations of its own."""
+
+
 def _resolve_exact(decls: Declarations, ident: str, pos: int) -> str | None:
-    """``resolveExact``: a non-atomic name as written (``_root_.`` removed)."""
+    """``resolveExact``: a non-atomic name as written (``_root_.`` removed), when it is a
+    declaration -- an alias is not one, so ``_root_.max`` names nothing (Lean: unknown
+    identifier) while plain ``max`` reaches ``Max.max`` through the alias."""
     if is_atomic(ident):
         return None
     resolved = _strip_root(ident)
+    declared = decls.lookup(resolved, pos)
+    if resolved in EXPORTED_ONLY and (declared is None or declared.kind == "core"):
+        return None
     if decls.contains(resolved, pos) or decls.contains_private(resolved, pos):
         return resolved
     return None
@@ -733,8 +775,8 @@ _AUX_SUFFIXES = ("rec", "recOn", "casesOn", "noConfusion", "noConfusionType")
 
 
 class _Walker:
-    def __init__(self, has_mathlib: bool, base: Declarations | None) -> None:
-        self.decls = Declarations(base if base is not None else external_declarations(has_mathlib))
+    def __init__(self, has_mathlib: bool, base: Declarations | None, std: frozenset[str] = STD_CONTAINERS) -> None:
+        self.decls = Declarations(base if base is not None else external_declarations(has_mathlib, std))
         self.frames: list[_Frame] = [_Frame("root", "", "", ())]
         self.out = FileScopes(self.decls)
         self.position = 0
@@ -1080,6 +1122,11 @@ class _Walker:
                 self.error(node, f"a {which} declaration `{full}` has already been declared")
             elif old.private:
                 self.error(node, f"private declaration `{full}` has already been declared")
+            elif full in EXPORTED_ONLY and old.kind == "core":
+                # Lean has only the alias (`export Max (max)`): the declaration is accepted and
+                # every later `max` is ambiguous with `Max.max`, which the engine does not model
+                self.error(node, f"`{full}` is declared beside Lean's alias `{full}` (of a class method); "
+                                 "the engine does not model the overloads this makes", certain=False)
             else:
                 self.error(node, f"`{full}` has already been declared")
             return False
@@ -1090,12 +1137,13 @@ class _Walker:
 
 
 def walk_scopes(commands: Sequence[A.Node], *, has_mathlib: bool = False,
-                external: Declarations | None = None) -> FileScopes:
+                external: Declarations | None = None, std: frozenset[str] = STD_CONTAINERS) -> FileScopes:
     """Walk a parsed file's commands as Lean's command elaborator does: namespaces, sections and
     ``end`` (checked), ``open`` in all its forms, ``export``, and every declaration with its full
     name, modifiers and the scope its body is elaborated in. ``external`` overrides the
-    declarations outside the file (default: :func:`external_declarations`)."""
-    w = _Walker(has_mathlib, external)
+    declarations outside the file (default: :func:`external_declarations`); ``std``: the ``Std``
+    containers the file's imports bring (:func:`std_containers`)."""
+    w = _Walker(has_mathlib, external, std)
     for i, cmd in enumerate(commands):
         w.position = i
         w.command(cmd)
@@ -1122,7 +1170,8 @@ def aux_locals(decl: Declaration, decls: Declarations) -> list[Local]:
 __all__ = [
     "CORE_ALIASES", "CORE_NAMES", "CORE_PROTECTED", "FOREVER", "MATHLIB_NAMES", "ROOT", "Candidate",
     "Declaration", "Declarations", "FieldResolution", "FileScopes", "Local", "OpenClause", "OpenDecl",
-    "ScopeDiagnostic", "ScopeState", "ambiguity_message", "aux_locals", "components", "external_declarations",
+    "STD_CONTAINERS", "ScopeDiagnostic", "ScopeState", "ambiguity_message", "aux_locals", "components",
+    "external_declarations", "std_containers",
     "resolve_dot_ident", "resolve_field", "resolve_global", "resolve_global_const", "resolve_local",
     "resolve_name", "resolve_namespace", "walk_scopes",
 ]

@@ -15,3 +15,6 @@ builtin("toString", "{α : Type _} : α → String", verified=False)(to_string)
 builtin("ToString.toString", "{α : Type _} : α → String", verified=False)(to_string)
 # `repr a` is `reprPrec a 0` (the builtin takes Lean's one explicit argument)
 builtin("repr", "{α : Type _} : α → String", verified=False)(lambda value: repr_value(value))
+# Init/Data/Repr.lean: `abbrev reprStr [Repr α] (a : α) : String := reprPrec a 0 |>.pretty`, the
+# text `repr a` prints
+builtin("reprStr", "{α : Type _} : α → String", verified=False)(lambda value: repr_value(value))

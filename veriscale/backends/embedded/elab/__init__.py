@@ -31,12 +31,14 @@ from veriscale.backends.embedded.elab.types import (
     GAP,
     Gap,
     TParam,
+    canonical_name,
     default_numerals,
     head_name,
     zonk,
 )
-from veriscale.backends.embedded.elab.typeterms import TypeReader
+from veriscale.backends.embedded.elab.typeterms import KNOWN_ARITY, TypeReader
 from veriscale.backends.embedded.env import Env, UserDef, find_scoped, resolve_in
+from veriscale.backends.embedded.resolve import STD_CONTAINERS
 from veriscale.backends.embedded.statics import TVar
 from veriscale.lean.types import FunType, LeanType, NamedType, substitute
 
@@ -60,7 +62,8 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
         self.tparams: dict[str, LeanType] = {}
         user_types = {name: len(s.params) for name, s in self.env.structs.items()}
         user_types.update({name: len(i.params) for name, i in self.env.inductives.items()})
-        self.reader = TypeReader(user_types, self._abbrevs(), self._is_prop_def)
+        not_imported = STD_CONTAINERS - env.std_containers
+        self.reader = TypeReader(user_types, self._abbrevs(), self._is_prop_def, not_imported)
 
     # -- the environment ------------------------------------------------------------------------
     def _abbrevs(self) -> dict[str, Callable[[list[LeanType]], LeanType]]:
@@ -69,7 +72,8 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
             cmd = d.cmd
             if cmd.binders or cmd.body is None:
                 continue
-            if not (isinstance(cmd.type, A.Sort) and cmd.type.name.startswith("Type")):
+            if not (isinstance(cmd.type, A.Sort) and cmd.type.name.startswith("Type")) and not (
+                    cmd.type is None and self._is_type_alias(cmd)):
                 continue
             body = cmd.body
 
@@ -78,6 +82,22 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
 
             out[name] = unfold
         return out
+
+    def _is_type_alias(self, cmd: A.DefCmd) -> bool:
+        """``abbrev Row := Array Int`` (no type given): the body is a type -- an application of a
+        type Lean's library or the file declares, a product or a function type -- so the
+        definition is a type (its type ``Type`` is inferred from the body)."""
+        body = A.unparen(cmd.body) if cmd.body is not None else None
+        if isinstance(body, A.Arrow) or (isinstance(body, A.BinOp) and body.op == "×"):
+            return True
+        head = body.fn if isinstance(body, A.App) else body
+        if not isinstance(head, A.Ident):
+            return False
+        name = canonical_name(head.name)
+        return name in KNOWN_ARITY or name in self.env.structs or name in self.env.inductives
+
+    def abbreviation_with_field(self, field: str) -> str | None:
+        return next((name for name in self.reader.abbrevs if f"{name}.{field}" in self.env.defs), None)
 
     def _is_prop_def(self, name: str) -> bool:
         d = self._find_def(name)
@@ -343,7 +363,9 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
         ret = self.read_type(cmd.type, ctx) if cmd.type is not None else self.fresh()
         if isinstance(ret, Gap) and cmd.type is not None:
             self.gap(cmd, f"the type `{cmd.type_text}` is not modelled")
-        if cmd.body is not None:
+        if cmd.body is not None and cmd.type is None and not cmd.binders and self._is_type_alias(cmd):
+            pass  # a type abbreviation: read as a type where it is used (`_abbrevs`)
+        elif cmd.body is not None:
             t = self.elab(cmd.body, ctx, ret)
             self.expect(cmd.body, t, ret)
         elif cmd.alts is not None:

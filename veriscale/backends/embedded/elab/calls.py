@@ -423,6 +423,12 @@ class CallsMixin(ElabCore):
             for a in arg_nodes:
                 if not isinstance(a, A.NamedArg):
                     self.elab(a, ctx, GAP)
+            alias = self.abbreviation_with_field(field)
+            if alias is not None:
+                # the value's type may be written with the abbreviation (`r : Row`), whose
+                # namespace Lean searches first; the engine's types are unfolded
+                return self.gap(node, f"`.{field}` may be `{alias}.{field}` through the type abbreviation "
+                                f"`{alias}`, which the engine unfolds", "unknown-constant")
             if self.surely_absent(f"{h}.{field}"):
                 self.error(node, f"invalid field '{field}', the environment does not contain '{h}.{field}'",
                            "unknown-constant")
@@ -464,6 +470,10 @@ class CallsMixin(ElabCore):
         # gave the postponed term meanwhile wins, with a coercion (`↑` Nat→Int) where one exists
         self.expect(node, out, result)
         return True
+
+    def abbreviation_with_field(self, field: str) -> str | None:
+        """A type abbreviation ``T`` of the file that declares ``T.field`` (the elaborator knows)."""
+        return None
 
     def surely_absent(self, name: str) -> bool:
         """Lean v4.24 core has no declaration ``name`` (:mod:`..core_names`), and no import could

@@ -34,10 +34,12 @@ class TypeReader:
     tells whether a name is a definition returning ``Prop`` (so ``foo_precond xs`` is a proof type)."""
 
     def __init__(self, user_types: Mapping[str, int], abbrevs: Mapping[str, Callable[[list[LeanType]], LeanType]],
-                 is_prop_def: Callable[[str], bool]) -> None:
+                 is_prop_def: Callable[[str], bool], not_imported: frozenset[str] = frozenset()) -> None:
         self.user_types = user_types
         self.abbrevs = abbrevs
         self.is_prop_def = is_prop_def
+        self.not_imported = not_imported
+        """Library types the file cannot name because it does not import their module."""
 
     def read(self, node: A.Node | None, tparams: Mapping[str, LeanType]) -> LeanType:
         if node is None:
@@ -86,7 +88,7 @@ class TypeReader:
         args = [self.read(a, tparams) for a in arg_nodes]
         if name in self.abbrevs:
             return self.abbrevs[name](args)
-        arity = KNOWN_ARITY.get(cname)
+        arity = KNOWN_ARITY.get(cname) if cname not in self.not_imported else None
         if arity is None:
             arity = self.user_types.get(name)
         if arity is None:

@@ -12,6 +12,9 @@ from veriscale.lean.lexer import COMMAND_KEYWORDS, EOF, IDENT, KEYWORD, SYM, Tok
 
 _COMMAND_KEYWORDS = COMMAND_KEYWORDS
 _MODIFIER_KEYWORDS = frozenset({"private", "protected", "noncomputable", "partial", "unsafe", "local", "scoped"})
+_NO_DOC_COMMANDS = ("open", "namespace", "section", "end", "export")
+"""Commands whose syntax has no leading ``docComment?`` (Lean.Parser.Command.«open», «namespace»,
+«section», «end», «export»): a ``/--`` before one of them is a parse error."""
 
 
 class CommandsMixin(ParserCore):
@@ -48,6 +51,8 @@ class CommandsMixin(ParserCore):
                 return mods
 
     def command(self) -> A.Node:
+        if not self.tok.is_kw(*_NO_DOC_COMMANDS) and not self.tok.is_sym("#"):
+            self.allow_doc()  # `declaration` (and the other commands with `docComment?`) begins with it
         mods = self.modifiers()
         t = self.tok
         if t.kind == KEYWORD:
@@ -88,6 +93,12 @@ class CommandsMixin(ParserCore):
                     idents.append(self.advance().value)
                 self.expect_sym(")")
                 return A.ExportCmd(t.line, t.col, ns, idents)
+            if v == "variable":
+                self.advance()
+                binders = self.decl_binders()
+                if not binders or self.tok.kind != EOF:
+                    raise self.error(f"unexpected {self.tok.describe()} in `variable`")
+                return A.VariableCmd(t.line, t.col, binders)
             if v == "namespace":
                 self.advance()
                 return A.NamespaceCmd(t.line, t.col, self.expect_ident().value)
@@ -212,6 +223,7 @@ class CommandsMixin(ParserCore):
         try:
             while self.tok.kind != EOF:
                 self.pos_col = self.tok.col
+                self.allow_doc()  # `letRecDecl := optional docComment >> …`
                 mods = self.modifiers()
                 nt = self.expect_ident()
                 binders = self.decl_binders()
@@ -308,6 +320,7 @@ class CommandsMixin(ParserCore):
         return A.StructureCmd(t.line, t.col, name, params, fields, deriving, extends, ctor, t.value == "class", mods)
 
     def struct_field(self) -> list[A.StructField]:
+        self.allow_doc()  # a field begins with `declModifiers`
         t = self.tok
         if t.is_sym("("):
             b = self.bracketed_binder()
@@ -346,7 +359,9 @@ class CommandsMixin(ParserCore):
             self.advance()
         ctors: list[A.CtorDecl] = []
         while self.at_sym("|"):
+            self.allow_doc()  # `ctor := optional docComment >> "| " >> declModifiers …`
             self.advance()
+            self.allow_doc()
             ct = self.expect_ident()
             saved = self.pos_col
             binders = self.decl_binders()

@@ -168,10 +168,12 @@ class CompoundMixin(ParserCore):
         """After ``let rec``: ``decl (, decl)*``, each with optional termination hints."""
         saved_barrier = self.with_lift_barrier("binder")  # `let rec` is always a binder
         try:
+            self.allow_doc()  # `letRecDecl := optional docComment >> …`
             decls = [self.let_decl(let_tok)[0]]
             self._attach_hints(decls[-1])
             while self.at_sym(","):
                 self.advance()
+                self.allow_doc()
                 decls.append(self.let_decl(let_tok)[0])
                 self._attach_hints(decls[-1])
         finally:

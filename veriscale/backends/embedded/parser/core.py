@@ -56,6 +56,33 @@ class ParserCore:
         self.lift_barrier: str | None = None
         """Why a nested action here cannot be lifted to its do element (None: it can)."""
         self.lift_count = 0
+        self.doc_allowed: set[int] = set()
+        """Indices of the tokens a doc comment may precede (see :meth:`allow_doc`)."""
+
+    # -- doc comments -----------------------------------------------------------------------
+
+    def allow_doc(self) -> None:
+        """The current token starts a construct whose grammar begins with an optional doc comment
+        (``declModifiers``, ``letRecDecl``, a structure field, a constructor)."""
+        self.doc_allowed.add(self.i)
+
+    def check_doc_comments(self, command_start: bool = False) -> None:
+        """Lean reads ``/--`` and ``/-!`` as tokens, not whitespace (``whitespace`` stops before
+        them), so one anywhere its grammar has no place for it is a parse error. A module doc
+        ``/-!`` is a command of its own: it may only precede the start of a command
+        (``command_start``: the first token of these tokens is one)."""
+        for j, t in enumerate(self.toks):
+            doc = t.doc_before
+            if doc is None or t.kind == EOF:
+                continue
+            if doc.kind == "module_doc" and command_start and j == 0:
+                continue
+            if doc.kind == "doc" and j in self.doc_allowed:
+                continue
+            opener = "/--" if doc.kind == "doc" else "/-!"
+            exc = LeanSyntaxError(doc.line, doc.col, f"unexpected token '{opener}'; expected term")
+            exc.lean_rejects = True
+            raise exc
 
     # -- token helpers --------------------------------------------------------------------
 

@@ -42,6 +42,7 @@ def parse_file(text: str) -> ParsedFile:
             cmd = parser.command()
             if parser.tok.kind != EOF:
                 raise parser.error(f"unexpected {parser.tok.describe()}; expected the end of the command")
+            parser.check_doc_comments(command_start=True)
             result.commands.append(cmd)
         except LeanSyntaxError as exc:
             end = chunk[-1].offset
@@ -66,4 +67,5 @@ def parse_term(text: str, line: int = 1, col: int = 0, offset: int = 0, source: 
     term = parser.term()
     if parser.tok.kind != EOF:
         raise parser.error(f"unexpected {parser.tok.describe()}; expected the end of the term")
+    parser.check_doc_comments()
     return term
