@@ -18,7 +18,7 @@ the proof fail, so the scan stays. The producers it accepts:
   ``int`` everywhere: :func:`veriscale.lean.codec.parse_value`, the input generators);
 - a numeral the elaborator typed ``Int`` (compiled by ``check_numeral_type`` to an ``int``);
 - arithmetic the elaborator typed ``Int`` whose leaves are all numerals or sure ``Int`` terms
-  (Python's operators on ``int`` values give plain ``int``; the typed path calls ``int``);
+  (Python's operators on ``int`` values, ``Nat`` ones included, give plain ``int``);
 - ``Int.ofNat`` (``int(n)``), ``-`` at ``Int``;
 - locals bound to sure values, pattern variables of a match on sure values;
 - polymorphic builtins that only move values of the element type (``Array.set!``, ``push``,
