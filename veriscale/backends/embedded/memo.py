@@ -14,7 +14,10 @@ The table is the check's ``Budget.memo`` (:mod:`.runtime_support`), emptied with
 check's answer and step count never depend on the checks run before it. A hit costs one step
 (the call it stands for); the table holds at most :data:`MAX_ENTRIES` entries, and keys are
 built only for arguments of at most :data:`KEY_LIMIT` leaves, so memoisation never costs more
-than a small multiple of the work it replaces.
+than a small multiple of the work it replaces. Keys are built only once a hit has become
+possible (:func:`memoised_fold`, and the sharing sites of :mod:`.compiler.sharing`): a first
+call is recorded with its arguments by reference, and a call on the very same objects is a
+hit even when they are too large to key (the same objects are the same Lean values).
 """
 
 from __future__ import annotations
@@ -207,7 +210,8 @@ def memoised_fold(fold: Any, budget: Any, name: str) -> Any:
        stands for the start and ``(token, key of xs)`` holds the result.
 
     The table holds the same calls as if each were keyed at once, so hits, steps and answers
-    are the same; it holds one more entry per site and start folded more than once."""
+    are the same (but for a fold of the very same objects again, a hit even when they are too
+    large to key); it holds one more entry per site and start folded more than once."""
 
     last: list[Any] = [None, None]  # the list keyed last and its keys (a loop folds one list often)
 
