@@ -77,6 +77,11 @@ def mix_hash(h1: int, h2: int) -> int:
 
 def lean_hash(value: Any) -> int | None:
     """``Hashable.hash`` of a runtime value, or ``None`` when the Lean instance is not modelled."""
+    t = type(value)
+    if t is Nat:  # the common keys first, by their exact type
+        return int(value) & _MASK64
+    if t is int:
+        return (2 * value if value >= 0 else 2 * (-value - 1) + 1) & _MASK64
     if isinstance(value, bool):
         return 11 if value else 13
     if isinstance(value, Nat):
@@ -172,7 +177,8 @@ def _materialize(node: _Layout) -> Buckets:
     for step in reversed(pending):
         h = lean_hash(step.key)
         assert h is not None  # only keys with a modelled hash get a known layout
-        bucket = table[bucket_index(h, len(table))]
+        folded = h ^ (h >> 32)  # bucket_index, inline
+        bucket = table[(folded ^ (folded >> 16)) & (len(table) - 1)]
         if step.op == _ERASE:
             bucket.remove(step.key)  # AssocList.erase: the others keep their order
             continue
