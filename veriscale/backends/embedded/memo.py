@@ -14,7 +14,10 @@ The table is the check's ``Budget.memo`` (:mod:`.runtime_support`), emptied with
 check's answer and step count never depend on the checks run before it. A hit costs one step
 (the call it stands for); the table holds at most :data:`MAX_ENTRIES` entries, and keys are
 built only for arguments of at most :data:`KEY_LIMIT` leaves, so memoisation never costs more
-than a small multiple of the work it replaces.
+than a small multiple of the work it replaces. Keys are built only once a hit has become
+possible (:func:`memoised_fold`, and the sharing sites of :mod:`.compiler.sharing`): a first
+call is recorded with its arguments by reference, and a call on the very same objects is a
+hit even when they are too large to key (the same objects are the same Lean values).
 """
 
 from __future__ import annotations
@@ -23,7 +26,7 @@ import struct
 from collections.abc import Hashable
 from typing import Any
 
-from veriscale.backends.embedded.builtins.hashmaps import LeanHashMap
+from veriscale.backends.embedded.builtins.hashmaps import LeanHashMap, LeanHashSet
 from veriscale.backends.embedded.runtime_support import Fn, LeanRange, LeanSubarray
 from veriscale.lean.values import Arr, Char, Ctor, Nat, Pair, Some, Struct, UInt8, UInt16, UInt32, UInt64
 
@@ -84,6 +87,10 @@ def _key(v: Any, budget: list[int]) -> Hashable:
                 return (t, kind, v)
         budget[0] += n  # the items count themselves below
         return (t, None, tuple([_key(x, budget) for x in v]))
+    if t is Fn:
+        return v  # a function's equality and hash are its identity (keeps it alive, like ById)
+    if t is LeanHashSet or t is LeanHashMap:
+        return _map_key(v)
     if t is float:
         budget[0] -= 1
         return (float, struct.pack("<d", v))  # the bits: 0.0 and -0.0, NaN payloads differ
@@ -99,11 +106,18 @@ def _key(v: Any, budget: list[int]) -> Hashable:
         return (LeanRange, v.start, v.stop, v.step)
     if t is LeanSubarray:
         return (LeanSubarray, _key(v.array, budget), v.start, v.stop)
-    if isinstance(v, LeanHashMap) and len(v) == 0:
-        layout = v._layout  # noqa: SLF001 - an empty table is told apart by its bucket count only
+    if isinstance(v, LeanHashMap):
+        return _map_key(v)
+    # NONE, UNIT (singletons), functions, anything else: by identity
+    return ById(v)
+
+
+def _map_key(v: LeanHashMap) -> Hashable:
+    """An empty table is told apart by its bucket count only; any other by identity."""
+    if len(v) == 0:
+        layout = v._layout  # noqa: SLF001
         if layout is not None and layout.parent is None and layout.buckets is not None:
-            return (t, "empty", len(layout.buckets))
-    # NONE, UNIT (singletons), functions, non-empty hash maps, anything else: by identity
+            return (type(v), "empty", len(layout.buckets))
     return ById(v)
 
 
@@ -117,16 +131,6 @@ def fn_key(f: Fn, limit: int = KEY_LIMIT) -> Hashable:
     env = f.env
     budget = [limit]
     return (f.run, tuple([_key(env[s], budget) for s in slots]))
-
-
-def _scalar_fn_key(f: Fn) -> Hashable | None:
-    """:func:`fn_key` of a function whose captured variables are all scalars (the common case,
-    built without a call per variable); ``None`` otherwise."""
-    env = f.env
-    values = [env[s] for s in f.key_slots]  # type: ignore[union-attr]
-    if not _SCALARS.issuperset(map(type, values)):
-        return None
-    return (f.run, tuple([(type(v), v) for v in values]))
 
 
 def _list_keys(xs: Any) -> tuple[Hashable, Hashable] | None:
@@ -153,45 +157,145 @@ MISSING = object()
 """What a memo lookup gives for a call never recorded (``None`` is a run-time value)."""
 
 
+class _Start:
+    """The table's token for one (function, start value) of a memoised fold once two of its
+    calls were seen: the keys of its calls are ``(token, key of the list)``, hashed without
+    hashing the function and start value again."""
+
+    __slots__ = ()
+
+
+_KEYED = object()
+"""What a fold site's or start's table entry holds once its calls are keyed (see below)."""
+
+
+def _start_key(site: Hashable, f: Fn, init: Any) -> Hashable:
+    """The exact key of ``fold f init`` for a fold of ``site`` (raises :class:`NotKeyable`):
+    the values ``f`` captured (:func:`fn_key` without its code, which ``site`` names) and
+    ``init``."""
+    slots = f.key_slots
+    if not slots:
+        captured: Hashable = ()
+    else:
+        env = f.env
+        values = [env[s] for s in slots]  # type: ignore[union-attr]
+        if _SCALARS.issuperset(map(type, values)):
+            captured = tuple([(type(v), v) for v in values])
+        else:
+            budget = [KEY_LIMIT]
+            captured = tuple([_key(v, budget) for v in values])
+    t = type(init)
+    return (site, captured, (t, init) if t in _SCALARS else memo_key(init))
+
+
 def memoised_fold(fold: Any, budget: Any, name: str) -> Any:
     """``fold f init xs`` (``List.foldl``/``Array.foldl``) with its calls on a user ``fun``
     recorded in the check's memo table, and a fold over ``xs ++ [x]`` after one over ``xs``
     with the same function and start computed as ``f (fold f init xs) x``
     (``List.foldl_append``): folding every prefix of a list (``(l.take k).foldl f init`` for
     ``k = 1, 2, …``, a cubic loop of Verina's) then costs two steps per prefix. A fold whose
-    function or values have no exact key (:func:`fn_key`, :func:`memo_key`) is not recorded."""
+    function or values have no exact key (:func:`fn_key`, :func:`memo_key`) is not recorded.
+
+    Keys are built only once a hit has become possible, in three levels, so a fold made once
+    per check (the common case) costs no key at all:
+
+    1. a fold of a ``fun`` not folded before in the check (its *site*, the fold's name and the
+       ``fun``'s compiled code, which every key of it starts with) is a miss: it is recorded by
+       reference, as ``table[site] = (f, init, xs, result)``;
+    2. at the site's second fold, that record is keyed by its *start* (the function with its
+       captured values, and ``init``), and so is every later fold of the site: a start seen
+       once holds ``(xs, result)`` by reference, and a fold of the very same list object again
+       is a hit;
+    3. at a start's second fold (other than that identity hit), the lists are keyed: a token
+       stands for the start and ``(token, key of xs)`` holds the result.
+
+    The table holds the same calls as if each were keyed at once, so hits, steps and answers
+    are the same (but for a fold of the very same objects again, a hit even when they are too
+    large to key); it holds one more entry per site and start folded more than once."""
 
     last: list[Any] = [None, None]  # the list keyed last and its keys (a loop folds one list often)
+
+    def list_keys(xs: Any) -> tuple[Hashable, Hashable]:
+        """The keys of ``xs`` and of ``xs`` without its last element (raises NotKeyable)."""
+        if xs is last[0]:
+            return last[1]  # type: ignore[no-any-return]
+        keys = _list_keys(xs)
+        if keys is None:
+            keys = memo_key(xs), memo_key(type(xs)(xs[:-1]))
+        last[0], last[1] = xs, keys
+        return keys
+
+    def key_pending(table: dict[Hashable, Any], start: Hashable, state: Any) -> Any:
+        """Level 3 for a start seen once: its token, the recorded fold keyed under it."""
+        token = _Start()
+        table[start] = token
+        pxs, presult = state
+        try:
+            memo_put(table, (token, list_keys(pxs)[0]), presult)
+        except NotKeyable:
+            pass
+        return token
 
     def call(f: Any, init: Any, xs: Any) -> Any:
         if type(f) is not Fn or f.key_slots is None or not xs:
             return fold(f, init, xs)
+        table = budget.memo
+        site = (name, f.run)
+        first = table.get(site, MISSING)
+        if first is MISSING:  # level 1: the site's first fold
+            result = fold(f, init, xs)
+            if len(table) < MAX_ENTRIES:
+                table[site] = (f, init, xs, result)
+            return result
+        if first is not _KEYED:
+            pf, pinit, pxs, presult = first
+            if pf is f and pinit is init and pxs is xs:
+                return _hit(budget, presult)
+            table[site] = _KEYED
+            try:
+                memo_put(table, _start_key(site, pf, pinit), (pxs, presult))
+            except NotKeyable:
+                pass
         try:
-            start = (name, _scalar_fn_key(f) or fn_key(f), (type(init), init) if type(init) in _SCALARS else memo_key(init))
-            if xs is last[0]:
-                keys = last[1]
-            else:
-                keys = _list_keys(xs)
-                last[0], last[1] = xs, keys
-            if keys is None:
-                key = (start, memo_key(xs))
-                shorter = (start, memo_key(type(xs)(xs[:-1])))
-            else:
-                key, shorter = (start, keys[0]), (start, keys[1])
+            start = _start_key(site, f, init)
         except NotKeyable:
             return fold(f, init, xs)
-        table = budget.memo
+        token = table.get(start, MISSING)
+        if token is MISSING:  # level 2: the start's first fold
+            result = fold(f, init, xs)
+            if len(table) < MAX_ENTRIES:
+                table[start] = (xs, result)
+            return result
+        if type(token) is tuple:
+            if token[0] is xs:
+                return _hit(budget, token[1])
+            token = key_pending(table, start, token)
+        try:  # level 3
+            key, shorter = list_keys(xs)
+        except NotKeyable:
+            return fold(f, init, xs)
+        key = (token, key)
         hit = table.get(key, MISSING)
         if hit is not MISSING:
-            budget.charge(1)
-            return hit
-        before = table.get(shorter, MISSING)
+            return _hit(budget, hit)
+        before = table.get((token, shorter), MISSING)
         if before is not MISSING:
-            budget.charge(1)
+            budget.tick -= 1
+            if budget.tick < 0:
+                budget.refill()
             result = f(before, xs[-1])
         else:
             result = fold(f, init, xs)
-        memo_put(table, key, result)
+        if len(table) < MAX_ENTRIES:
+            table[key] = result
         return result
 
     return call
+
+
+def _hit(budget: Any, value: Any) -> Any:
+    """A recorded call's value, for the one step the call costs."""
+    budget.tick -= 1
+    if budget.tick < 0:
+        budget.refill()
+    return value

@@ -77,6 +77,11 @@ def mix_hash(h1: int, h2: int) -> int:
 
 def lean_hash(value: Any) -> int | None:
     """``Hashable.hash`` of a runtime value, or ``None`` when the Lean instance is not modelled."""
+    t = type(value)
+    if t is Nat:  # the common keys first, by their exact type
+        return int(value) & _MASK64
+    if t is int:
+        return (2 * value if value >= 0 else 2 * (-value - 1) + 1) & _MASK64
     if isinstance(value, bool):
         return 11 if value else 13
     if isinstance(value, Nat):
@@ -172,7 +177,8 @@ def _materialize(node: _Layout) -> Buckets:
     for step in reversed(pending):
         h = lean_hash(step.key)
         assert h is not None  # only keys with a modelled hash get a known layout
-        bucket = table[bucket_index(h, len(table))]
+        folded = h ^ (h >> 32)  # bucket_index, inline
+        bucket = table[(folded ^ (folded >> 16)) & (len(table) - 1)]
         if step.op == _ERASE:
             bucket.remove(step.key)  # AssocList.erase: the others keep their order
             continue
@@ -201,47 +207,129 @@ def _expand(table: list[list[Any]]) -> list[list[Any]]:
 
 _DEFAULT_LAYOUT = object()
 _PLAIN_KEY_TYPES = frozenset({bool, int, str, Nat, Char})
+#: key types whose Lean hash is modelled (:func:`lean_hash`), told at a glance
+_HASHED_KEY_TYPES = frozenset({bool, int, Nat, Char})
+_ABSENT = object()
+"""A diff's old value for a key the older version did not have."""
 
 
 class LeanHashMap:
     """An immutable ``Std.HashMap``; equality and hashing ignore the layout.
 
-    ``_entries`` maps keys to values; ``_layout`` is the bucket layout (``None`` when unknown).
+    The entries are a persistent dictionary, as :class:`~veriscale.lean.values.Arr` is a
+    persistent list (Baker's version trees), so that a fold inserting into an accumulator is
+    linear where a copy per insertion made it quadratic: each map is a *version*, either a
+    **root** owning a dictionary of exactly its entries (``_dict``), or a **diff** pointing to a
+    newer version (``_next``) and recording the one change that gives it back (``_key``'s old
+    value ``_old``, or :data:`_ABSENT`). An update of a root made by an update mutates its
+    dictionary in place, hands it to the new version and turns the old one into a diff; a root
+    made otherwise (the constructor, a check's inputs, an empty map) is *frozen*: its first update
+    copies the dictionary, so values that outlive one evaluation never become diffs. Reading a
+    diff first gives it a dictionary of its own again (a copy with the diffs undone, once), which
+    is what every update cost before. Each version keeps its size (``_len``).
+
+    Every in-place update builds the new version, then turns the old one into a diff, then
+    mutates the dictionary, each step one store: an exception delivered between two bytecodes
+    (the engine's watchdog) leaves every reachable version with its value, since undoing a diff
+    whose change was not made yet changes nothing.
+
+    ``_layout`` is the bucket layout (``None`` when unknown), persistent on its own.
     """
 
-    __slots__ = ("_entries", "_layout")
+    __slots__ = ("_dict", "_len", "_layout", "_next", "_key", "_old", "_owned")
     LEAN_TYPE = "Std.HashMap"
 
     def __init__(self, entries: dict[Any, Any] | None = None, layout: Any = _DEFAULT_LAYOUT) -> None:
         """``LeanHashMap()`` is ``∅``; other layouts come from the operations below."""
-        self._entries: dict[Any, Any] = dict(entries or {})
+        self._dict: dict[Any, Any] | None = dict(entries or {})
+        self._len = len(self._dict)
+        self._next: LeanHashMap | None = None
+        self._key: Any = None
+        self._old: Any = None
+        self._owned = False
         if layout is _DEFAULT_LAYOUT:
-            if self._entries:
+            if self._dict:
                 raise ValueError("a non-empty map needs its layout (or None for unknown)")
             layout = _empty_layout(DEFAULT_CAPACITY)
         self._layout: _Layout | None = layout
 
     @classmethod
     def with_capacity(cls, capacity: int) -> LeanHashMap:
-        return cls({}, _empty_layout(capacity))
+        return cls._make({}, _empty_layout(capacity), owned=False)
 
     @classmethod
-    def _make(cls, entries: dict[Any, Any], layout: _Layout | None) -> LeanHashMap:
+    def _make(cls, entries: dict[Any, Any], layout: _Layout | None, owned: bool = True) -> LeanHashMap:
         made = cls.__new__(cls)
-        made._entries = entries
+        made._dict = entries
+        made._len = len(entries)
+        made._next = None
+        made._key = made._old = None
+        made._owned = owned
         made._layout = layout
         return made
+
+    # -- the entries of this version
+
+    @property
+    def _entries(self) -> dict[Any, Any]:
+        """This version's entries (read only, and only until the map is updated)."""
+        d = self._dict
+        return d if d is not None else self._detach()
+
+    def _detach(self) -> dict[Any, Any]:
+        """Give this diff version a dictionary of its own: the root's with every diff between
+        them undone, newest first."""
+        path: list[LeanHashMap] = []
+        node = self
+        while node._dict is None:
+            path.append(node)
+            node = node._next  # type: ignore[assignment]
+        entries = dict(node._dict)
+        for diff in reversed(path):
+            if diff._old is _ABSENT:
+                entries.pop(diff._key, None)
+            else:
+                entries[diff._key] = diff._old
+        self._owned = True  # nothing else refers to this copy
+        self._next = self._key = self._old = None
+        self._dict = entries  # one store: from here on this version is a root of its own
+        return entries
+
+    def _updated(self, key: Any, value: Any, length: int, layout: _Layout | None) -> LeanHashMap:
+        """The version with ``key`` mapped to ``value`` (``_ABSENT``: erased), ``length`` entries
+        and ``layout``; this version keeps its value (see the class docstring)."""
+        entries = self._entries
+        if not self._owned:
+            entries = dict(entries)
+            if value is _ABSENT:
+                del entries[key]
+            else:
+                entries[key] = value
+            return self._make(entries, layout)
+        new = self._make(entries, layout)
+        new._len = length
+        self._old = entries.get(key, _ABSENT)
+        self._key = key
+        self._next = new
+        self._dict = None  # this version is now a diff of `new`
+        if value is _ABSENT:
+            del entries[key]
+        else:
+            entries[key] = value
+        return new
 
     # -- lookups (layout independent)
 
     def get(self, key: Any) -> Any:
-        return self._entries.get(_checked_key(key), _MISSING)
+        d = self._dict
+        return (d if d is not None else self._detach()).get(_checked_key(key), _MISSING)
 
     def __len__(self) -> int:
-        return len(self._entries)
+        return self._len
 
     def __contains__(self, key: object) -> bool:
-        return _checked_key(key) in self._entries
+        d = self._dict
+        return _checked_key(key) in (d if d is not None else self._detach())
 
     # -- updates
 
@@ -249,38 +337,33 @@ class LeanHashMap:
         """``insert`` (``replace``) or ``insertIfNew``: a present key keeps its position (and
         with ``replace`` gets the new value); a new one is consed onto its bucket's head."""
         key = _checked_key(key)
-        present = key in self._entries
-        if present and not replace:
-            return self
-        entries = dict(self._entries)
-        entries[key] = value
+        d = self._dict
+        present = key in (d if d is not None else self._detach())
         if present:
-            return self._make(entries, self._layout)
-        check_size(len(entries), self.LEAN_TYPE)
+            return self._updated(key, value, self._len, self._layout) if replace else self
+        length = self._len + 1
+        check_size(length, self.LEAN_TYPE)
         layout = self._layout
         if layout is not None:
-            layout = _Layout(layout, _INSERT, key, len(entries)) if lean_hash(key) is not None else None
-        return self._make(entries, layout)
+            hashed = type(key) in _HASHED_KEY_TYPES or lean_hash(key) is not None
+            layout = _Layout(layout, _INSERT, key, length) if hashed else None
+        return self._updated(key, value, length, layout)
 
     def without(self, key: Any) -> LeanHashMap:
         key = _checked_key(key)
         if key not in self._entries:
             return self
-        entries = dict(self._entries)
-        del entries[key]
         layout = self._layout
         if layout is not None:
-            layout = _Layout(layout, _ERASE, key, len(entries))
-        return self._make(entries, layout)
+            layout = _Layout(layout, _ERASE, key, self._len - 1)
+        return self._updated(key, _ABSENT, self._len - 1, layout)
 
     def with_value(self, key: Any, value: Any) -> LeanHashMap:
         """``modify``: a new value for a present key, position unchanged."""
-        entries = dict(self._entries)
-        entries[key] = value
-        return self._make(entries, self._layout)
+        return self._updated(key, value, self._len, self._layout)
 
     def with_unknown_layout(self) -> LeanHashMap:
-        return self._make(self._entries, None)
+        return self._make(dict(self._entries), None)
 
     # -- iteration in Lean's order
 
@@ -296,7 +379,9 @@ class LeanHashMap:
         return [k for bucket in self.buckets() for k in bucket]
 
     def ordered_items(self) -> list[tuple[Any, Any]]:
-        return [(k, self._entries[k]) for k in self.ordered_keys()]
+        keys = self.ordered_keys()
+        entries = self._entries
+        return [(k, entries[k]) for k in keys]
 
     def __iter__(self) -> Iterator[Any]:
         """``for ⟨k, v⟩ in m`` (pairs); a set yields its elements."""

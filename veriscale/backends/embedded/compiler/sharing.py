@@ -20,8 +20,14 @@ occurrence keeps its own compiled closure and is wrapped in a *sharing site*
   ``Int 3`` differ, lists and arrays differ).
 
 The value is recorded in the check's memo table (``Budget.memo``, while it is less than half
-full) with the steps its evaluation took; a later occurrence with the same key returns it for one step (none when the evaluation
-took none), never more than evaluating it again would cost. The table is emptied with the budget,
+full) with the steps its evaluation took; a later occurrence with the same key returns it for
+one step (none when the evaluation took none), never more than evaluating it again would cost.
+The run-time part of the key is built only once it can tell two evaluations apart: a term's
+first evaluation in a check is recorded under its compile-time key with the variables' values
+by reference, an occurrence reading the very same objects finds it by identity (even values
+too large to key, :data:`..memo.KEY_LIMIT`: the same objects are the same values), and any
+other occurrence keys both (the entries and hits of keying each at once, one entry more per
+term keyed). The table is emptied with the budget,
 so a check's answer and step count depend on that check alone, and the entries are copied by a
 replay of :mod:`.hoisting` like any memo entry. An evaluation that raises (out of steps,
 unsupported, undecidable) records nothing; a self-call left pending in tail position
@@ -56,6 +62,8 @@ _CONTEXTUAL = (A.Do, A.DoSeq, A.DoReturn, A.Hole, A.Sorry, A.Cdot)
 #: a repeated term inside a ``fun`` applied to a long list leaves room for the memoised
 #: recursions of :mod:`.core` (the table as a whole holds ``memo.MAX_ENTRIES``)
 SHARE_TABLE_LIMIT = MAX_ENTRIES // 2
+#: what a term's entry (keyed by its compile-time token) holds once its values are keyed
+_KEYED = object()
 #: fields that locate a node and do not change its meaning
 _POSITION_FIELDS = frozenset({"line", "col", "end_line"})
 
@@ -160,23 +168,54 @@ class SharingMixin:
 
 def _site(inner: Closure, token: Hashable, slots: tuple[int, ...], budget: Budget) -> Closure:
     def run(fr: list[Any]) -> Any:
+        values = tuple([fr[s] for s in slots])
+        table = budget.memo
+        first = table.get(token, MISSING)
+        if first is MISSING:  # no occurrence evaluated yet in this check: nothing to look up
+            return _evaluate(inner, fr, table, token, values)
+        if first is not _KEYED:
+            recorded, value, steps = first
+            if _same(recorded, values):
+                return _replay(budget, value, steps)
+            table[token] = _KEYED
+            try:
+                table[(token, memo_key(recorded))] = (value, steps)
+            except NotKeyable:
+                pass
         try:
-            key = (token, memo_key(tuple([fr[s] for s in slots])))
+            key = (token, memo_key(values))
         except NotKeyable:
             return inner(fr)
-        table = budget.memo
         hit = table.get(key, MISSING)
         if hit is not MISSING:
-            value, steps = hit
-            if steps:
-                budget.tick -= 1
-                if budget.tick < 0:
-                    budget.refill()
-            return value
+            return _replay(budget, *hit)
+        return _evaluate(inner, fr, table, key, None)
+
+    def _evaluate(inner: Closure, fr: list[Any], table: dict[Any, Any], key: Hashable, values: Any) -> Any:
+        """Evaluate the term and record it under ``key``: with the variables' ``values`` by
+        reference for a term's first evaluation in the check, else the value and its steps."""
         start = budget.used()
         value = inner(fr)
         if type(value) is not TailCall and len(table) < SHARE_TABLE_LIMIT:
-            table[key] = (value, budget.used() - start)
+            steps = budget.used() - start
+            table[key] = (value, steps) if values is None else (values, value, steps)
         return value
 
     return run
+
+
+def _same(recorded: tuple[Any, ...], values: tuple[Any, ...]) -> bool:
+    """Whether the variables hold the very objects they held when the term was recorded."""
+    for a, b in zip(recorded, values):
+        if a is not b:
+            return False
+    return True
+
+
+def _replay(budget: Budget, value: Any, steps: int) -> Any:
+    """A recorded value, for one step (none when its evaluation took none)."""
+    if steps:
+        budget.tick -= 1
+        if budget.tick < 0:
+            budget.refill()
+    return value
