@@ -91,6 +91,10 @@ def compare_le(a: Any, b: Any) -> bool:
 
 def lean_beq(a: Any, b: Any) -> bool:
     """Lean's ``a == b`` with the standard ``BEq`` instances (derived ones are fieldwise)."""
+    ta = type(a)
+    if ta is type(b) and (ta in SCALAR_TYPES or (ta is tuple and SCALAR_TYPES.issuperset(map(type, a)))):
+        # scalars, and lists of scalars (at C speed): Python's `==` is Lean's (see `eq_is_beq`)
+        return a == b
     if isinstance(a, float) or isinstance(b, float):
         return bool(a == b)
     if isinstance(a, (tuple, Arr)) and isinstance(b, (tuple, Arr)):
