@@ -215,3 +215,16 @@ def test_array_windows_and_updates() -> None:
     assert call("Array.back?", a) == Some(3)
     assert call("Array.push", a, 4) == Arr((1, 2, 3, 4))
     assert call("Array.toList", a) == (1, 2, 3) and not isinstance(call("Array.toList", a), Arr)
+
+
+def test_beq_of_scalar_lists_is_lean_beq() -> None:
+    from veriscale.backends.embedded.builtins.order import lean_beq
+    from veriscale.lean.values import Arr, Char, Nat, some
+
+    nan = float("nan")
+    assert lean_beq((Char("a"), Char("b")), (Char("a"), Char("b")))
+    assert not lean_beq((Nat(1), Nat(2)), (Nat(1), Nat(2), Nat(3)))
+    assert not lean_beq((nan,), (nan,))  # a Float leaf: IEEE, even for one NaN object
+    assert not lean_beq(((nan,),), ((nan,),))
+    assert lean_beq((some(Nat(1)),), (some(Nat(1)),)) and not lean_beq((), (Nat(0),))
+    assert not lean_beq(Arr((Nat(1),)), (Nat(1),))  # a List is never an Array
