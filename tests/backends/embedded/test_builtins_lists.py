@@ -218,8 +218,7 @@ def test_array_windows_and_updates() -> None:
 
 
 def test_beq_of_scalar_lists_is_lean_beq() -> None:
-    from veriscale.backends.embedded.builtins.order import lean_beq
-    from veriscale.lean.values import Arr, Char, Nat, some
+    from veriscale.lean.values import some
 
     nan = float("nan")
     assert lean_beq((Char("a"), Char("b")), (Char("a"), Char("b")))
