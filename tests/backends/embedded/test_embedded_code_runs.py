@@ -96,6 +96,31 @@ def test_a_check_that_raises_in_the_middle_of_a_run(clamp: Task) -> None:
     assert [a.value for a in answers if a.reason is None] == [x for x in range(30) if x not in (7, 9, 11)]
 
 
+def test_recursion_too_deep_comes_at_one_step_wherever_the_check_is_evaluated(clamp: Task) -> None:
+    # `grow` recurses until Python's stack runs out. The check that calls it is evaluated alone
+    # (the general path, which also makes the plan), after a check of another kind, last of a
+    # batch, inside a run of code checks, on an engine without runs, and with a wrapper around
+    # the general path: each starts at another Python depth, and each stops at the same step
+    task = clamp.with_sections(
+        code_aux="def grow (n : Nat) : Nat := grow (n + 1) + 1",
+        code="if x = 11 then Int.ofNat (grow 0) else x",
+    )
+    pre = Check(kind=CheckKind.PRECOND, args={"x": 11, "lo": 0, "hi": 10})
+    batches = [[_code(11)], [pre, _code(11), pre], [_code(1), _code(11)], [_code(1), _code(2), _code(11), _code(3)]]
+    steps: list[int] = []
+    for runs, wrapped in ((True, False), (False, False), (True, True)):
+        for batch in batches:
+            engine = EmbeddedBackend()
+            engine._code_runs = runs
+            if wrapped:
+                _general_answers(engine)
+            for check, answer in zip(batch, engine.run(task, batch)):
+                if check.kind is CheckKind.CODE and check.args["x"] == 11:
+                    assert (answer.reason, answer.detail) == (UnknownReason.TIMEOUT, "recursion too deep")
+                    steps.append(answer.steps or 0)
+    assert len(steps) == 12 and len(set(steps)) == 1, steps
+
+
 def test_timeouts_then_the_short_limit_then_the_cap(clamp: Task) -> None:
     # `walk x` takes about x steps: large inputs time out, which shortens the limit after a
     # streak and stops running code checks once the batch spent its steps on timeouts; small
