@@ -121,6 +121,26 @@ def test_recursion_too_deep_comes_at_one_step_wherever_the_check_is_evaluated(cl
     assert len(steps) == 12 and len(set(steps)) == 1, steps
 
 
+@pytest.mark.parametrize("recursion", [
+    WALK,  # a definition calling itself through its entry: one Python frame per call
+    # a `let rec` function calling itself outside tail position, through its group's holder
+    "def walkLocal (n : Nat) : Nat :=\n  let rec go (k : Nat) : Nat := if k = 0 then 0 else go (k - 1) + 1\n  go n",
+    # a `where` helper capturing a parameter (a `let rec` then) and one that does not (a definition)
+    "def walkWhere (n : Nat) : Nat := go n + stay n\nwhere\n  go (k : Nat) : Nat := if k = 0 then n - n else go (k - 1) + 1\n"
+    "  stay : Nat → Nat\n    | 0 => 0\n    | k + 1 => stay k * 1",
+])
+def test_a_recursion_one_frame_per_call_deep_finishes(clamp: Task, recursion: str) -> None:
+    # 100,000 calls deep: past what two Python frames per call (a definition called through
+    # its `run`) or three (a `let rec` value applied) left of the check's frames; the answers
+    # are the same on both paths, and 160,000 deep still runs out of Python stack on both
+    name = recursion.split()[1]
+    task = clamp.with_sections(code_aux=recursion, code=f"Int.ofNat ({name} x.toNat)")
+    sizes = [100_000, 3, 100_000, 160_000, 5]
+    (answers,) = _both(task, [[_code(x, 0, 5) for x in sizes]], max_steps=1_000_000)
+    assert [a.value for a in answers[:3]] == [100_000, 3, 100_000] and answers[4].value == 5
+    assert (answers[3].reason, answers[3].detail) == (UnknownReason.TIMEOUT, "recursion too deep")
+
+
 def test_timeouts_then_the_short_limit_then_the_cap(clamp: Task) -> None:
     # `walk x` takes about x steps: large inputs time out, which shortens the limit after a
     # streak and stops running code checks once the batch spent its steps on timeouts; small
