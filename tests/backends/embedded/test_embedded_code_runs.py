@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from veriscale.backends.base import Answer, Check, CheckKind, UnknownReason
-from veriscale.backends.embedded.backend import EmbeddedBackend
+from veriscale.backends.embedded.backend import CHECK_FRAMES, EmbeddedBackend
 from veriscale.lean.codec import LeanSource
 from veriscale.lean.values import Arr
 from veriscale.task import Task, load_task
@@ -119,6 +119,9 @@ def test_recursion_too_deep_comes_at_one_step_wherever_the_check_is_evaluated(cl
                     assert (answer.reason, answer.detail) == (UnknownReason.TIMEOUT, "recursion too deep")
                     steps.append(answer.steps or 0)
     assert len(steps) == 12 and len(set(steps)) == 1, steps
+    # one Python frame per Lean call, the check's own definition entered directly too: the
+    # recursion is stopped by the call that would nest one frame more than a check may
+    assert steps[0] == CHECK_FRAMES
 
 
 @pytest.mark.parametrize("recursion", [

@@ -612,3 +612,27 @@ def test_without_the_coercion_a_nat_would_sit_in_an_int_array(running_max: Task,
     task = running_max.with_sections(code="  " + body.replace("\n", "\n  "))
     answers, _ = _answers(task, _array_checks(), True)
     assert not _int_elements(answers) and "Nat(" in repr([a.value for a in answers])
+
+
+def test_map_idx_applies_a_function_value_through_its_direct_function() -> None:
+    # `Array.mapIdx`/`List.mapIdx` call a `fun` of two variables as a plain Python function
+    # (`Fn.direct`, one call per element instead of `Fn.__call__` then its runner), with the
+    # index a `Nat`
+    from veriscale.backends.embedded.builtins.arrays import array_map_idx
+    from veriscale.backends.embedded.builtins.lists import list_map_idx
+    from veriscale.backends.embedded.runtime_support import Fn
+    from veriscale.lean.values import Arr, Nat
+
+    def runner(env: object, args: tuple[object, ...]) -> object:
+        raise AssertionError("applied through its runner")
+
+    seen: list[object] = []
+
+    def direct(i: object, v: object) -> object:
+        seen.append(type(i))
+        return (i, v)
+
+    fn = Fn(2, runner, [], "fun", None, None, direct)
+    assert list(array_map_idx(fn, Arr(("a", "b", "c")))) == [(0, "a"), (1, "b"), (2, "c")]
+    assert list_map_idx(fn, ("x", "y")) == ((0, "x"), (1, "y"))
+    assert seen == [Nat] * 5

@@ -13,7 +13,7 @@ import ctypes
 import sys
 import threading
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -378,6 +378,11 @@ class EmbeddedBackend(Backend):
         budget.max_steps = limit
         budget.timeout = self.timeout
         first_grant = limit if limit < budget.period else budget.period
+        # the entry point's step charged by starting one below the grant (what `fn` would do
+        # first, without a refill), then its entry called: one Python call less per check
+        first_tick = first_grant
+        if plan.entry is not None and first_grant >= 1:
+            fn, first_tick = plan.entry, first_grant - 1
         memo = budget.memo
         cache = self._value_answers
         bool_answers = self._bool_answers
@@ -398,7 +403,8 @@ class EmbeddedBackend(Backend):
                 budget.spent = 0
                 if memo:
                     memo.clear()
-                budget.grant = budget.tick = first_grant
+                budget.grant = first_grant
+                budget.tick = first_tick
                 budget.deadline = _CLOCK_NOT_READ  # the CPU clock is read at the first refill
                 value = fn(*values)
                 if adjusted is not None:
@@ -478,7 +484,14 @@ class EmbeddedBackend(Backend):
                 limit = entries.frames_limit = _pin_frames()
             else:
                 sys.setrecursionlimit(limit)
-            result = plan.fn(*values)
+            entry = plan.entry
+            if entry is not None:  # the call's step, as `plan.fn` would charge it, then its entry
+                budget.tick -= 1
+                if budget.tick < 0:
+                    budget.refill()
+                result = entry(*values)
+            else:
+                result = plan.fn(*values)
             if plan.adjusts:
                 result = plan.adjusted(result)
             if code:
@@ -594,7 +607,7 @@ class _EntryPlan:
     """What calling a top-level definition with named arguments takes, worked out once per
     program and definition (the definition's types do not change between checks)."""
 
-    __slots__ = ("fn", "names", "types", "ret", "int_coercer", "array_ret", "int_ret", "compiler", "fetch",
+    __slots__ = ("fn", "entry", "names", "types", "ret", "int_coercer", "array_ret", "int_ret", "compiler", "fetch",
                  "adjusts")
 
     def __init__(self, program: Program, def_name: str, output_last: bool = False) -> None:
@@ -610,6 +623,9 @@ class _EntryPlan:
             # computed once per input (compiler.hoisting)
             comp.hoist_over[d.name] = self.names[-1]
         self.fn = comp.def_function(d)
+        #: the definition's entry (``Compiler.def_entry``: ``fn`` after the call's step is charged),
+        #: which the checks call with the step charged inline; ``None`` for a memoised definition
+        self.entry: Callable[..., Any] | None = comp.def_entry(d)[0]
         self.compiler = comp
         self.ret = ret
         self.array_ret = ret is not None and getattr(ret, "name", None) == "Array"
