@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from veriscale.backends.base import Answer, Check, CheckKind, UnknownReason
-from veriscale.backends.embedded.backend import EmbeddedBackend
+from veriscale.backends.embedded.backend import CHECK_FRAMES, EmbeddedBackend
 from veriscale.lean.codec import LeanSource
 from veriscale.lean.values import Arr
 from veriscale.task import Task, load_task
@@ -94,6 +94,54 @@ def test_a_check_that_raises_in_the_middle_of_a_run(clamp: Task) -> None:
     assert answers[9].reason == UnknownReason.TIMEOUT and "step budget" in answers[9].detail
     assert answers[11].reason == UnknownReason.TIMEOUT
     assert [a.value for a in answers if a.reason is None] == [x for x in range(30) if x not in (7, 9, 11)]
+
+
+def test_recursion_too_deep_comes_at_one_step_wherever_the_check_is_evaluated(clamp: Task) -> None:
+    # `grow` recurses until Python's stack runs out. The check that calls it is evaluated alone
+    # (the general path, which also makes the plan), after a check of another kind, last of a
+    # batch, inside a run of code checks, on an engine without runs, and with a wrapper around
+    # the general path: each starts at another Python depth, and each stops at the same step
+    task = clamp.with_sections(
+        code_aux="def grow (n : Nat) : Nat := grow (n + 1) + 1",
+        code="if x = 11 then Int.ofNat (grow 0) else x",
+    )
+    pre = Check(kind=CheckKind.PRECOND, args={"x": 11, "lo": 0, "hi": 10})
+    batches = [[_code(11)], [pre, _code(11), pre], [_code(1), _code(11)], [_code(1), _code(2), _code(11), _code(3)]]
+    steps: list[int] = []
+    for runs, wrapped in ((True, False), (False, False), (True, True)):
+        for batch in batches:
+            engine = EmbeddedBackend()
+            engine._code_runs = runs
+            if wrapped:
+                _general_answers(engine)
+            for check, answer in zip(batch, engine.run(task, batch)):
+                if check.kind is CheckKind.CODE and check.args["x"] == 11:
+                    assert (answer.reason, answer.detail) == (UnknownReason.TIMEOUT, "recursion too deep")
+                    steps.append(answer.steps or 0)
+    assert len(steps) == 12 and len(set(steps)) == 1, steps
+    # one Python frame per Lean call, the check's own definition entered directly too: the
+    # recursion is stopped by the call that would nest one frame more than a check may
+    assert steps[0] == CHECK_FRAMES
+
+
+@pytest.mark.parametrize("recursion", [
+    WALK,  # a definition calling itself through its entry: one Python frame per call
+    # a `let rec` function calling itself outside tail position, through its group's holder
+    "def walkLocal (n : Nat) : Nat :=\n  let rec go (k : Nat) : Nat := if k = 0 then 0 else go (k - 1) + 1\n  go n",
+    # a `where` helper capturing a parameter (a `let rec` then) and one that does not (a definition)
+    "def walkWhere (n : Nat) : Nat := go n + stay n\nwhere\n  go (k : Nat) : Nat := if k = 0 then n - n else go (k - 1) + 1\n"
+    "  stay : Nat → Nat\n    | 0 => 0\n    | k + 1 => stay k * 1",
+])
+def test_a_recursion_one_frame_per_call_deep_finishes(clamp: Task, recursion: str) -> None:
+    # 100,000 calls deep: past what two Python frames per call (a definition called through
+    # its `run`) or three (a `let rec` value applied) left of the check's frames; the answers
+    # are the same on both paths, and 160,000 deep still runs out of Python stack on both
+    name = recursion.split()[1]
+    task = clamp.with_sections(code_aux=recursion, code=f"Int.ofNat ({name} x.toNat)")
+    sizes = [100_000, 3, 100_000, 160_000, 5]
+    (answers,) = _both(task, [[_code(x, 0, 5) for x in sizes]], max_steps=1_000_000)
+    assert [a.value for a in answers[:3]] == [100_000, 3, 100_000] and answers[4].value == 5
+    assert (answers[3].reason, answers[3].detail) == (UnknownReason.TIMEOUT, "recursion too deep")
 
 
 def test_timeouts_then_the_short_limit_then_the_cap(clamp: Task) -> None:

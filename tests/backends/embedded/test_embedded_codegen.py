@@ -229,11 +229,14 @@ def test_local_functions_are_made_from_their_captured_slots_and_called_directly(
     sources = program.compiler.gen.sources
     # each function made from a list of its captured slots (the `where` group's snapshots then
     # completed with both functions), applied through its generated code when the value is one
-    # it made: by the entry point, by `go`'s loop and by `parity`, all three on locals (the
+    # it made: by the entry point, by `go`'s loop, by `parity` and by `ev` and `od`, which call
+    # each other through the holders their group fills once compiled, all five on locals (the
     # `map`'s coercing `fun`, `(i : Int)`, is text too)
     makers = [text for text in sources if ".env, " in text]
-    assert len(makers) == 3 and all(".run is " in text for text in makers), makers
-    assert sum("fr[" not in text for text in makers) == 3, makers
+    assert len(makers) == 5 and all(".run is " in text for text in makers), makers
+    assert sum("fr[" not in text for text in makers) == 5, makers
+    held = re.compile(r"(_k\d+)\[0\]\((_t\d+)\.env, .* if \2\.__class__ is _k\d+ and \2\.run is \1\[1\] else ")
+    assert sum(bool(held.search(text)) for text in makers) == 2, makers
     group = [text for text in sources if text.startswith("def _f") and "(_v0, _v1):" in text.splitlines()[0]]
     assert len(group) == 1 and group[0].count(".env[") == 4 and "fr[" not in group[0], group
     k = 10 - 2
@@ -272,9 +275,9 @@ def test_closures_made_in_a_tail_loop_keep_their_own_iteration(clamp: Task) -> N
     assert answers[0].value == acc and k == 7
 
 
-# Round 3 shapes (calls): a user definition that cannot recurse called through its entry (the
-# step charged in the text, from a recursion and with an argument that runs Lean code), a
-# recursive one and a memoised one called as before,
+# Round 3 shapes (calls): a user definition called through its entry (the step charged in the
+# text, from a recursion, by itself and with an argument that runs Lean code), a memoised one
+# called through its memo table,
 # a definition passed as a value, `++` on lists, strings and arrays, `∈`/`∉`, and patterns whose
 # tests are written as text: `some (a, b)`, `[x]`, `x :: y :: rest`, numerals, `n + 1`,
 # characters, user constructors with arguments, `let (a, b) := …` and `fun (i, v) => …`.
@@ -328,14 +331,41 @@ def test_a_definition_is_called_through_its_entry(clamp: Task) -> None:
     task = clamp.with_sections(code_aux=code_aux, code="  " + code)
     answers, program = _same_both_ways(task, _int_checks([0, 2, 5]))
     bodies = [text for text in program.compiler.gen.sources if text.splitlines()[0].endswith("(_v0):")]
-    # `bump (bump n)` in `twice`, `bump 0` in `depth`: the callee fetched (compiled on the first
-    # call), the argument computed, the step charged, then its entry (its generated body)
-    # called, all in the text; `depth`, which recurses, is called through its `run` as before
+    # `bump (bump n)` and `depth (n % 50)` in `twice`, `bump 0` and `depth (n - 1)` in `depth`:
+    # the callee fetched (compiled on the first call), the argument computed, the step charged,
+    # then its entry (its generated body) called, all in the text; a recursive definition too,
+    # so `depth` nests one Python frame per call
     call = re.compile(r"(_t\d+) = _k\d+\[0\] or _k\d+\(\)\n(.*\n)*.*\.refill\(\)\n(.*\n)*.*\1\((_[tkv]\d+)\)")
     assert sum(bool(call.search(text)) for text in bodies) == 2, bodies
-    assert sum(text.count(".refill()") for text in bodies) == 3, bodies
+    assert sorted(text.count(".refill()") for text in bodies) == [0, 2, 3], bodies  # bump, depth, twice
     # twice n - depth m = (4n + 3 + n % 50) - m, with n = 300x and m = 200x
     assert [a.value for a in answers] == [3, 2003, 5003]
+
+
+def test_let_rec_self_calls_call_the_generated_function(clamp: Task) -> None:
+    # `go (n - 1)` is a self-call outside tail position, `step …` and `go 0` the siblings' calls
+    # inside the group, `twice` calls `go` after it: each written as a direct call of the generated function on
+    # the value's captured frame, the self and sibling calls through the holder their group
+    # fills once compiled (before, a group's own calls applied the value: `Fn.__call__`, its
+    # runner, then the body)
+    code = ("let rec go (n : Nat) : Nat := if n = 0 then lo.toNat else step (go (n - 1)) + 1,\n"
+            "  step (m : Nat) : Nat := if m % 3 = 0 then m + go 0 else m\n"
+            "let twice (k : Nat) : Nat := go k + go (k / 2)\n"
+            "Int.ofNat (twice (x.toNat * 7))")
+    task = clamp.with_sections(code="  " + code.replace("\n", "\n  "))
+    answers, program = _same_both_ways(task, _int_checks(range(-2, 12)))
+    assert all(a.status == "value" for a in answers)
+    held = re.compile(r"(_k\d+)\[0\]\((_t\d+)\.env, .* if \2\.__class__ is _k\d+ and \2\.run is \1\[1\] else ")
+    group = [text for text in program.compiler.gen.sources if text.startswith("def _f") and "(env, " in text]
+    assert len(group) >= 2 and sum(len(held.findall(text)) for text in group) == 3, group
+
+    def go(n: int) -> int:
+        return 0 if n == 0 else step(go(n - 1)) + 1
+
+    def step(m: int) -> int:
+        return m + go(0) if m % 3 == 0 else m
+
+    assert [a.value for a in answers] == [go(7 * max(x, 0)) + go(7 * max(x, 0) // 2) for x in range(-2, 12)]
 
 
 def test_a_non_tail_recursion_through_entries_runs_out_of_steps_at_the_same_step(clamp: Task) -> None:
@@ -582,3 +612,27 @@ def test_without_the_coercion_a_nat_would_sit_in_an_int_array(running_max: Task,
     task = running_max.with_sections(code="  " + body.replace("\n", "\n  "))
     answers, _ = _answers(task, _array_checks(), True)
     assert not _int_elements(answers) and "Nat(" in repr([a.value for a in answers])
+
+
+def test_map_idx_applies_a_function_value_through_its_direct_function() -> None:
+    # `Array.mapIdx`/`List.mapIdx` call a `fun` of two variables as a plain Python function
+    # (`Fn.direct`, one call per element instead of `Fn.__call__` then its runner), with the
+    # index a `Nat`
+    from veriscale.backends.embedded.builtins.arrays import array_map_idx
+    from veriscale.backends.embedded.builtins.lists import list_map_idx
+    from veriscale.backends.embedded.runtime_support import Fn
+    from veriscale.lean.values import Arr, Nat
+
+    def runner(env: object, args: tuple[object, ...]) -> object:
+        raise AssertionError("applied through its runner")
+
+    seen: list[object] = []
+
+    def direct(i: object, v: object) -> object:
+        seen.append(type(i))
+        return (i, v)
+
+    fn = Fn(2, runner, [], "fun", None, None, direct)
+    assert list(array_map_idx(fn, Arr(("a", "b", "c")))) == [(0, "a"), (1, "b"), (2, "c")]
+    assert list_map_idx(fn, ("x", "y")) == ((0, "x"), (1, "y"))
+    assert seen == [Nat] * 5

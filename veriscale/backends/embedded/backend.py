@@ -2,7 +2,9 @@
 
 Each batch runs in one worker thread with a large stack and a raised recursion limit, so deep
 (but legitimate) recursion in Lean code does not overflow the interpreter; a ``RecursionError``
-or ``MemoryError`` becomes ``unknown(timeout)``, never an exception out of :meth:`run`.
+or ``MemoryError`` becomes ``unknown(timeout)``, never an exception out of :meth:`run`. A check
+may nest :data:`CHECK_FRAMES` Python frames, counted from the frame that calls its definition
+(:func:`_pin_frames`), so a recursion too deep stops at the same step on every path.
 """
 
 from __future__ import annotations
@@ -12,7 +14,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from functools import partial
 from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
@@ -57,6 +58,10 @@ if TYPE_CHECKING:
 ENGINE = "embedded"
 STACK_SIZE = 512 * 1024 * 1024
 RECURSION_LIMIT = 150_000  # Lean recursion 20,000 deep fits; deeper risks the C stack
+#: Python frames a check may use above the frame that calls its definition, whichever path
+#: evaluates it (see _pin_frames): where "recursion too deep" stops a recursion, at a step count,
+#: is then the same on every path
+CHECK_FRAMES = RECURSION_LIMIT
 
 
 #: Steps a check may take. Calibrated on the checks of VerinaPlus that ran into the former
@@ -373,10 +378,16 @@ class EmbeddedBackend(Backend):
         budget.max_steps = limit
         budget.timeout = self.timeout
         first_grant = limit if limit < budget.period else budget.period
+        # the entry point's step charged by starting one below the grant (what `fn` would do
+        # first, without a refill), then its entry called: one Python call less per check
+        first_tick = first_grant
+        if plan.entry is not None and first_grant >= 1:
+            fn, first_tick = plan.entry, first_grant - 1
         memo = budget.memo
         cache = self._value_answers
         bool_answers = self._bool_answers
         shared = _SHARED_VALUE_TYPES
+        _pin_frames()  # this frame calls `fn`, as `_answer`'s does (see _pin_frames)
         try:
             for i in order[position:]:
                 check = checks[i]
@@ -392,7 +403,8 @@ class EmbeddedBackend(Backend):
                 budget.spent = 0
                 if memo:
                     memo.clear()
-                budget.grant = budget.tick = first_grant
+                budget.grant = first_grant
+                budget.tick = first_tick
                 budget.deadline = _CLOCK_NOT_READ  # the CPU clock is read at the first refill
                 value = fn(*values)
                 if adjusted is not None:
@@ -453,20 +465,42 @@ class EmbeddedBackend(Backend):
 
     def _answer(self, entries: _Entries, check: Check, budget: Budget) -> Answer:
         """Evaluate one check under the budget the caller started. Answers that carry no value are
-        shared (an ``Answer`` is frozen): one per outcome and step count."""
+        shared (an ``Answer`` is frozen): one per outcome and step count.
+
+        The check's definition is called from this frame, with the Python frames above it pinned
+        to :data:`CHECK_FRAMES` (:func:`_pin_frames`), as :meth:`_code_run` calls it: where
+        ``recursion too deep`` stops a recursion (a step count) does not depend on the path."""
         try:
             kind = check.kind
-            if kind is _CODE or kind == _CODE:  # identity first: a str enum's `==` is slow
-                return self._value_answer(entries.call_code(check.args), budget.used())
-            if kind == CheckKind.PRECOND:
-                truth = entries.call(entries.precond, check.args, None, False)
+            code = kind is _CODE or kind == _CODE  # identity first: a str enum's `==` is slow
+            if code:
+                plan, values = entries.code_call(check.args)
+            elif kind == CheckKind.PRECOND:
+                plan, values = entries.call_of(entries.precond, check.args, None, False)
             else:
-                truth = entries.call(entries.postcond, check.args, check.output, True)
-            if truth is True:
+                plan, values = entries.call_of(entries.postcond, check.args, check.output, True)
+            limit = entries.frames_limit
+            if limit is None:  # (this frame's depth is the same for every check of the batch)
+                limit = entries.frames_limit = _pin_frames()
+            else:
+                sys.setrecursionlimit(limit)
+            entry = plan.entry
+            if entry is not None:  # the call's step, as `plan.fn` would charge it, then its entry
+                budget.tick -= 1
+                if budget.tick < 0:
+                    budget.refill()
+                result = entry(*values)
+            else:
+                result = plan.fn(*values)
+            if plan.adjusts:
+                result = plan.adjusted(result)
+            if code:
+                return self._value_answer(result, budget.used())
+            if result is True:
                 return self._truth_answer("true", budget.used())
-            if truth is False:
+            if result is False:
                 return self._truth_answer("false", budget.used())
-            raise Unsupported("proposition", f"evaluated to {truth!r}, not a decided truth value")
+            raise Unsupported("proposition", f"evaluated to {result!r}, not a decided truth value")
         except Exception as exc:  # noqa: BLE001 - sorted by _unknown; an engine bug is an error, never an answer
             reason, detail = self._unknown(exc)
         return Answer(status="unknown", engine=ENGINE, value=None, reason=reason, detail=detail, steps=budget.used())
@@ -521,6 +555,24 @@ _ANSWER_CACHE_LIMIT = 4096
 _NEVER = float("inf")
 
 
+def _pin_frames() -> int:
+    """Set Python's recursion limit to the depth of the calling frame plus :data:`CHECK_FRAMES`
+    and return it: the functions that frame calls may nest exactly ``CHECK_FRAMES`` frames deep,
+    however deep it sits. The two paths that evaluate checks (``EmbeddedBackend._code_run`` and
+    ``_answer``) call the check's definition from a frame pinned so: a recursion that runs out
+    of Python stack does so at the same step on either, and with any wrapper around them. (The
+    limit counts Python frames, and calls through a C slot of a Python class; the frames below
+    are plain calls, one each.)"""
+    depth = 0
+    frame: Any = sys._getframe(1)
+    while frame is not None:
+        depth += 1
+        frame = frame.f_back
+    limit = depth + CHECK_FRAMES
+    sys.setrecursionlimit(limit)
+    return limit
+
+
 def _cpu_seconds(cpu_clock: list[int]) -> float:
     """The evaluating thread's CPU time (what ``time.thread_time()`` gives inside it), or -inf
     when it cannot be read (no per-thread CPU clocks here, or the thread has just ended): then
@@ -555,7 +607,7 @@ class _EntryPlan:
     """What calling a top-level definition with named arguments takes, worked out once per
     program and definition (the definition's types do not change between checks)."""
 
-    __slots__ = ("fn", "names", "types", "ret", "int_coercer", "array_ret", "int_ret", "compiler", "fetch",
+    __slots__ = ("fn", "entry", "names", "types", "ret", "int_coercer", "array_ret", "int_ret", "compiler", "fetch",
                  "adjusts")
 
     def __init__(self, program: Program, def_name: str, output_last: bool = False) -> None:
@@ -571,6 +623,9 @@ class _EntryPlan:
             # computed once per input (compiler.hoisting)
             comp.hoist_over[d.name] = self.names[-1]
         self.fn = comp.def_function(d)
+        #: the definition's entry (``Compiler.def_entry``: ``fn`` after the call's step is charged),
+        #: which the checks call with the step charged inline; ``None`` for a memoised definition
+        self.entry: Callable[..., Any] | None = comp.def_entry(d)[0]
         self.compiler = comp
         self.ret = ret
         self.array_ret = ret is not None and getattr(ret, "name", None) == "Array"
@@ -590,27 +645,29 @@ class _EntryPlan:
     def call(self, def_name: str, args: dict[str, Any], output: Any, with_output: bool) -> Any:
         """Call the definition: each parameter from ``args`` by name, the last one from
         ``output`` when ``with_output`` and ``args`` does not name it."""
+        result = self.fn(*self.values(def_name, args, output, with_output))
+        return self.adjusted(result) if self.adjusts else result
+
+    def values(self, def_name: str, args: dict[str, Any], output: Any, with_output: bool) -> Sequence[Any]:
+        """The arguments of :meth:`call`, in order, a function given as Lean text compiled."""
         names = self.names
         try:
             if with_output and names and names[-1] not in args:
                 values = [args[p] for p in names[:-1]]
                 values.append(output)
             else:
-                values = list(self.fetch(args))
+                values = self.fetch(args)
         except KeyError:
             raise self._missing(def_name, args) from None
-        return self._finish(values)
+        return self._compiled(values)
 
-    def call_args(self, def_name: str, args: dict[str, Any]) -> Any:
-        """:meth:`call` without an output: every parameter from ``args``."""
+    def code_values(self, def_name: str, args: dict[str, Any]) -> Sequence[Any]:
+        """:meth:`values` without an output: every parameter from ``args``."""
         try:
             values = self.fetch(args)
         except KeyError:
             raise self._missing(def_name, args) from None
-        if LeanSource in map(type, values):
-            return self._finish(list(values))
-        result = self.fn(*values)
-        return self.adjusted(result) if self.adjusts else result
+        return self._compiled(values)
 
     def adjusted(self, result: Any) -> Any:
         """:meth:`_adjust` where ``adjusts`` is set, a plain ``int`` at ``Int`` left as it is
@@ -623,14 +680,15 @@ class _EntryPlan:
         missing = next(p for p in self.names if p not in args)
         return Unsupported(f"argument {missing} of {def_name}", "not supplied")
 
-    def _finish(self, values: list[Any]) -> Any:
-        """Call with the argument list ``values``, a function given as Lean text compiled first."""
-        if LeanSource in map(type, values):
-            for i, v in enumerate(values):
-                if type(v) is LeanSource:
-                    values[i] = compile_source(self.compiler, v.text, self.types[i])
-        result = self.fn(*values)
-        return self._adjust(result) if self.adjusts else result
+    def _compiled(self, values: Sequence[Any]) -> Sequence[Any]:
+        """``values`` with each function given as Lean text compiled (a list then)."""
+        if LeanSource not in map(type, values):
+            return values
+        out = list(values)
+        for i, v in enumerate(out):
+            if type(v) is LeanSource:
+                out[i] = compile_source(self.compiler, v.text, self.types[i])
+        return out
 
     def _adjust(self, result: Any) -> Any:
         """The result at the declared return type (coercions the compiled body leaves to the caller)."""
@@ -662,7 +720,7 @@ class _Entries:
     """The three entry points of one task (code, precondition, postcondition) for one batch: each
     one's plan is looked up on first use (a missing one raises then, for that check alone)."""
 
-    __slots__ = ("program", "code", "precond", "postcond", "plans", "call_code")
+    __slots__ = ("program", "code", "precond", "postcond", "plans", "frames_limit")
 
     def __init__(self, program: Program, name: str) -> None:
         self.program = program
@@ -670,22 +728,26 @@ class _Entries:
         self.precond = f"{name}_precond"
         self.postcond = f"{name}_postcond"
         self.plans: dict[str, _EntryPlan] = {}
-        #: call the code entry point with the named arguments (what ``call(self.code, args, None,
-        #: False)`` does): first finds the plan, then is the plan's own call
-        self.call_code: Callable[[dict[str, Any]], Any] = self._first_code_call
+        #: the recursion limit that pins the frames of a check the general path evaluates
+        #: (``EmbeddedBackend._answer``; found on its first check)
+        self.frames_limit: int | None = None
 
-    def _first_code_call(self, args: dict[str, Any]) -> Any:
-        plan = self.plans.get(self.code)
-        if plan is None:
-            plan = self.plans[self.code] = _entry_plan(self.program, self.code, False)
-        self.call_code = partial(plan.call_args, self.code)
-        return self.call_code(args)
-
-    def call(self, def_name: str, args: dict[str, Any], output: Any, with_output: bool) -> Any:
+    def plan(self, def_name: str) -> _EntryPlan:
         plan = self.plans.get(def_name)
         if plan is None:
             plan = self.plans[def_name] = _entry_plan(self.program, def_name, def_name == self.postcond)
-        return plan.call(def_name, args, output, with_output)
+        return plan
+
+    def code_call(self, args: dict[str, Any]) -> tuple[_EntryPlan, Sequence[Any]]:
+        """The code entry point's plan and its arguments from the named ``args``."""
+        plan = self.plan(self.code)
+        return plan, plan.code_values(self.code, args)
+
+    def call_of(self, def_name: str, args: dict[str, Any], output: Any,
+                with_output: bool) -> tuple[_EntryPlan, Sequence[Any]]:
+        """The plan of ``def_name`` and its arguments (:meth:`_EntryPlan.values`)."""
+        plan = self.plan(def_name)
+        return plan, plan.values(def_name, args, output, with_output)
 
 
 def compile_source(comp: Compiler, text: str, ty: Any) -> Any:

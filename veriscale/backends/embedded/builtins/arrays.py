@@ -285,7 +285,8 @@ def array_map(f: Fn, a: Arr) -> Arr:
 
 @builtin("Array.mapIdx", "{α : Type _} {β : Type _} : (Nat → α → β) → Array α → Array β", verified=False)
 def array_map_idx(f: Fn, a: Arr) -> Arr:
-    return Arr(f(Nat(i), x) for i, x in enumerate(a))
+    items = tuple(a)
+    return Arr(map(binary(f), nat_range(0, len(items)), items))
 
 
 @builtin("Array.zipIdx", "{α : Type u} (xs : Array α) (start : Nat := 0) : Array (α × Nat)", verified=False)

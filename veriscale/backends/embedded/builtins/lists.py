@@ -809,7 +809,7 @@ def list_get_last(xs: tuple, h: Any) -> Any:
 @builtin("List.mapIdx", "{α : Type _} {β : Type _} : (Nat → α → β) → List α → List β", verified=False)
 def list_map_idx(f: Fn, xs: tuple) -> tuple:
     """``mapIdx (f : Nat → α → β)``: the index comes first."""
-    return tuple(f(Nat(i), x) for i, x in enumerate(xs))
+    return tuple(map(binary(f), nat_range(0, len(xs)), xs))
 
 
 @builtin("List.modify", "{α : Type u} (l : List α) (i : Nat) (f : α → α) : List α")

@@ -5,7 +5,6 @@ inline (``some``, ``pure``, ``default``, ``ite``...)."""
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -19,7 +18,7 @@ from veriscale.backends.embedded.builtins import (
     default_of_type,
     type_name_of,
 )
-from veriscale.backends.embedded.compiler.codegen import CodeGen, call_template
+from veriscale.backends.embedded.compiler.codegen import INERT, CodeGen, call_template
 from veriscale.backends.embedded.compiler.fast_paths import Writer, builtin_writer
 from veriscale.backends.embedded.compiler.monads import except_error, except_ok
 from veriscale.backends.embedded.compiler.support import (
@@ -363,7 +362,7 @@ class CallsMixin:
                 call = lambda fr: get()(c0(fr), c1(fr))  # noqa: E731
             else:
                 call = lambda fr: get()(*[c(fr) for c in cs])  # noqa: E731
-            if not self.def_memoised(d) and self.def_recursion_free(d):  # type: ignore[attr-defined]
+            if not self.def_memoised(d):  # type: ignore[attr-defined]
                 entry = self.def_entry(d)  # type: ignore[attr-defined]
                 return self.gen.fuse_with(call, cs, _direct_call(self.gen, entry, get, self.budget))
             # generated code reads the function found by the first `get()` without a call
@@ -785,9 +784,6 @@ def _param_types(t: LeanType | None, n: int) -> list[LeanType | None]:
     return out
 
 
-#: an operand's expression that neither runs Lean code nor can fail, nor changes when a step is
-#: charged: a temporary, a constant, a frame slot
-_INERT = re.compile(r"_t\d+|_k\d+|fr\[\d+\]")
 
 
 def _direct_call(gen: CodeGen, entry: list[Any], get: Callable[[], Any], budget: Budget) -> Writer:
@@ -810,7 +806,7 @@ def _direct_call(gen: CodeGen, entry: list[Any], get: Callable[[], Any], budget:
         stmts = [f"{f} = {fetch}"]
         args: list[str] = []
         for e in exprs:
-            if _INERT.fullmatch(e):
+            if INERT.fullmatch(e):
                 args.append(e)
             else:
                 t = gen.temp()

@@ -42,12 +42,15 @@ value is one that ``fun`` made (else it is applied as any function value). A ``d
 ``return`` is a ``raise`` caught by a ``try`` written around the block's text
 (:meth:`CodeGen.catching`), so a block called from a loop joins the loop's function.
 
-A call of a user definition with all its arguments, when no call of that definition can
-recurse, calls its *entry* (:meth:`.core.Compiler.def_entry`: its body generated on locals, or
-the body on a frame built for it) after charging the call's step in the text, in place of its
-``run`` (one Python call per call instead of two); a recursive or memoised definition is called
-through ``run``, so a recursion keeps the Python frames per call it has always had (where
-Python's recursion limit stops it is counted in frames). ``++``, ``∈``, ascriptions,
+A call of a user definition with all its arguments calls its *entry*
+(:meth:`.core.Compiler.def_entry`: its body generated on locals, or the body on a frame built
+for it) after charging the call's step in the text, in place of its ``run`` (one Python call per
+call instead of two), a recursive one too; a memoised definition is called through its memo
+table. Inside a ``let rec`` group, the group's own names applied (self-calls outside tail
+position, siblings' calls) call the functions generated for them through a holder the group
+fills once compiled (:class:`.lambdas.PendingLocalFn`), one Python call instead of three. A
+recursion then nests one Python frame per call; where Python's recursion limit stops it does not
+depend on the path that evaluates the check (``backend._pin_frames``). ``++``, ``∈``, ascriptions,
 constructor applications and patterns made of sub-patterns (``some (a, b)``, ``[x]``,
 ``x :: y :: t``, numerals, ``n + 1``, constructors with arguments, ``let (a, b) := …``,
 ``fun (i, v) => …``) are text too, so the bodies holding them run on locals.
@@ -67,6 +70,10 @@ _SRC_ATTR = "_veriscale_src"
 MAX_LINES = 2_000
 #: how a tail call's jump statement begins; the rest of the line names its function's loop
 _TAIL_JUMP = "continue  # tail "
+#: an operand's expression that neither runs Lean code nor can fail, nor changes when a step is
+#: charged: a temporary, a constant, a frame slot (kept in place where the operands after it are
+#: computed into temporaries first)
+INERT = re.compile(r"_t\d+|_k\d+|fr\[\d+\]")
 
 
 class Src:

@@ -113,8 +113,6 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         #: each definition's *entry* (:meth:`def_entry`), by name
         self._def_entries: dict[str, list[Any]] = {}
         self._memoised_defs: dict[str, bool] = {}
-        self._mentions: dict[str, frozenset[str]] = {}
-        self._recursion_free: dict[str, bool] = {}
 
     # -- user definitions -----------------------------------------------------------------
     def def_function(self, d: UserDef) -> Callable[..., Any]:
@@ -155,59 +153,6 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             elif d.cmd.body is not None:
                 tail_apps(d.cmd.body, calls)
             known = self._memoised_defs[d.name] = branching_recursion(d, calls)
-        return known
-
-    def def_recursion_free(self, d: UserDef) -> bool:
-        """Whether no call of ``d`` can recurse: neither ``d`` nor a definition it may call (by
-        the names their texts mention, a superset) is on a cycle of calls or holds a ``let rec``
-        or ``where`` helpers. Only such a definition is called through its entry
-        (:meth:`def_entry`): how deep a recursion goes before Python's recursion limit stops it
-        (``recursion too deep``, at a step count) is counted in Python frames, so the frames of
-        every call on the way to a recursion stay as they were."""
-        known = self._recursion_free.get(d.name)
-        if known is None:
-            reach = self._reach(d)
-            known = not any(self._holds_local_recursion(r) or r.name in self._reach_from_mentions(r)
-                            for r in reach)
-            self._recursion_free[d.name] = known
-        return known
-
-    def _reach(self, d: UserDef) -> list[UserDef]:
-        """``d`` and the definitions it may call, directly or not."""
-        seen = {d.name}
-        out = [d]
-        todo = [d]
-        while todo:
-            for name in self._mentioned_defs(todo.pop()):
-                if name not in seen:
-                    seen.add(name)
-                    out.append(self.env.defs[name])
-                    todo.append(self.env.defs[name])
-        return out
-
-    def _reach_from_mentions(self, d: UserDef) -> set[str]:
-        """The definitions ``d`` may call, directly or not (not ``d`` unless on a cycle)."""
-        out: set[str] = set()
-        todo = list(self._mentioned_defs(d))
-        while todo:
-            name = todo.pop()
-            if name not in out:
-                out.add(name)
-                todo.extend(self._mentioned_defs(self.env.defs[name]))
-        return out
-
-    def _holds_local_recursion(self, d: UserDef) -> bool:
-        return bool(d.cmd.where) or _holds(d.cmd, (A.LetRec, A.DoLetRec))
-
-    def _mentioned_defs(self, d: UserDef) -> frozenset[str]:
-        """The definitions whose name (full or last component) is a component of a name or field
-        that ``d``'s text mentions."""
-        known = self._mentions.get(d.name)
-        if known is None:
-            words: set[str] = set()
-            _name_words([d.cmd.body, d.cmd.alts, d.cmd.where], words)
-            known = self._mentions[d.name] = frozenset(
-                n for n in self.env.defs if n in words or n.rpartition(".")[2] in words)
         return known
 
     def def_arity(self, d: UserDef) -> tuple[int, list[bool]]:
@@ -740,25 +685,6 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
 #: empty frame slots, sliced to pad a frame after its arguments
 _NONES_LEN = 256
 _NONES = (None,) * _NONES_LEN
-
-
-def _holds(node: object, kind: type | tuple[type, ...]) -> bool:
-    """Whether a node of class ``kind`` is in ``node`` (a syntax tree or a list of them)."""
-    if isinstance(node, kind):
-        return True
-    return any(_holds(sub, kind) for sub in A.subterms(node))
-
-
-def _name_words(node: object, out: set[str]) -> None:
-    """Every full name and dot-separated component of the identifiers, dot identifiers and
-    fields in ``node`` (a syntax tree or a list of them)."""
-    for sub in A.subterms(node) if not isinstance(node, A.Node) else [node]:
-        for attr in ("name", "field"):
-            text = getattr(sub, attr, None)
-            if isinstance(text, str):
-                out.add(text)
-                out.update(text.split("."))
-        _name_words(list(A.subterms(sub)), out)
 
 
 def _entry(body: Callable[..., Any], on_locals: bool, nargs: int, ctx: DefCtx,

@@ -9,7 +9,7 @@ from typing import Any
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import type_of_text
-from veriscale.backends.embedded.compiler.codegen import Body, CodeGen, Src
+from veriscale.backends.embedded.compiler.codegen import INERT, Body, CodeGen, Src
 from veriscale.backends.embedded.compiler.patterns import pattern_text
 from veriscale.backends.embedded.compiler.support import (
     Closure,
@@ -415,6 +415,11 @@ class LambdasMixin:
             slots.append(slot)
             types.append(ft)
         slot_of = {decl.name: inner.vars[decl.name][0] for decl in decls if decl.name is not None}
+        # the group's names applied in its own bodies (self and sibling calls) call the functions
+        # generated for them directly, once they are made (:class:`PendingLocalFn`)
+        pending = {s: PendingLocalFn() for s in slots}
+        for s, p in pending.items():
+            self._local_fns[(sc.ctx, s)] = p
         makers = []
         for decl, ft in zip(decls, types):
             explicit = [b for b in decl.binders if b.kind == "explicit"]
@@ -447,6 +452,10 @@ class LambdasMixin:
                         f.env[s] = g
 
         for s, m in zip(slots, makers):
+            del self._local_fns[(sc.ctx, s)]
+            made = getattr(m, _LOCAL_FN_ATTR, None)
+            if made is not None:
+                pending[s].fill(made[0])
             self._note_local_fn(sc.ctx, s, m)
         return inner, self._let_rec_source(setter, slots, makers)
 
@@ -532,15 +541,63 @@ class LocalFn:
         ``None`` unless ``nargs`` is the arity."""
         if nargs != self.arity:
             return None
-        fn, runner, fn_type = gen.const(self.fn), gen.const(self.runner), gen.const(Fn)
+        return _guarded_call(gen, gen.const(self.fn), gen.const(self.runner))
 
-        def build(exprs: Sequence[str]) -> tuple[Sequence[str], str]:
-            f = gen.temp()
-            args = "".join(f"{e}, " for e in exprs[1:])
-            return ([f"{f} = {exprs[0]}"],
-                    f"({fn}({f}.env, {args}) if {f}.__class__ is {fn_type} and {f}.run is {runner} else {f}({args}))")
 
-        return build
+class PendingLocalFn:
+    """A function of the ``let rec`` group being compiled, for the applications of its name in
+    the group's own bodies (its self-calls, not in tail position, and its siblings' calls):
+    they are written as :meth:`LocalFn.call_source` writes them, with the generated function
+    and its runner read from a holder that :meth:`fill` sets once the group is compiled. Where
+    the function is not generated on locals, or takes another number of arguments, the holder
+    stays empty, the test of the runner fails and the value is applied as any function. A
+    recursion then nests one Python frame per call instead of three (``Fn.__call__``, the
+    runner, the body), with the same steps (the body charges its own)."""
+
+    __slots__ = ("_holders",)
+
+    def __init__(self) -> None:
+        #: a holder ``[fn, runner]`` per number of arguments applied
+        self._holders: dict[int, list[Any]] = {}
+
+    def call_source(self, gen: CodeGen, nargs: int) -> Callable[[Sequence[str]], tuple[Sequence[str], str]]:
+        holder = self._holders.get(nargs)
+        if holder is None:
+            holder = self._holders[nargs] = [None, None]
+        h = gen.const(holder)
+        return _guarded_call(gen, f"{h}[0]", f"{h}[1]")
+
+    def fill(self, local: LocalFn) -> None:
+        """The group is compiled and this function generated on locals as ``local``."""
+        holder = self._holders.get(local.arity)
+        if holder is not None:
+            holder[0], holder[1] = local.fn, local.runner
+
+
+def _guarded_call(gen: CodeGen, fn: str, runner: str) -> Callable[[Sequence[str]], tuple[Sequence[str], str]]:
+    """The text of an application (over the function value's and the arguments' expressions)
+    calling ``fn`` on the value's captured frame when the value is a :class:`Fn` run by
+    ``runner`` (what ``Fn.__call__`` would do, through the runner), else applying the value.
+    The value, then each argument that runs code, is computed into a temporary first, in that
+    order: the arguments' text is written twice (once per branch), and a nested application
+    would double it at each level."""
+    fn_type = gen.const(Fn)
+
+    def build(exprs: Sequence[str]) -> tuple[Sequence[str], str]:
+        f = gen.temp()
+        stmts = [f"{f} = {exprs[0]}"]
+        args: list[str] = []
+        for e in exprs[1:]:
+            if INERT.fullmatch(e):
+                args.append(e)
+            else:
+                t = gen.temp()
+                stmts.append(f"{t} = {e}")
+                args.append(t)
+        text = "".join(f"{a}, " for a in args)
+        return stmts, f"({fn}({f}.env, {text}) if {f}.__class__ is {fn_type} and {f}.run is {runner} else {f}({text}))"
+
+    return build
 
 
 #: the attribute of a maker of a :class:`LocalFn`: the function and the slots its body reads
