@@ -23,6 +23,7 @@ from veriscale.backends.embedded.compiler.codegen import CodeGen, call_template
 from veriscale.backends.embedded.compiler.fast_paths import Writer, builtin_writer
 from veriscale.backends.embedded.compiler.monads import except_error, except_ok
 from veriscale.backends.embedded.compiler.support import (
+    _STD_SHORT_NAMES,
     UNSURE,
     Closure,
     Scope,
@@ -76,7 +77,6 @@ from veriscale.lean.values import (
 
 _MEMO_FOLDS = frozenset({"List.foldl", "Array.foldl"})
 #: types of `Std` written by their short names (under `open Std`), with their full names
-_STD_SHORT_NAMES = {"HashSet": "Std.HashSet", "HashMap": "Std.HashMap"}
 _ORDERINGS: dict[str, Ctor] = {o.name: o for o in ORDERINGS}
 """``Ordering.lt``/``eq``/``gt``: core's constructors, constants."""
 """Folds whose calls are memoised (:func:`..memo.memoised_fold`)."""
@@ -611,8 +611,9 @@ class CallsMixin:
                 expected: LeanType | None) -> Closure:
         """``base.field args``: projection, or generalized field notation (resolved by type)."""
         if field in ("1", "fst", "2", "snd") and (t is None or isinstance(t, ProdType)):
-            first = field in ("1", "fst")
-            proj: Closure = (lambda fr: _fst(base(fr), node)) if first else (lambda fr: _snd(base(fr), node))
+            get = _fst if field in ("1", "fst") else _snd
+            proj: Closure = self.gen.fuse(lambda fr: get(base(fr), node),
+                                          f"{self.gen.const(get)}({{0}}, {self.gen.const(node)})", [base])
             if args:
                 return self._apply_value(node, proj, args, sc)
             return proj
@@ -661,11 +662,10 @@ class CallsMixin:
             idx = si.field_index(field)
 
             def get_field(fr: list[Any]) -> Any:
-                v = base(fr)
-                if not isinstance(v, Struct):
-                    raise unsupported(node, f"field {field}")
-                return v.fields[idx][1]
+                return _struct_field(base(fr), idx, node, field)
 
+            g = self.gen
+            g.fuse(get_field, f"{g.const(_struct_field)}({{0}}, {idx}, {g.const(node)}, {g.const(field)})", [base])
             if args:
                 return self._apply_value(node, get_field, args, sc)
             return get_field
@@ -747,6 +747,13 @@ def _snd(v: Any, node: A.Node) -> Any:
     if isinstance(v, Pair):
         return v.snd
     raise unsupported(node, ".2", f"on {type_name_of(v)}")
+
+
+def _struct_field(v: Any, idx: int, node: A.Node, field: str) -> Any:
+    """Field number ``idx`` (named ``field``) of the structure value ``v``."""
+    if not isinstance(v, Struct):
+        raise unsupported(node, f"field {field}")
+    return v.fields[idx][1]
 
 
 def _runtime_head(v: Any) -> str:

@@ -626,10 +626,13 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         return run
 
     def c_RangeLit(self, node: A.RangeLit, sc: Scope, expected: LeanType | None) -> Closure:
-        start = self.compile(node.start, sc, NAT) if node.start is not None else (lambda fr: 0)
+        g = self.gen
+        start = self.compile(node.start, sc, NAT) if node.start is not None else g.constant(lambda fr: 0, 0)
         stop = self.compile(node.stop, sc, NAT)
-        step = self.compile(node.step, sc, NAT) if node.step is not None else (lambda fr: 1)
-        return lambda fr: LeanRange(int(start(fr)), int(stop(fr)), int(step(fr)))
+        step = self.compile(node.step, sc, NAT) if node.step is not None else g.constant(lambda fr: 1, 1)
+        make, to_int = g.const(LeanRange), g.const(int)
+        return g.fuse(lambda fr: LeanRange(int(start(fr)), int(stop(fr)), int(step(fr))),
+                      f"{make}({to_int}({{0}}), {to_int}({{1}}), {to_int}({{2}}))", [start, stop, step])
 
     def c_Hole(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
         raise unsupported(node, "_ placeholder")
@@ -644,17 +647,18 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         (``⟨Array.empty⟩``), ``Subarray`` (``Subarray.empty``), ``Std.HashMap``/``Std.HashSet``
         (``emptyWithCapacity``, 8). ``String`` has none; an unknown type is not guessed."""
         h = head(ty)
+        g = self.gen
         if h == "List":
-            return lambda fr: ()
+            return g.constant(lambda fr: (), ())
         if h == "Array":
             empty = Arr(())
-            return lambda fr: empty
+            return g.constant(lambda fr: empty, empty)
         if h == "Subarray":
             return lambda fr: LeanSubarray(Arr(()), 0, 0)
         if h in ("Std.HashMap", "HashMap"):
-            return lambda fr: LeanHashMap()
+            return g.fuse(lambda fr: LeanHashMap(), f"{g.const(LeanHashMap)}()", [])
         if h in ("Std.HashSet", "HashSet"):
-            return lambda fr: LeanHashSet()
+            return g.fuse(lambda fr: LeanHashSet(), f"{g.const(LeanHashSet)}()", [])
         if ty is None:
             raise unsupported(node, what, "expected type unknown")
         raise unsupported(node, what, f"no EmptyCollection instance handled for {ty}")
