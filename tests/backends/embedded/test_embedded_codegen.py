@@ -344,6 +344,9 @@ ROUND4_PROGRAMS: list[tuple[str, str]] = [
      "  let mut m : HashMap Int Nat := {}\n  for y in xs do\n    m := m.insert y (m.getD y 0 + 1)\n"
      "  return m.toList.any (fun (_, v) => v > 1)",
      "if freq [x, hi % 5, lo, 3] then 1 else 0"),
+    # a term the engine refuses (`panic!`) in a branch no check reaches: the refusal is text too
+    ("def safe (n : Int) : Int := if n > 100 then panic! \"big\" else n * 2 - 1",
+     "safe x + safe hi"),
 ]
 
 
@@ -351,7 +354,7 @@ ROUND4_PROGRAMS: list[tuple[str, str]] = [
 def test_round4_bodies_run_on_locals_and_answer_like_the_closures(clamp: Task, index: int) -> None:
     code_aux, code = ROUND4_PROGRAMS[index]
     task = clamp.with_sections(code_aux=code_aux, code="  " + code.replace("\n", "\n  "))
-    if index >= 3:
+    if index in (3, 4):
         task = task.with_sections(**{"import": "import Std"})
     answers, program = _same_both_ways(task, _int_checks(range(-3, 14)), max_steps=20_000)
     assert all(a.status == "value" for a in answers), [a.detail for a in answers if a.status != "value"]
@@ -362,6 +365,14 @@ def test_round4_bodies_run_on_locals_and_answer_like_the_closures(clamp: Task, i
     else:
         # no closure is called on the frame: every construct of these bodies is text
         assert sources and not any(re.search(r"_k\d+\(fr\)", text) for text in sources), sources
+
+
+def test_a_refused_term_reached_from_generated_text_answers_like_its_closure(clamp: Task) -> None:
+    code_aux, code = ROUND4_PROGRAMS[5]
+    task = clamp.with_sections(code_aux=code_aux, code="  " + code)
+    answers, _ = _same_both_ways(task, _int_checks([3, 150, 7]))
+    assert [a.status for a in answers] == ["value", "unknown", "value"]
+    assert "panic!" in (answers[1].reason or "") + (answers[1].detail or "")
 
 
 def test_a_definition_is_called_through_its_entry(clamp: Task) -> None:

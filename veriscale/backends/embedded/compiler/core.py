@@ -15,7 +15,7 @@ from veriscale.backends.embedded.binders import explicit_params, is_proof_binder
 from veriscale.backends.embedded.builtins import BUILTINS, LeanHashMap, LeanHashSet, to_string, type_name_of
 from veriscale.backends.embedded.compiler.arith import ArithMixin
 from veriscale.backends.embedded.compiler.calls import CallsMixin
-from veriscale.backends.embedded.compiler.codegen import Body, CodeGen
+from veriscale.backends.embedded.compiler.codegen import Body, CodeGen, Src
 from veriscale.backends.embedded.compiler.do_notation import DoNotationMixin
 from veriscale.backends.embedded.compiler.families import FamiliesMixin
 from veriscale.backends.embedded.compiler.fast_paths import index_writer
@@ -499,7 +499,11 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             def refuse(fr: list[Any]) -> Any:
                 raise err
 
-            return refuse
+            def refused() -> Any:
+                raise err
+
+            # as text too, so the body around it is generated whole (on locals when it can be)
+            return self.gen.attach(refuse, Src(f"{self.gen.const(refused)}()"))
 
     def c_Paren(self, node: A.Paren, sc: Scope, expected: LeanType | None) -> Closure:
         if _has_cdot(node.term):
