@@ -347,6 +347,10 @@ ROUND4_PROGRAMS: list[tuple[str, str]] = [
     # a term the engine refuses (`panic!`) in a branch no check reaches: the refusal is text too
     ("def safe (n : Int) : Int := if n > 100 then panic! \"big\" else n * 2 - 1",
      "safe x + safe hi"),
+    # a triple, a builtin as a function value and partly applied
+    ("def spin (t : Int × Int × Int) : Int × Int × Int := (t.2.1, t.2.2, t.1)",
+     "let t := spin (spin (x, hi, lo))\n"
+     "t.1 - t.2.1 * 2 + t.2.2 + Int.ofNat ([x, lo - 3].map Int.natAbs).sum + ([x, hi].map (max lo)).sum"),
 ]
 
 

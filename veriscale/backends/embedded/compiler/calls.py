@@ -395,7 +395,7 @@ class CallsMixin:
                 bound = self._fin_domain_bound(args[0], sc)
                 if bound is not None:
                     size = Nat(bound)
-                    implicit["n"] = lambda fr: size
+                    implicit["n"] = self.gen.constant(lambda fr: size, size)
                 else:
                     size_term = _fin_binder_size(args[0])
                     if size_term is not None:  # `fun (i : Fin xs.length) => …`: `n` is `xs.length`
@@ -419,7 +419,8 @@ class CallsMixin:
             a = args[j]
             j += 1
             if i in PROOF_PARAMS.get(b.name, ()):
-                cs.append(lambda fr: PROOF)  # a proof argument: irrelevant, never evaluated
+                # a proof argument: irrelevant, never evaluated
+                cs.append(self.gen.constant(lambda fr: PROOF, PROOF))
                 continue
             pt = ptys[i] if i < len(ptys) else None
             c = self.compile(a, sc, pt)
@@ -448,9 +449,11 @@ class CallsMixin:
             return call_kw
         if len(cs) < need:
             bf = BuiltinFn(b, rty)
+            g = self.gen
             if not cs:
-                return lambda fr: bf
-            return lambda fr: Partial(bf, tuple(c(fr) for c in cs))
+                return g.constant(lambda fr: bf, bf)
+            held = "(" + "".join(f"{{{i}}}, " for i in range(len(cs))) + ")"
+            return g.fuse(lambda fr: Partial(bf, tuple(c(fr) for c in cs)), f"{g.const(Partial)}({g.const(bf)}, {held})", cs)
         extra = cs[b.arity:]
         cs = cs[: b.arity]
         template = call_template(self.gen.const(fn), len(cs), f"result_type={self.gen.const(rty)}" if typed else "")

@@ -599,7 +599,10 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                 v = pair(x, v)
             return v
 
-        return run
+        # `(a, b, c)` is `(a, (b, c))`: the operands are evaluated left to right either way
+        p = self.gen.const(pair)
+        template = "".join(f"{p}({{{i}}}, " for i in range(len(cs) - 1)) + f"{{{len(cs) - 1}}}" + ")" * (len(cs) - 1)
+        return self.gen.fuse(run, template, cs)
 
     def c_ListLit(self, node: A.ListLit, sc: Scope, expected: LeanType | None) -> Closure:
         et = elem_type(expected) if head(expected) == "List" else None
