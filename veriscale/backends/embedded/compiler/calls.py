@@ -289,7 +289,7 @@ class CallsMixin:
             if not cs:
                 if n == 0:
                     v = Ctor(cname, ())
-                    return lambda fr: v
+                    return self.gen.constant(lambda fr: v, v)
                 return lambda fr: Fn(n, lambda env, a: Ctor(cname, tuple(a)), None, cname)
             raise unsupported(node, f"partial constructor {cname}")
         if name.endswith(".mk") and name[:-3] in self.env.structs or (
@@ -301,7 +301,8 @@ class CallsMixin:
             cs = [self.compile(a, sc, f[1]) for a, f in zip(args, si.fields)]
             fnames = [f[0] for f in si.fields]
             sname = si.name
-            return lambda fr: Struct(sname, tuple(zip(fnames, (c(fr) for c in cs))))
+            return self._struct_source(  # type: ignore[attr-defined,no-any-return]
+                lambda fr: Struct(sname, tuple(zip(fnames, (c(fr) for c in cs)))), sname, fnames, cs)
         b = self.find_builtin(name)
         if b is not None:
             return self._call_builtin(node, b, args, sc, expected, None)
