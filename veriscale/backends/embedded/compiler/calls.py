@@ -22,6 +22,7 @@ from veriscale.backends.embedded.compiler.codegen import INERT, CodeGen, call_te
 from veriscale.backends.embedded.compiler.fast_paths import Writer, builtin_writer
 from veriscale.backends.embedded.compiler.monads import except_error, except_ok
 from veriscale.backends.embedded.compiler.support import (
+    _STD_SHORT_NAMES,
     UNSURE,
     Closure,
     Scope,
@@ -75,7 +76,6 @@ from veriscale.lean.values import (
 
 _MEMO_FOLDS = frozenset({"List.foldl", "Array.foldl"})
 #: types of `Std` written by their short names (under `open Std`), with their full names
-_STD_SHORT_NAMES = {"HashSet": "Std.HashSet", "HashMap": "Std.HashMap"}
 _ORDERINGS: dict[str, Ctor] = {o.name: o for o in ORDERINGS}
 """``Ordering.lt``/``eq``/``gt``: core's constructors, constants."""
 """Folds whose calls are memoised (:func:`..memo.memoised_fold`)."""
@@ -288,7 +288,7 @@ class CallsMixin:
             if not cs:
                 if n == 0:
                     v = Ctor(cname, ())
-                    return lambda fr: v
+                    return self.gen.constant(lambda fr: v, v)
                 return lambda fr: Fn(n, lambda env, a: Ctor(cname, tuple(a)), None, cname)
             raise unsupported(node, f"partial constructor {cname}")
         if name.endswith(".mk") and name[:-3] in self.env.structs or (
@@ -300,7 +300,8 @@ class CallsMixin:
             cs = [self.compile(a, sc, f[1]) for a, f in zip(args, si.fields)]
             fnames = [f[0] for f in si.fields]
             sname = si.name
-            return lambda fr: Struct(sname, tuple(zip(fnames, (c(fr) for c in cs))))
+            return self._struct_source(  # type: ignore[attr-defined,no-any-return]
+                lambda fr: Struct(sname, tuple(zip(fnames, (c(fr) for c in cs)))), sname, fnames, cs)
         b = self.find_builtin(name)
         if b is not None:
             return self._call_builtin(node, b, args, sc, expected, None)
@@ -394,7 +395,7 @@ class CallsMixin:
                 bound = self._fin_domain_bound(args[0], sc)
                 if bound is not None:
                     size = Nat(bound)
-                    implicit["n"] = lambda fr: size
+                    implicit["n"] = self.gen.constant(lambda fr: size, size)
                 else:
                     size_term = _fin_binder_size(args[0])
                     if size_term is not None:  # `fun (i : Fin xs.length) => …`: `n` is `xs.length`
@@ -418,7 +419,8 @@ class CallsMixin:
             a = args[j]
             j += 1
             if i in PROOF_PARAMS.get(b.name, ()):
-                cs.append(lambda fr: PROOF)  # a proof argument: irrelevant, never evaluated
+                # a proof argument: irrelevant, never evaluated
+                cs.append(self.gen.constant(lambda fr: PROOF, PROOF))
                 continue
             pt = ptys[i] if i < len(ptys) else None
             c = self.compile(a, sc, pt)
@@ -447,9 +449,11 @@ class CallsMixin:
             return call_kw
         if len(cs) < need:
             bf = BuiltinFn(b, rty)
+            g = self.gen
             if not cs:
-                return lambda fr: bf
-            return lambda fr: Partial(bf, tuple(c(fr) for c in cs))
+                return g.constant(lambda fr: bf, bf)
+            held = "(" + "".join(f"{{{i}}}, " for i in range(len(cs))) + ")"
+            return g.fuse(lambda fr: Partial(bf, tuple(c(fr) for c in cs)), f"{g.const(Partial)}({g.const(bf)}, {held})", cs)
         extra = cs[b.arity:]
         cs = cs[: b.arity]
         template = call_template(self.gen.const(fn), len(cs), f"result_type={self.gen.const(rty)}" if typed else "")
@@ -610,8 +614,9 @@ class CallsMixin:
                 expected: LeanType | None) -> Closure:
         """``base.field args``: projection, or generalized field notation (resolved by type)."""
         if field in ("1", "fst", "2", "snd") and (t is None or isinstance(t, ProdType)):
-            first = field in ("1", "fst")
-            proj: Closure = (lambda fr: _fst(base(fr), node)) if first else (lambda fr: _snd(base(fr), node))
+            get = _fst if field in ("1", "fst") else _snd
+            proj: Closure = self.gen.fuse(lambda fr: get(base(fr), node),
+                                          f"{self.gen.const(get)}({{0}}, {self.gen.const(node)})", [base])
             if args:
                 return self._apply_value(node, proj, args, sc)
             return proj
@@ -660,11 +665,10 @@ class CallsMixin:
             idx = si.field_index(field)
 
             def get_field(fr: list[Any]) -> Any:
-                v = base(fr)
-                if not isinstance(v, Struct):
-                    raise unsupported(node, f"field {field}")
-                return v.fields[idx][1]
+                return _struct_field(base(fr), idx, node, field)
 
+            g = self.gen
+            g.fuse(get_field, f"{g.const(_struct_field)}({{0}}, {idx}, {g.const(node)}, {g.const(field)})", [base])
             if args:
                 return self._apply_value(node, get_field, args, sc)
             return get_field
@@ -746,6 +750,13 @@ def _snd(v: Any, node: A.Node) -> Any:
     if isinstance(v, Pair):
         return v.snd
     raise unsupported(node, ".2", f"on {type_name_of(v)}")
+
+
+def _struct_field(v: Any, idx: int, node: A.Node, field: str) -> Any:
+    """Field number ``idx`` (named ``field``) of the structure value ``v``."""
+    if not isinstance(v, Struct):
+        raise unsupported(node, f"field {field}")
+    return v.fields[idx][1]
 
 
 def _runtime_head(v: Any) -> str:

@@ -15,7 +15,7 @@ from veriscale.backends.embedded.binders import explicit_params, is_proof_binder
 from veriscale.backends.embedded.builtins import BUILTINS, LeanHashMap, LeanHashSet, to_string, type_name_of
 from veriscale.backends.embedded.compiler.arith import ArithMixin
 from veriscale.backends.embedded.compiler.calls import CallsMixin
-from veriscale.backends.embedded.compiler.codegen import Body, CodeGen
+from veriscale.backends.embedded.compiler.codegen import Body, CodeGen, Src
 from veriscale.backends.embedded.compiler.do_notation import DoNotationMixin
 from veriscale.backends.embedded.compiler.families import FamiliesMixin
 from veriscale.backends.embedded.compiler.fast_paths import index_writer
@@ -444,7 +444,11 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             def refuse(fr: list[Any]) -> Any:
                 raise err
 
-            return refuse
+            def refused() -> Any:
+                raise err
+
+            # as text too, so the body around it is generated whole (on locals when it can be)
+            return self.gen.attach(refuse, Src(f"{self.gen.const(refused)}()"))
 
     def c_Paren(self, node: A.Paren, sc: Scope, expected: LeanType | None) -> Closure:
         if _has_cdot(node.term):
@@ -540,7 +544,10 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
                 v = pair(x, v)
             return v
 
-        return run
+        # `(a, b, c)` is `(a, (b, c))`: the operands are evaluated left to right either way
+        p = self.gen.const(pair)
+        template = "".join(f"{p}({{{i}}}, " for i in range(len(cs) - 1)) + f"{{{len(cs) - 1}}}" + ")" * (len(cs) - 1)
+        return self.gen.fuse(run, template, cs)
 
     def c_ListLit(self, node: A.ListLit, sc: Scope, expected: LeanType | None) -> Closure:
         et = elem_type(expected) if head(expected) == "List" else None
@@ -571,10 +578,13 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         return run
 
     def c_RangeLit(self, node: A.RangeLit, sc: Scope, expected: LeanType | None) -> Closure:
-        start = self.compile(node.start, sc, NAT) if node.start is not None else (lambda fr: 0)
+        g = self.gen
+        start = self.compile(node.start, sc, NAT) if node.start is not None else g.constant(lambda fr: 0, 0)
         stop = self.compile(node.stop, sc, NAT)
-        step = self.compile(node.step, sc, NAT) if node.step is not None else (lambda fr: 1)
-        return lambda fr: LeanRange(int(start(fr)), int(stop(fr)), int(step(fr)))
+        step = self.compile(node.step, sc, NAT) if node.step is not None else g.constant(lambda fr: 1, 1)
+        make, to_int = g.const(LeanRange), g.const(int)
+        return g.fuse(lambda fr: LeanRange(int(start(fr)), int(stop(fr)), int(step(fr))),
+                      f"{make}({to_int}({{0}}), {to_int}({{1}}), {to_int}({{2}}))", [start, stop, step])
 
     def c_Hole(self, node: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
         raise unsupported(node, "_ placeholder")
@@ -589,17 +599,18 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         (``⟨Array.empty⟩``), ``Subarray`` (``Subarray.empty``), ``Std.HashMap``/``Std.HashSet``
         (``emptyWithCapacity``, 8). ``String`` has none; an unknown type is not guessed."""
         h = head(ty)
+        g = self.gen
         if h == "List":
-            return lambda fr: ()
+            return g.constant(lambda fr: (), ())
         if h == "Array":
             empty = Arr(())
-            return lambda fr: empty
+            return g.constant(lambda fr: empty, empty)
         if h == "Subarray":
             return lambda fr: LeanSubarray(Arr(()), 0, 0)
         if h in ("Std.HashMap", "HashMap"):
-            return lambda fr: LeanHashMap()
+            return g.fuse(lambda fr: LeanHashMap(), f"{g.const(LeanHashMap)}()", [])
         if h in ("Std.HashSet", "HashSet"):
-            return lambda fr: LeanHashSet()
+            return g.fuse(lambda fr: LeanHashSet(), f"{g.const(LeanHashSet)}()", [])
         if ty is None:
             raise unsupported(node, what, "expected type unknown")
         raise unsupported(node, what, f"no EmptyCollection instance handled for {ty}")

@@ -441,7 +441,7 @@ class PatternsMixin:
                 raise unsupported(node, "anonymous constructor arity")
             cs = [self.compile(a, sc, f[1]) for a, f in zip(node.items, si.fields)]
             fnames = [f[0] for f in si.fields]
-            return lambda fr: Struct(h, tuple(zip(fnames, (c(fr) for c in cs))))
+            return self._struct_source(lambda fr: Struct(h, tuple(zip(fnames, (c(fr) for c in cs)))), h, fnames, cs)
         if h == "Prod" or (expected is None and len(node.items) >= 2):
             if expected is None:
                 raise unsupported(node, "anonymous constructor", "expected type unknown")
@@ -489,7 +489,16 @@ class PatternsMixin:
                 vals.append((fname, c(fr) if c is not None else s.fields[i][1]))  # type: ignore[union-attr]
             return Struct(h, tuple(vals))
 
-        return run
+        if src is not None:
+            return run
+        return self._struct_source(run, h, [fname for fname, _, _ in cs], [c for _, c, _ in cs if c is not None])
+
+    def _struct_source(self, closure: Closure, h: str, fnames: list[str], cs: list[Closure]) -> Closure:
+        """``closure`` (the structure ``h`` made of the fields ``fnames``, valued by ``cs`` in
+        that order) with its source: the fields evaluated left to right, as the closure does."""
+        g = self.gen  # type: ignore[attr-defined]
+        fields = "".join(f"({g.const(n)}, {{{i}}}), " for i, n in enumerate(fnames))
+        return g.fuse(closure, f"{g.const(Struct)}({g.const(h)}, ({fields}))", cs)  # type: ignore[no-any-return]
 
 
 def _test_of(m: Callable[..., bool]) -> int | InlineTest | Callable[..., bool] | None:

@@ -6,7 +6,13 @@ from __future__ import annotations
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import type_of_text
 from veriscale.backends.embedded.builtins import BUILTINS, OPTIONAL_ARGS
-from veriscale.backends.embedded.compiler.support import ARITH_OPS, REL_OPS, Scope, _field_builtin
+from veriscale.backends.embedded.compiler.support import (
+    _STD_SHORT_NAMES,
+    ARITH_OPS,
+    REL_OPS,
+    Scope,
+    _field_builtin,
+)
 from veriscale.backends.embedded.statics import (
     BOOL,
     CHAR,
@@ -198,6 +204,10 @@ class StaticTypesMixin:
             _, ret = self.def_types(d)
             return ret if ret is not None and is_known(ret) else None
         b = _field_builtin(h, field)
+        if b is None and h in _STD_SHORT_NAMES and isinstance(t, NamedType) and not self._declares(h):  # type: ignore[attr-defined]
+            # `HashMap Nat Nat` under `open Std` is `Std.HashMap Nat Nat` (as `_method` resolves it)
+            t = NamedType(_STD_SHORT_NAMES[h], t.args)
+            b = _field_builtin(t.name, field)
         if b is not None:
             argtys: list[LeanType | None] = [self._stype(a, sc) for a in args if not isinstance(a, A.NamedArg)]
             argtys.insert(min(b.self_index, len(argtys)), t)

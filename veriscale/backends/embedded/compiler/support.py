@@ -149,6 +149,11 @@ def tail_apps(body: Any, out: set[int]) -> set[int]:
     return out
 
 
+#: `HashSet`/`HashMap` written under `open Std`: the file elaborated, so where the file declares
+#: no other type of that name they are Std's (whose methods are the builtins of the long name)
+_STD_SHORT_NAMES = {"HashSet": "Std.HashSet", "HashMap": "Std.HashMap"}
+
+
 def _field_builtin(type_head: str | None, field: str) -> Builtin | None:
     """The builtin ``x.field`` resolves to for ``x`` of type ``type_head``. ``Subarray``
     abbreviates ``Std.Slice (SubarrayData α)``, so its field notation falls back to the

@@ -8,7 +8,9 @@ when every elaboration gave the same type.
 
 Only *concrete* types are answered: no metavariable, gap, type parameter or proof, and only
 type formers whose run-time representation the compiler keeps exactly at the static type (numbers,
-``Bool``, ``Char``, ``String``, ``Unit``, ``Ordering``, and ``List``/``Array``/``Option``/products of them).
+``Bool``, ``Char``, ``String``, ``Unit``, ``Ordering``, and ``List``/``Array``/``Option``/products of them,
+and ``Std.HashSet``/``Std.HashMap`` of them: a hash set or map is one run-time class whatever its
+type arguments, and its elements are inserted through calls compiled at the element types).
 Everything else is ``None``, and the compiler keeps its own reading of declared types and the
 run-time checks that go with it.
 """
@@ -21,7 +23,7 @@ from veriscale.lean.types import LeanType, NamedType, ProdType
 
 _SCALARS = frozenset({"Nat", "Int", "Float", "Bool", "Char", "String", "Unit",
                       "UInt8", "UInt16", "UInt32", "UInt64", "Ordering"})
-_CONTAINERS = {"List": 1, "Array": 1, "Option": 1}
+_CONTAINERS = {"List": 1, "Array": 1, "Option": 1, "Std.HashSet": 1, "Std.HashMap": 2}
 _MONADS = {"Id": 1, "Option": 1, "Except": 2}
 """Monads whose ``do`` blocks the compiler runs, with their number of type arguments."""
 
