@@ -18,7 +18,7 @@ from veriscale.backends.embedded.builtins import (
     default_of_type,
     type_name_of,
 )
-from veriscale.backends.embedded.compiler.codegen import INERT, CodeGen, call_template
+from veriscale.backends.embedded.compiler.codegen import CodeGen, call_template
 from veriscale.backends.embedded.compiler.fast_paths import Writer, builtin_writer
 from veriscale.backends.embedded.compiler.monads import except_error, except_ok
 from veriscale.backends.embedded.compiler.support import (
@@ -814,15 +814,8 @@ def _direct_call(gen: CodeGen, entry: list[Any], get: Callable[[], Any], budget:
 
     def write(exprs: Sequence[str]) -> tuple[Sequence[str], str]:
         f = gen.temp()
-        stmts = [f"{f} = {fetch}"]
-        args: list[str] = []
-        for e in exprs:
-            if INERT.fullmatch(e):
-                args.append(e)
-            else:
-                t = gen.temp()
-                stmts.append(f"{t} = {e}")
-                args.append(t)
+        computed, args = gen.into_temps(exprs)
+        stmts = [f"{f} = {fetch}", *computed]
         stmts.extend([f"{k}.tick -= 1", f"if {k}.tick < 0:", f"    {k}.refill()"])
         return stmts, f"{f}({', '.join(args)})"
 

@@ -136,6 +136,21 @@ class CodeGen:
         self._count += 1
         return f"_t{self._count}"
 
+    def into_temps(self, exprs: Sequence[str]) -> tuple[list[str], list[str]]:
+        """Statements computing each of ``exprs`` that is not :data:`INERT` into a temporary, in
+        order, and the operands to use instead: a call written with them evaluates its arguments
+        before the step it charges, and nests without repeating their text."""
+        stmts: list[str] = []
+        operands: list[str] = []
+        for e in exprs:
+            if INERT.fullmatch(e):
+                operands.append(e)
+            else:
+                t = self.temp()
+                stmts.append(f"{t} = {e}")
+                operands.append(t)
+        return stmts, operands
+
     # -- sources ------------------------------------------------------------------------------
     def attach(self, closure: Closure, src: Src) -> Closure:
         """``closure`` with ``src`` recorded as its source; returns ``closure``."""

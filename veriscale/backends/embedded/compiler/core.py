@@ -146,13 +146,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         """Whether ``d``'s calls are memoised (:func:`branching_recursion`)."""
         known = self._memoised_defs.get(d.name)
         if known is None:
-            calls: set[int] = set()
-            if d.cmd.alts is not None:
-                for alt in d.cmd.alts:
-                    tail_apps(alt.rhs, calls)
-            elif d.cmd.body is not None:
-                tail_apps(d.cmd.body, calls)
-            known = self._memoised_defs[d.name] = branching_recursion(d, calls)
+            known = self._memoised_defs[d.name] = branching_recursion(d, _tail_calls(d))
         return known
 
     def def_arity(self, d: UserDef) -> tuple[int, list[bool]]:
@@ -292,12 +286,7 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         saved_target = self._tail_target
         saved_hoisting = self._hoisting
         self._hoisting = False  # the terms of another definition compiled on the way are its own
-        calls: set[int] = set()
-        if d.cmd.alts is not None:
-            for alt in d.cmd.alts:
-                tail_apps(alt.rhs, calls)
-        elif d.cmd.body is not None:
-            tail_apps(d.cmd.body, calls)
+        calls = _tail_calls(d)
         memo = self.def_memoised(d)
         if memo:
             d.run = memoised(run, nargs, budget, d.name)
@@ -807,3 +796,14 @@ def memoised(run: Callable[..., Any], nargs: int, budget: Budget, name: str) -> 
         return result
 
     return call
+
+
+def _tail_calls(d: UserDef) -> set[int]:
+    """The identities of the applications in tail position of ``d``'s body or equations."""
+    calls: set[int] = set()
+    if d.cmd.alts is not None:
+        for alt in d.cmd.alts:
+            tail_apps(alt.rhs, calls)
+    elif d.cmd.body is not None:
+        tail_apps(d.cmd.body, calls)
+    return calls

@@ -9,7 +9,7 @@ from typing import Any
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import type_of_text
-from veriscale.backends.embedded.compiler.codegen import INERT, Body, CodeGen, Src
+from veriscale.backends.embedded.compiler.codegen import Body, CodeGen, Src
 from veriscale.backends.embedded.compiler.patterns import pattern_text
 from veriscale.backends.embedded.compiler.support import (
     Closure,
@@ -585,15 +585,8 @@ def _guarded_call(gen: CodeGen, fn: str, runner: str) -> Callable[[Sequence[str]
 
     def build(exprs: Sequence[str]) -> tuple[Sequence[str], str]:
         f = gen.temp()
-        stmts = [f"{f} = {exprs[0]}"]
-        args: list[str] = []
-        for e in exprs[1:]:
-            if INERT.fullmatch(e):
-                args.append(e)
-            else:
-                t = gen.temp()
-                stmts.append(f"{t} = {e}")
-                args.append(t)
+        computed, args = gen.into_temps(exprs[1:])
+        stmts = [f"{f} = {exprs[0]}", *computed]
         text = "".join(f"{a}, " for a in args)
         return stmts, f"({fn}({f}.env, {text}) if {f}.__class__ is {fn_type} and {f}.run is {runner} else {f}({text}))"
 
