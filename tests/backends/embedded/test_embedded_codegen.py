@@ -694,3 +694,15 @@ def test_map_idx_applies_a_function_value_through_its_direct_function() -> None:
     assert list(array_map_idx(fn, Arr(("a", "b", "c")))) == [(0, "a"), (1, "b"), (2, "c")]
     assert list_map_idx(fn, ("x", "y")) == ((0, "x"), (1, "y"))
     assert seen == [Nat] * 5
+
+
+def test_pattern_tests_by_class_identity_see_every_value() -> None:
+    # generated pattern tests read `v.__class__ is tuple/Some/Pair/Ctor` where the closures call
+    # isinstance: equal only while no run-time class derives from those
+    import veriscale.backends.embedded.builtins  # noqa: F401 - every runtime class defined
+    from veriscale.lean.values import Ctor, Pair, Some
+
+    assert Some.__subclasses__() == [] and Pair.__subclasses__() == [] and Ctor.__subclasses__() == []
+    runtime = ("veriscale.lean.", "veriscale.backends.embedded.builtins", "veriscale.backends.embedded.compiler",
+               "veriscale.backends.embedded.runtime_support", "veriscale.backends.embedded.memo")
+    assert [c for c in tuple.__subclasses__() if c.__module__.startswith(runtime)] == []

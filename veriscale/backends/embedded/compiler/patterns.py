@@ -1,6 +1,10 @@
 """Branching and patterns: ``if``/``if let``, ``match`` and its alternatives, the patterns
 themselves, and the terms built from a structure's fields (anonymous constructors, structure
-instances)."""
+instances).
+
+The generated tests of a pattern read a value's class by identity (``v.__class__ is tuple``)
+where the closures call ``isinstance``: no run-time value's class derives from ``tuple``,
+``Some``, ``Pair`` or ``Ctor``, so the two agree, and the identity test costs no call."""
 
 from __future__ import annotations
 
@@ -237,7 +241,7 @@ class PatternsMixin:
             is_arr = isinstance(p, A.ArrayLit)
             if n == 0 and not is_arr:
                 return _inline(lambda v, fr: isinstance(v, tuple) and not v,
-                               InlineTest(f"({self.gen.const(isinstance)}({{v}}, {self.gen.const(tuple)}) and not {{v}})")
+                               InlineTest(f"({{v}}.__class__ is {self.gen.const(tuple)} and not {{v}})")
                                ), inner
 
             def match_list(v: Any, fr: list[Any]) -> bool:
@@ -265,7 +269,7 @@ class PatternsMixin:
                     fr[ts] = v[1:]
                     return True
 
-                cond = f"({self.gen.const(isinstance)}({{v}}, {self.gen.const(tuple)}) and {{v}})"
+                cond = f"({{v}}.__class__ is {self.gen.const(tuple)} and {{v}})"
                 return _inline(bind_cons, InlineTest(cond, [(hs, "{v}[0]"), (ts, "{v}[1:]")])), inner
 
             def match_cons(v: Any, fr: list[Any]) -> bool:
@@ -273,7 +277,7 @@ class PatternsMixin:
                     return False
                 return mh(v[0], fr) and mt(v[1:], fr)
 
-            cond = f"{self.gen.const(isinstance)}({{v}}, {self.gen.const(tuple)}) and {{v}}"
+            cond = f"{{v}}.__class__ is {self.gen.const(tuple)} and {{v}}"
             _inline_composed(match_cons, [cond], [(mh, "{v}[0]"), (mt, "{v}[1:]")])
             return match_cons, inner
         if isinstance(p, A.BinOp) and p.op == "+" and isinstance(p.rhs, A.NumLit):
@@ -333,7 +337,7 @@ class PatternsMixin:
             pair, part = self.gen.const(Pair), "{v}"
             conds, parts = [], []
             for m in ms[:-1]:
-                conds.append(f"{self.gen.const(isinstance)}({part}, {pair})")
+                conds.append(f"{part}.__class__ is {pair}")
                 parts.append((m, f"{part}.fst"))
                 part += ".snd"
             parts.append((ms[-1], part))
@@ -350,7 +354,7 @@ class PatternsMixin:
 
                 # `some x`, `some _`: a type test, then at most one store; `some (a, b)`…: the
                 # inner pattern's test on the value
-                _inline_composed(some, [f"{self.gen.const(isinstance)}({{v}}, {self.gen.const(Some)})"],
+                _inline_composed(some, [f"{{v}}.__class__ is {self.gen.const(Some)}"],
                                  [(m, "{v}.value")])
                 return some, inner
             if fname in ("Nat.succ", "succ") and len(p.args) == 1:
@@ -422,7 +426,7 @@ class PatternsMixin:
     def _ctor_test(self, cname: str) -> InlineTest:
         """The test of a user constructor's pattern: a constructor value of that name."""
         g = self.gen
-        return InlineTest(f"{g.const(isinstance)}({{v}}, {g.const(Ctor)}) and {{v}}.name == {g.const(cname)}")
+        return InlineTest(f"{{v}}.__class__ is {g.const(Ctor)} and {{v}}.name == {g.const(cname)}")
 
     def _pattern_ctor(self, name: str, ty: LeanType | None) -> str | None:
         if name in self.env.ctors:
