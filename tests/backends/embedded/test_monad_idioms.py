@@ -201,3 +201,25 @@ def f (xs : List Nat) : List Nat := (xs.foldl step { seen := [], out := #[] }).o
 def test_structure_instance_whose_type_stays_unknown_is_a_gap() -> None:
     kinds = diagnostics("structure P where\n  x : Nat\ndef f (n : Nat) : Nat := let p := { x := n }; n")
     assert kinds and all(kind == "gap" for kind, _ in kinds)
+
+
+# -- a block that ends with an element after which a sequence goes on (Lean.Elab.Do: `doSeqToCode`
+# of the empty rest is `pure ()`, so the block's value is `()` of type Unit) --------------------
+
+@pytest.mark.parametrize("src", [
+    "def f (x : Int) : Option Int := do\n  let y ← some x",
+    "def f (x : Nat) : Nat := Id.run do\n  let mut s := 0\n  for i in [0:x] do\n    s := s + i",
+    "def f (x : Nat) : Nat := Id.run do\n  let mut s := x\n  s := s + 1",
+    "def f (x : Nat) : Except String Nat := do\n  let y := x + 1",
+])
+def test_a_block_ending_without_a_value_is_rejected(src: str) -> None:
+    assert ("error", "do-unit-ending") in diagnostics(src)
+
+
+@pytest.mark.parametrize("src", [
+    "def f (x : Nat) : Id Unit := do\n  let mut s := x\n  s := s + 1",
+    "def g (x : Nat) : Option Unit := do\n  let _ ← some x\ndef f (x : Nat) : Nat := if (g x).isSome then x else 0",
+    "def f (x : Nat) : Nat := Id.run do\n  let mut s := 0\n  for i in [0:x] do\n    s := s + i\n  return s",
+])
+def test_a_block_ending_without_a_value_at_unit_is_clean(src: str) -> None:
+    assert diagnostics(src) == []

@@ -24,6 +24,7 @@ from veriscale.backends.embedded.elab.types import (
     has_gap,
     head_name,
     show,
+    unify,
     zonk,
 )
 from veriscale.lean.types import LeanType, NamedType
@@ -67,6 +68,13 @@ class DoMixin(ElabCore):
         for i, item in enumerate(items):
             last = i == len(items) - 1
             ctx = self.do_item(item, ctx, result if (last and final) else None, last and final)
+        if final and result is not None and items and isinstance(items[-1], _UNIT_ENDINGS):
+            # the block continues after such an element with what an empty sequence is, `pure ()`
+            # (`Lean.Elab.Term.Do.doSeqToCode` on `[]`): its result is `Unit`
+            if unify(UNIT, result) is False and not self.coerces(UNIT, result):
+                self.error(items[-1], "type mismatch: the `do` block ends with this element, so its value is "
+                                      f"`()` of type Unit, but it is expected to have type {show(zonk(result))}",
+                           "do-unit-ending")
         return ctx
 
     def do_item(self, item: A.Node, ctx: Ctx, result: LeanType | None, last: bool) -> Ctx:
@@ -223,6 +231,10 @@ class DoMixin(ElabCore):
                 mem = A.BinOp(item.line, item.col, "∈", pattern, coll)
                 inner = inner.bind(item.hyp, ProofType(mem, A.sexpr(mem))).assume(mem, "for")
         self.do_seq(item.body, inner, None, final=False)
+
+
+#: `do` elements after which a sequence goes on: ending a block with one ends it with `pure ()`
+_UNIT_ENDINGS = (A.DoLet, A.DoReassign, A.DoHave, A.DoLetRec, A.DoFor, A.DoWhile, A.DoRepeat, A.DoUnless)
 
 
 def _target_names(target: A.Node) -> list[str] | None:
