@@ -75,13 +75,18 @@ def mix_hash(h1: int, h2: int) -> int:
     return h2
 
 
+def _int_hash(value: int) -> int:
+    """``Hashable.hash`` of an ``Int``: non-negative ``n`` to ``2n``, negative to ``2(-n-1)+1``."""
+    return (2 * value if value >= 0 else 2 * (-value - 1) + 1) & _MASK64
+
+
 def lean_hash(value: Any) -> int | None:
     """``Hashable.hash`` of a runtime value, or ``None`` when the Lean instance is not modelled."""
     t = type(value)
     if t is Nat:  # the common keys first, by their exact type
         return int(value) & _MASK64
     if t is int:
-        return (2 * value if value >= 0 else 2 * (-value - 1) + 1) & _MASK64
+        return _int_hash(value)
     if isinstance(value, bool):
         return 11 if value else 13
     if isinstance(value, Nat):
@@ -89,7 +94,7 @@ def lean_hash(value: Any) -> int | None:
     if isinstance(value, _FixedWidth):
         return int(value)
     if isinstance(value, int):
-        return (2 * value if value >= 0 else 2 * (-value - 1) + 1) & _MASK64
+        return _int_hash(value)
     if isinstance(value, Char):
         return ord(value)
     if isinstance(value, (tuple, Arr)):  # List and Array share the instance

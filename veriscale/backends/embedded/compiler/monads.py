@@ -23,6 +23,7 @@ from collections.abc import Callable
 from typing import Any
 
 from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.builtins.options import option_bind, option_map
 from veriscale.backends.embedded.compiler.support import unsupported
 from veriscale.lean.types import LeanType, NamedType
 from veriscale.lean.values import NONE, Ctor, Some
@@ -123,20 +124,11 @@ def option_operator(compiler: Any, node: A.BinOp, sc: Any, expected: LeanType | 
         return or_else
     x = compiler.compile(monadic, sc, None)
     f = compiler.compile(node.lhs if op == "<$>" else node.rhs, sc, None)
+    # the operands evaluated as those of the named functions (`Option.bind x f`, `Option.map f x`),
+    # which the operators stand for
     if op == ">>=":
-
-        def bind(fr: list[Any]) -> Any:
-            v = x(fr)
-            return f(fr)(v.value) if isinstance(v, Some) else NONE
-
-        return bind
-
-    def fmap(fr: list[Any]) -> Any:
-        v = x(fr)
-        return Some(f(fr)(v.value)) if isinstance(v, Some) else NONE
-
-    return fmap
-
+        return lambda fr: option_bind(x(fr), f(fr))
+    return lambda fr: option_map(f(fr), x(fr))
 
 __all__ = ["OPTION_OPS", "option_operator", "EXCEPT_ERROR", "EXCEPT_OK", "MONADIC", "ShortCircuit", "except_error", "except_ok", "pure_of",
            "unwrapped", "unwrapper", "value_type"]
