@@ -609,8 +609,10 @@ def score(
     options = api.ScoreOptions(ks=k, model=model)
     report = _or_exit(lambda: api.score(suite, submissions, options, backend=backend_name, tasks=task_ids(tasks),
                                         executor=runner, progress=_progress(quiet)))
-    report.errors[:0] = [str(e) for e in errors]
+    # the unreadable lines are on stderr already: the summary lists only what scoring refused,
+    # and the JSON records both (the lines first, as `api.score` records them)
     typer.echo(format_report(report, verbose=verbose))
+    report.errors[:0] = [str(e) for e in errors]
     _write_json_out(json_out, report.to_json, quiet)
     _exit_on_unusable_lines((submission, len(errors)))
 

@@ -285,6 +285,9 @@ def test_cli_score_writes_json_and_prints_a_table(tmp_path: Path) -> None:
     # the unreadable second line is the user's mistake: exit 2, after the other line is scored
     assert result.exit_code == 2, result.output
     assert "1 line(s) could not be read" in result.output
+    # named once, with its task and reason (on stderr), not again in the summary
+    assert result.output.count("sub.jsonl:2") == 1
+    assert "sub.jsonl:2: score_defects" in result.stderr
     assert "score_clamp_all" in result.output and "TOTAL" in result.output
     payload = json.loads(out.read_text(encoding="utf-8"))
     assert payload["tasks"][0]["task"] == "score_clamp_all"
