@@ -339,10 +339,20 @@ MATHLIB_NAMES: frozenset[str] = frozenset(
         "Nat.Prime", "Nat.factorial", "Nat.choose", "Nat.fib", "Nat.digits", "Nat.dist", "Nat.log",
         "List.sublists", "List.Sorted", "List.Chain'", "List.dedup", "List.insertionSort",
         "List.minimum", "List.maximum", "List.argmax", "List.argmin", "Even", "Odd",
+        # Batteries' (which Mathlib imports), not core's at v4.24: `Nat.sqrt` (Batteries/Data/Nat/Basic.lean,
+        # upstreamed to core only in v4.32, release notes #14054); `List.diff`, `List.union`,
+        # `List.inter` (Batteries/Data/List/Basic.lean, still Batteries' at v4.33)
+        "Nat.sqrt", "List.diff", "List.union", "List.inter",
     }
 )
 """Names that exist only with ``import Mathlib`` (``List.minimum``/``maximum`` are Mathlib's
 ``WithTop``/``WithBot``-valued functions of Mathlib/Order/…/List/MinMax)."""
+
+MATHLIB_TYPE_NOTATIONS: frozenset[str] = frozenset({"ℕ", "ℤ"})
+"""Mathlib's notations for core types (``notation "ℕ" => Nat`` in Mathlib/Data/Nat/Notation.lean,
+``ℤ`` in Mathlib/Data/Int/Notation.lean). Core Lean v4.24 declares neither: ``ℕ`` is an ordinary
+identifier (a letter-like character) that names nothing -- later releases only add a
+``@[suggest_for ℕ]`` hint to ``Nat`` for that unknown identifier (v4.27 release notes, #11554)."""
 
 CORE_STRUCTURE_FIELDS: dict[str, tuple[str, ...]] = {"Prod": ("fst", "snd"), "Subtype": ("val", "property")}
 
@@ -1168,7 +1178,7 @@ def aux_locals(decl: Declaration, decls: Declarations) -> list[Local]:
 
 
 __all__ = [
-    "CORE_ALIASES", "CORE_NAMES", "CORE_PROTECTED", "FOREVER", "MATHLIB_NAMES", "ROOT", "Candidate",
+    "CORE_ALIASES", "CORE_NAMES", "CORE_PROTECTED", "FOREVER", "MATHLIB_NAMES", "MATHLIB_TYPE_NOTATIONS", "ROOT", "Candidate",
     "Declaration", "Declarations", "FieldResolution", "FileScopes", "Local", "OpenClause", "OpenDecl",
     "STD_CONTAINERS", "ScopeDiagnostic", "ScopeState", "ambiguity_message", "aux_locals", "components",
     "external_declarations", "std_containers",

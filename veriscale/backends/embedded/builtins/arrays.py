@@ -161,7 +161,13 @@ def array_back_bang(a: Arr, *, result_type: Any = None) -> Any:
     return default_of_type(result_type, construct="Array.back!")
 
 
-alias("Array.back", "Array.back!", "{α : Type _} : Array α → α", verified=False)
+@builtin("Array.back", "{α : Type u} (xs : Array α) (h : 0 < xs.size := by get_elem_tactic) : α")
+def array_back(a: Arr, h: Any = None) -> Any:
+    """``back (xs) (h : 0 < xs.size := by get_elem_tactic)`` (Init/Data/Array/Basic.lean): the
+    elaborator checks the proof where the call is written."""
+    if not a:
+        raise Unsupported("Array.back", "empty array although a proof of 0 < size is required")
+    return a[-1]
 
 
 # ---------------------------------------------------------------------------------------------

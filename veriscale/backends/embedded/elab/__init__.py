@@ -38,7 +38,7 @@ from veriscale.backends.embedded.elab.types import (
 )
 from veriscale.backends.embedded.elab.typeterms import KNOWN_ARITY, TypeReader
 from veriscale.backends.embedded.env import Env, UserDef, find_scoped, resolve_in
-from veriscale.backends.embedded.resolve import STD_CONTAINERS
+from veriscale.backends.embedded.resolve import MATHLIB_TYPE_NOTATIONS, STD_CONTAINERS
 from veriscale.backends.embedded.statics import TVar
 from veriscale.lean.types import FunType, LeanType, NamedType, substitute
 
@@ -63,6 +63,8 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
         user_types = {name: len(s.params) for name, s in self.env.structs.items()}
         user_types.update({name: len(i.params) for name, i in self.env.inductives.items()})
         not_imported = STD_CONTAINERS - env.std_containers
+        if not env.has_mathlib:
+            not_imported |= MATHLIB_TYPE_NOTATIONS
         self.reader = TypeReader(user_types, self._abbrevs(), self._is_prop_def, not_imported)
 
     # -- the environment ------------------------------------------------------------------------
@@ -306,7 +308,33 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
         return params, d.cmd.body
 
     def classical_open(self) -> bool:  # type: ignore[override]
-        return "Classical" in self.env.opens
+        opens = tuple(self.env.opens) + (tuple(self.current.opens) if self.current is not None else ())
+        return "Classical" in opens
+
+    def opaque_prop_def(self, full_name: str) -> bool:  # type: ignore[override]
+        """``full_name`` is a ``def`` of the file returning ``Prop`` that instance synthesis does
+        not unfold: neither ``abbrev`` nor ``@[reducible]`` (nor ``@[instance_reducible]``)."""
+        d = self.env.defs.get(full_name)
+        if d is None or not d.returns_prop:
+            return False
+        return not (d.reducible or d.cmd.kind == "abbrev")
+
+    def unimported_type_name(self, node: A.Node | None) -> str | None:
+        """A name in the type term ``node`` the file cannot use for lack of an import (``ℕ``
+        without Mathlib), unless the file declares it itself."""
+        if node is None:
+            return None
+        if isinstance(node, A.Ident):
+            name = node.name
+            if (name in self.reader.not_imported and name in MATHLIB_TYPE_NOTATIONS
+                    and name not in self.reader.abbrevs and name not in self.reader.user_types):
+                return name
+            return None
+        for child in A.children(node):
+            found = self.unimported_type_name(child)
+            if found is not None:
+                return found
+        return None
 
     def read_type(self, node: A.Node | None, ctx: Ctx) -> LeanType:  # type: ignore[override]
         return self.reader.read(node, self.tparams)

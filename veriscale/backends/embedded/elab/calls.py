@@ -286,7 +286,12 @@ class CallsMixin(ElabCore):
             if local.aux_of is not None:
                 sig = self.lookup_global(local.aux_of, ctx)
                 if sig is not None:
+                    self.note_opaque_prop(node, sig.name, arg_nodes, ctx)
                     return self.apply_sig(node, self.instantiate_sig(sig), arg_nodes, ctx, expected)
+            if local.kind == "var" and arg_nodes and _returns_prop_after(local.type, len(arg_nodes)) \
+                    and not self.decidable_instance_in_scope(ctx):
+                self.undecidable_heads[id(node)] = (f"`{name}` is a local function to `Prop`, and no `Decidable` "
+                                                    "instance for it is in scope")
             return self.apply_type(node, local.type, arg_nodes, ctx, expected)
         parts = name.split(".")
         # `x.f.g`: the longest prefix that is a local, then field notation on the rest (Lean's
@@ -307,6 +312,10 @@ class CallsMixin(ElabCore):
         if sig is not None:
             if sig.name in ("decide", "Decidable.decide") and len(arg_nodes) == 1 and not isinstance(arg_nodes[0], A.NamedArg):
                 self.check_decidable(arg_nodes[0])  # `decide p` takes `[Decidable p]`, as `if` does
+                out = self.apply_sig(node, self.instantiate_sig(sig), arg_nodes, ctx, expected)
+                self.check_decidable_heads(arg_nodes[0])
+                return out
+            self.note_opaque_prop(node, sig.name, arg_nodes, ctx)
             return self.apply_sig(node, self.instantiate_sig(sig), arg_nodes, ctx, expected)
         # `Foo.bar.baz`: a global followed by field notation
         for k in range(len(parts) - 1, 0, -1):
@@ -555,15 +564,43 @@ class CallsMixin(ElabCore):
             t = sig.result
             return self.apply_type(node, t, extra, ctx, expected)
         # trailing optional and auto-proof parameters take their defaults
+        defaulted: list[Param] = []
         while rest_params and rest_params[-1].kind in ("optional", "auto") and not _wants_function(expected):
-            rest_params.pop()
-        if any(p.kind == "auto" for p in rest_params) or any(p.kind == "auto" for p, _ in pairs):
-            pass  # autoParam obligations of builtins (`Array.swap`) are discharged at run time
+            defaulted.append(rest_params.pop())
+        for p in reversed(defaulted):
+            if p.kind == "auto":
+                # the default is a tactic run at the call (`elabAppArgs` synthesizes the autoParam):
+                # `xs.back` needs `get_elem_tactic` to prove `0 < xs.size` here, not at run time
+                self.auto_param_obligation(node, self._instantiate_proof(p.type, bindings, ctx), ctx)
         out = sig.result
         for p in reversed(rest_params):
             out = FunType(self._instantiate_proof(p.type, bindings, ctx), out)
         self.expect(node, out, expected)
         return out
+
+    def auto_param_obligation(self, node: A.Node, prop: LeanType, ctx: Ctx) -> None:  # pragma: no cover - mixin
+        raise NotImplementedError
+
+    def opaque_prop_def(self, full_name: str) -> bool:  # pragma: no cover - driver
+        raise NotImplementedError
+
+    def note_opaque_prop(self, node: A.Node, full_name: str, arg_nodes: list[A.Node], ctx: Ctx) -> None:
+        """Remember ``node`` when it applies a definition of the file that returns ``Prop`` and is
+        not reducible (:meth:`check_decidable_heads` reports it where a ``Decidable`` instance is
+        needed)."""
+        if self.opaque_prop_def(full_name) and not self.decidable_instance_in_scope(ctx):
+            self.undecidable_heads[id(node)] = (f"`{full_name}` is a definition returning `Prop` that is not "
+                                                "reducible, which instance synthesis does not unfold (use `abbrev` "
+                                                "or return `Bool`)")
+
+    def decidable_instance_in_scope(self, ctx: Ctx) -> bool:
+        """A ``Decidable``-family instance among the local instances or the binders of the
+        definition being elaborated (``[DecidablePred p]``): instance synthesis may use it."""
+        if any(i.cls.startswith("Decidable") for i in ctx.instances):
+            return True
+        current = getattr(self, "current", None)
+        binders = list(current.cmd.binders) if current is not None else []
+        return any(b.kind == "inst" and "Decidable" in b.type_text for b in binders)
 
     def _named_value_param(self, sig: Sig, na: A.NamedArg, ctx: Ctx) -> bool:
         """``(n := e)`` for an implicit ``{n : Nat}`` that the signature's types mention
@@ -788,3 +825,13 @@ def _is_bool(t: LeanType) -> bool:
 
 
 __all__ = ["CallsMixin", "Param", "Sig", "builtin_sig", "dependent_placeholder", "instantiate"]
+
+
+def _returns_prop_after(t: LeanType, count: int) -> bool:
+    """``t`` is a function type of at least ``count`` arguments whose result after them is ``Prop``."""
+    z = zonk(t)
+    for _ in range(count):
+        if not isinstance(z, FunType):
+            return False
+        z = zonk(z.codomain)
+    return head_name(z) == "Prop"

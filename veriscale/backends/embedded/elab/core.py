@@ -67,6 +67,10 @@ class ElabCore:
         """Postponed elaboration problems: each returns ``False`` while it still cannot run."""
         self.heterogeneous_until_defaulted: list[LeanType] = []
         """Result types of arithmetic trees none of whose leaves had a known type."""
+        self.undecidable_heads: dict[int, str] = {}
+        """Propositions (by node id) headed by a constant or local with no ``Decidable`` instance
+        Lean could find: a non-reducible ``def … : Prop`` of the file, a ``Prop``-valued local
+        function (:meth:`check_decidable_heads`)."""
         self.decidable_relations: set[tuple[str, int, int]] = set()
         """Order relations (``a < b``) at positions that need a ``Decidable`` instance (``if``,
         ``decide``, a ``Prop`` used as a ``Bool``), by :func:`.instances.use_key`."""
@@ -151,6 +155,7 @@ class ElabCore:
         if self.coerces(actual, expected):
             if head_name(zonk(expected)) == "Bool" and self.is_prop(actual):
                 self.check_decidable(node)  # Prop to Bool is `decide`, which needs a `Decidable` instance
+                self.check_decidable_heads(node)
             return
         if {head_name(actual), head_name(expected)} == {"Int", "Nat"} and (
                 isinstance(actual, MVar) or isinstance(expected, MVar)):
@@ -204,6 +209,24 @@ class ElabCore:
                 self.error(cond, f"failed to synthesize Decidable ({what} {cond.name}, …): an unbounded "
                                  "quantifier over an infinite type is not decidable", "undecidable-condition")
 
+    def check_decidable_heads(self, cond: A.Node) -> None:
+        """After elaboration: a proposition that needs a ``Decidable`` instance and is an application
+        of a constant instance synthesis cannot see through. ``def Big (x y : Int) : Prop := x > y``
+        is not reducible, and type class resolution unfolds only reducible definitions and
+        instances (``Lean.Meta.synthInstance?`` runs at ``TransparencyMode.instances``; the
+        discrimination tree keys ``Big x m`` by ``Big``), so ``if Big x m then …`` fails with
+        "failed to synthesize Decidable (Big x m)"; an ``abbrev`` or ``@[reducible] def`` unfolds. A
+        ``Prop``-valued parameter ``p`` has no instance unless the binders give one."""
+        cond = A.unparen(cond)
+        if isinstance(cond, A.UnOp) and cond.op == "¬":
+            self.check_decidable_heads(cond.arg)
+        elif isinstance(cond, A.BinOp) and cond.op in ("∧", "∨", "→", "↔"):
+            self.check_decidable_heads(cond.lhs)
+            self.check_decidable_heads(cond.rhs)
+        elif id(cond) in self.undecidable_heads and not self.classical_open():
+            self.error(cond, f"failed to synthesize Decidable ({A.lean_syntax(cond)}): "
+                             f"{self.undecidable_heads[id(cond)]}", "undecidable-condition")
+
     def classical_open(self) -> bool:
         return False
 
@@ -216,6 +239,7 @@ class ElabCore:
         instance (``ite``/``dite`` take one)."""
         self.check_decidable(node)
         t = self.elab(node, ctx, PROP)
+        self.check_decidable_heads(node)
         z = zonk(t)
         if isinstance(z, (Gap, MVar)) or has_gap(z):
             return t
@@ -301,6 +325,14 @@ class ElabCore:
 
     def e_Ascription(self, node: A.Ascription, ctx: Ctx, expected: LeanType | None) -> LeanType:
         ty = self.read_type(node.type, ctx)
+        unknown = self.unimported_type_name(node.type) if isinstance(ty, Gap) else None
+        if unknown is not None:
+            # in a term there is no auto-bound implicit: the name must exist (Lean.Elab.Term
+            # `elabIdent` -> "unknown identifier")
+            self.error(node, f"unknown identifier '{unknown}': `{unknown}` is Mathlib's notation, and the file does "
+                             "not import Mathlib", "unknown-constant")
+            self.elab(node.term, ctx, None)
+            return GAP
         if isinstance(ty, Gap):
             self.gap(node, f"the type `{node.type_text}` is not modelled")
             self.elab(node.term, ctx, None)
@@ -368,6 +400,9 @@ class ElabCore:
         return self.gap(node, "`·` outside parentheses")
 
     # -- hooks the mixins provide ---------------------------------------------------------------
+    def unimported_type_name(self, node: A.Node | None) -> str | None:  # pragma: no cover - mixin
+        raise NotImplementedError
+
     def read_type(self, node: A.Node | None, ctx: Ctx) -> LeanType:  # pragma: no cover - mixin
         raise NotImplementedError
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.arith import Goal, decide_lt
-from veriscale.backends.embedded.elab.context import Ctx
+from veriscale.backends.embedded.elab.context import Ctx, ProofType
 from veriscale.backends.embedded.elab.core import ElabCore
 from veriscale.backends.embedded.elab.types import (
     GAP,
@@ -189,6 +189,31 @@ class GetElemMixin(ElabCore):
             return
         self.gap(node, f"cannot tell whether `get_elem_tactic` proves `{A.lean_syntax(node.index)} < "
                        f"{A.lean_syntax(node.coll)}.size` here", "getelem-bound")
+
+    def auto_param_obligation(self, node: A.Node, prop: LeanType, ctx: Ctx) -> None:
+        """The ``by get_elem_tactic`` default of a builtin's proof parameter (``Array.back``'s
+        ``h : 0 < xs.size``, ``Array.swap``'s ``hi : i < xs.size``): Lean runs the tactic where the
+        call is elaborated, so the bound must follow from the hypotheses in scope, as for ``xs[i]``
+        (:meth:`index_obligation`); whether it holds on the inputs tested is beside the point."""
+        z = zonk(prop)
+        goal = A.unparen(z.prop) if isinstance(z, ProofType) else None
+        if not (isinstance(goal, A.BinOp) and goal.op in ("<", ">")):
+            self.gap(node, f"cannot tell whether the default proof of `{show(prop)}` succeeds here", "getelem-bound")
+            return
+        lhs, rhs = (goal.lhs, goal.rhs) if goal.op == "<" else (goal.rhs, goal.lhs)
+        if self.proof_sensitive_instances(ctx):
+            self.gap(node, f"cannot tell whether `get_elem_tactic` proves `{A.lean_syntax(goal)}` with a local "
+                           "arithmetic or order instance in scope", "local-instance")
+            return
+        facts = [self.unfold_fact(f.prop) for f in ctx.facts] + self.fin_facts(ctx, goal)
+        verdict = decide_lt(Goal(lhs, rhs), facts, free=lambda name: self._is_free_var(name, ctx))
+        if verdict == "proved":
+            return
+        if verdict == "refuted" and all(self._is_free_var(name, ctx) for name in _free_names(goal)):
+            self.error(node, f"could not synthesize default value for a proof parameter using tactics: "
+                             f"no hypothesis in scope shows `{A.lean_syntax(goal)}`", "getelem-bound")
+            return
+        self.gap(node, f"cannot tell whether `get_elem_tactic` proves `{A.lean_syntax(goal)}` here", "getelem-bound")
 
     def range_membership_bound(self, node: A.Index, facts: list[A.Node]) -> bool:
         """``h : i ∈ [a:xs.size]`` in scope proves ``i < xs.size`` (``Membership.get_elem_helper``

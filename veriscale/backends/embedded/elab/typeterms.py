@@ -39,7 +39,8 @@ class TypeReader:
         self.abbrevs = abbrevs
         self.is_prop_def = is_prop_def
         self.not_imported = not_imported
-        """Library types the file cannot name because it does not import their module."""
+        """Library types (and notations for them) the file cannot name because it does not import
+        their module."""
 
     def read(self, node: A.Node | None, tparams: Mapping[str, LeanType]) -> LeanType:
         if node is None:
@@ -81,6 +82,11 @@ class TypeReader:
             return ProofType(node, source_text(node))
         if name in ("True", "False"):
             return ProofType(node, name)
+        if name in self.not_imported and name not in self.abbrevs and name not in self.user_types:
+            # `ℕ`/`ℤ` are Mathlib's notations (Mathlib/Data/Nat/Notation.lean, Data/Int/Notation.lean):
+            # without that import the name is unknown (a body's ascription) or, in a signature,
+            # an auto-bound implicit type variable -- not `Nat`
+            return GAP
         cname = canonical_name(name)
         if cname == "Fin" and len(arg_nodes) == 1 and not isinstance(A.unparen(arg_nodes[0]), A.NumLit):
             # `Fin a.size`: the bound is a term (a value argument of the type)
