@@ -249,10 +249,27 @@ OPTIONS: list[Row] = [
     ("(Ordering.gt).swap", "Ordering", "Ordering.lt"),
 ]
 
+# ---------------------------------------------------------------------------------------------
+# Std.HashMap / Std.HashSet (Std/Data/HashMap/Basic.lean): insertIfNew keeps a present key's value;
+# insertMany and ofList insert in order, so a later pair wins; modify and alter on an absent key
+# change nothing; `m[k]!` of an absent key is default; HashSet.insertMany counts each element once.
+HASHMAPS: list[Row] = [
+    ("((∅ : Std.HashMap Nat Nat).insert 1 10 |>.insertIfNew 1 20)[1]?", "Option Nat", "some 10"),
+    ("((∅ : Std.HashMap Nat Nat).insertMany [(1, 10), (1, 20)])[1]?", "Option Nat", "some 20"),
+    ('(Std.HashMap.ofList [(1, "a"), (1, "b")])[1]?', "Option String", 'some "b"'),
+    ("((∅ : Std.HashMap Nat Nat).insert 1 10 |>.modify 1 (· + 1))[1]!", "Nat", "11"),
+    ("((∅ : Std.HashMap Nat Nat).insert 1 10 |>.modify 2 (· + 1)).size", "Nat", "1"),
+    ("(∅ : Std.HashMap Nat Nat)[3]!", "Nat", "0"),
+    ("(∅ : Std.HashMap Nat Nat).getD 3 7", "Nat", "7"),
+    ("((Std.HashMap.ofList [(1, 5)]).alter 1 (fun _ => none)).size", "Nat", "0"),
+    ("((Std.HashMap.emptyWithCapacity 8 : Std.HashMap Nat Nat).insert 2 5).keysArray", "Array Nat", "#[2]"),
+    ("((∅ : Std.HashSet Nat).insertMany [3, 3, 1]).size", "Nat", "2"),
+]
+
 
 @pytest.mark.parametrize(
     ("expr", "ty", "expected"),
-    STRING_NUMBERS + STRINGS + NUMBERS + LISTS + ARRAYS + OPTIONS,
+    STRING_NUMBERS + STRINGS + NUMBERS + LISTS + ARRAYS + OPTIONS + HASHMAPS,
 )
 def test_builtin_agrees_with_lean_on_edge_cases(expr: str, ty: str, expected: str) -> None:
     assert lean_eval(expr, ty) == expected
