@@ -64,7 +64,7 @@ from functools import lru_cache
 from typing import Any
 
 from veriscale.lean.lexer import CHAR, EOF, IDENT, KEYWORD, NUM, SCI, STR, SYM, Token, lex
-from veriscale.lean.printing import quote_char, quote_string
+from veriscale.lean.printing import decimal, quote_char, quote_string
 from veriscale.lean.types import (
     FunType,
     LeanType,
@@ -1006,7 +1006,7 @@ def _render(v: Any, ty: LeanType, structs: Mapping[str, StructDef], arg: bool) -
             return quote_string(v)
         if kind == "char":
             return quote_char(v)
-        text = render_float(v) if kind == "float" else str(int(v))
+        text = render_float(v) if kind == "float" else decimal(v)
         return f"({text})" if arg and text.startswith("-") else text
     if kind == "list" or kind == "array":
         if not isinstance(v, (tuple, Arr)) or isinstance(v, Arr) != (kind == "array"):

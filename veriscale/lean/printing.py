@@ -149,12 +149,29 @@ def add_paren_heuristic(s: str) -> str:
     return "(" + s + ")"
 
 
+_STR_SAFE_BITS = 12_000
+"""Integers up to this many bits have fewer than CPython's 4,300 decimal digits of ``str``'s limit."""
+
+
+def decimal(n: int) -> str:
+    """``str(n)`` for an integer of any size: Lean prints every ``Nat``, while CPython refuses to
+    convert one of more than 4,300 digits (``sys.int_info.default_max_str_digits``). Larger ones
+    are split at a power of ten and converted in halves."""
+    if n.bit_length() <= _STR_SAFE_BITS:
+        return str(int(n))
+    if n < 0:
+        return "-" + decimal(-n)
+    low_digits = int(n.bit_length() * 0.30103) // 2  # about half of n's digits
+    high, low = divmod(int(n), 10**low_digits)
+    return decimal(high) + decimal(low).zfill(low_digits)
+
+
 def to_string(value: Any) -> str:
     """Lean's ``toString value`` for the standard ``ToString`` instances."""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, int):  # Nat, Int, UIntN
-        return str(int(value))
+        return decimal(value)
     if isinstance(value, float):
         return float_to_string(value)
     if isinstance(value, str):  # Char, String
@@ -200,9 +217,9 @@ def repr_value(value: Any, prec: int = 0) -> str:
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, _NAT_LIKE):
-        return str(int(value))
+        return decimal(value)
     if isinstance(value, int):  # Int
-        return _paren_if(str(value), prec) if value < 0 else str(value)
+        return _paren_if(decimal(value), prec) if value < 0 else decimal(value)
     if isinstance(value, float):
         text = float_to_string(value)
         return _paren_if(text, prec) if value < 0 else text

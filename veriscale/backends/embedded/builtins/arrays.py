@@ -13,7 +13,8 @@ A Lean array is a :class:`veriscale.lean.values.Arr`. Facts reproduced here:
   ``foldr f init a (start := a.size) (stop := 0)`` visits ``i = start-1`` down to ``stop``, and
   from ``a.size - 1`` when ``start > a.size``; ``any``/``all``/``filter`` take the same window.
 * ``a.extract start stop`` is the elements with ``start ≤ i < min stop a.size``.
-* ``a.back? = a[a.size - 1]?``; ``a.pop`` drops the last element (``#[].pop = #[]``).
+* ``a.back? = a[a.size - 1]?``; ``a.back`` takes a proof of ``0 < a.size`` (an auto-param, like
+  ``swap``); ``a.pop`` drops the last element (``#[].pop = #[]``).
 * ``insertionSort a lt`` moves each element left while ``lt a[j] a[j-1]``.
 * ``qsort as (lt := (· < ·)) (lo := 0) (hi := as.size - 1)`` (``Init/Data/Array/QSort/Basic.lean``)
   is Lean's unstable in-place quicksort of ``as[lo..=hi]``, reproduced step by step (see
@@ -162,12 +163,12 @@ def array_back_bang(a: Arr, *, result_type: Any = None) -> Any:
 
 
 @builtin("Array.back", "{α : Type u} (xs : Array α) (h : 0 < xs.size := by get_elem_tactic) : α")
-def array_back(a: Arr, h: Any = None) -> Any:
-    """``back (xs) (h : 0 < xs.size := by get_elem_tactic)`` (Init/Data/Array/Basic.lean): the
-    elaborator checks the proof where the call is written."""
-    if not a:
-        raise Unsupported("Array.back", "empty array although a proof of 0 < size is required")
-    return a[-1]
+def array_back(xs: Arr, h: Any = None) -> Any:
+    """``back (xs) (h : 0 < xs.size := by get_elem_tactic) := xs[xs.size - 1]`` (since v4.18,
+    lean4#7059): a program Lean accepts proves the array non-empty, so there is no default."""
+    if not xs:
+        raise Unsupported("Array.back", "applied to #[] although a proof of 0 < xs.size is required")
+    return xs[-1]
 
 
 # ---------------------------------------------------------------------------------------------

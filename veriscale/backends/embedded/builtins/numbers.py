@@ -31,6 +31,7 @@ from veriscale.backends.embedded.builtins._core import (
 )
 from veriscale.backends.embedded.registry import builtin
 from veriscale.backends.embedded.runtime_support import PROOF
+from veriscale.lean.printing import decimal
 from veriscale.lean.values import BudgetExceeded, Nat, Unsupported, _FixedWidth
 
 # ---------------------------------------------------------------------------------------------
@@ -367,7 +368,7 @@ def nat_test_bit(a: int, i: int) -> bool:
 
 @builtin("Nat.repr", ": Nat → String", verified=False)
 def nat_repr(n: int) -> str:
-    return str(int(n))
+    return decimal(n)
 
 
 @builtin("Nat.toDigits", "(base n : Nat) : List Char")
@@ -512,7 +513,7 @@ def int_sign(a: int) -> int:
 
 @builtin("Int.repr", ": Int → String", verified=False)
 def int_repr(a: int) -> str:
-    return str(int(a))
+    return decimal(a)
 
 
 @builtin("Int.add", ": Int → Int → Int", verified=False)

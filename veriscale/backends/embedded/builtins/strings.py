@@ -17,9 +17,12 @@ through ``String.Iterator``. Facts reproduced here:
   one character after where the partial match began), so ``"".splitOn "," = [""]``.
 * ``s.replace pat r``: ``s`` when ``pat = ""``; otherwise leftmost non-overlapping replacement.
 * ``String.trim`` strips ``Char.isWhitespace`` characters from both ends.
-* ``String.toNat?``: ``some`` when non-empty and all ASCII digits; ``toInt?`` also accepts one
-  leading ``-``. (Underscore digit separators and a leading ``+`` are refused as unsupported:
-  their treatment changed across Lean versions.)
+* ``String.toNat?``: ``some`` when non-empty and all ASCII digits (``isNat s = !s.isEmpty &&
+  s.all (·.isDigit)``); ``toInt?`` also accepts one leading ``-`` (``if s.get 0 = '-' then``
+  ``(s.toSubstring.drop 1).toNat?`` negated), so ``"-0"`` is ``some 0`` and ``"-"`` is ``none``
+  (``Substring.isNat`` refuses the empty string since v4.20, lean4#8067). A leading ``+`` is not a
+  digit: ``"+5".toInt? = none`` (the docstring lists ``"+587".isInt = false``). Nor is ``_``:
+  ``"1_000".toNat? = none`` in v4.24; digit separators were only accepted from v4.27 (lean4#11541).
 """
 
 from __future__ import annotations
@@ -29,9 +32,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
-from veriscale.backends.embedded.builtins._core import check_size, default_of_type, nat
+from veriscale.backends.embedded.builtins._core import check_bits, check_size, default_of_type, nat
 from veriscale.backends.embedded.registry import alias, builtin
-from veriscale.lean.values import NONE, Char, Nat, Some, UInt8, UInt32, Unsupported
+from veriscale.lean.values import NONE, Char, Nat, Some, UInt8, UInt32
 
 Fn = Callable[..., Any]
 
@@ -380,52 +383,63 @@ def string_replace(s: str, pattern: str, replacement: str) -> str:
 # Numbers
 
 
-def _digits_only(s: str, construct: str) -> bool:
-    if "_" in s:
-        raise Unsupported(construct, "digit separators are treated differently across Lean versions")
+_INT_SAFE_DIGITS = 4_000
+"""Digit strings up to this length are within CPython's 4,300-digit limit of ``int(str)``."""
+
+
+def _read_digits(digits: str) -> int:
+    """The value of a string of ASCII digits of any length (``String.toNat?`` folds
+    ``n * 10 + d``; CPython's ``int`` refuses more than 4,300 digits, so longer ones are read in halves)."""
+    if len(digits) <= _INT_SAFE_DIGITS:
+        return int(digits)
+    low_digits = len(digits) // 2
+    return _read_digits(digits[:-low_digits]) * 10**low_digits + _read_digits(digits[-low_digits:])
+
+
+def _digits_only(s: str) -> bool:
+    """``String.isNat`` of v4.24: non-empty and every character an ASCII digit (no ``_``, no sign)."""
     return s != "" and all(_is_digit(c) for c in s)
 
 
 @builtin("String.isNat", ": String → Bool", verified=False)
 def string_is_nat(s: str) -> bool:
-    return _digits_only(s, "String.isNat")
+    return _digits_only(s)
 
 
 @builtin("String.toNat?", "(s : String) : Option Nat")
 def string_to_nat_opt(s: str) -> Any:
-    return Some(nat(int(s))) if _digits_only(s, "String.toNat?") else NONE
+    return Some(nat(check_bits(_read_digits(s)))) if _digits_only(s) else NONE
 
 
-def _int_parts(s: str, construct: str) -> tuple[int, str]:
-    if s.startswith("+"):
-        raise Unsupported(construct, "a leading '+' is treated differently across Lean versions")
+def _int_parts(s: str) -> tuple[int, str]:
+    """``toInt?``/``isInt`` test ``s.get 0 = '-'`` and read the rest as a ``Nat``; ``+`` is no sign."""
     return (-1, s[1:]) if s.startswith("-") else (1, s)
 
 
 @builtin("String.isInt", ": String → Bool", verified=False)
 def string_is_int(s: str) -> bool:
-    _, digits = _int_parts(s, "String.isInt")
-    return _digits_only(digits, "String.isInt")
+    _, digits = _int_parts(s)
+    return _digits_only(digits)
 
 
 @builtin("String.toInt?", "(s : String) : Option Int")
 def string_to_int_opt(s: str) -> Any:
-    sign, digits = _int_parts(s, "String.toInt?")
-    return Some(sign * int(digits)) if _digits_only(digits, "String.toInt?") else NONE
+    sign, digits = _int_parts(s)
+    return Some(sign * check_bits(_read_digits(digits))) if _digits_only(digits) else NONE
 
 
 @builtin("String.toNat!", ": String → Nat", typed=True, verified=False)
 def string_to_nat_bang(s: str, *, result_type: Any = None) -> Any:
-    if _digits_only(s, "String.toNat!"):
-        return nat(int(s))
+    if _digits_only(s):
+        return nat(check_bits(_read_digits(s)))
     return default_of_type(result_type, construct="String.toNat!")
 
 
 @builtin("String.toInt!", ": String → Int", typed=True, verified=False)
 def string_to_int_bang(s: str, *, result_type: Any = None) -> Any:
-    sign, digits = _int_parts(s, "String.toInt!")
-    if _digits_only(digits, "String.toInt!"):
-        return sign * int(digits)
+    sign, digits = _int_parts(s)
+    if _digits_only(digits):
+        return sign * check_bits(_read_digits(digits))
     return default_of_type(result_type, construct="String.toInt!")
 
 
