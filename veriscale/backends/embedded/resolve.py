@@ -296,6 +296,8 @@ CORE_PROTECTED: frozenset[str] = frozenset(
         "List.append", "List.beq", "List.le", "List.toString",
         # Init/Data/Ord.lean: `protected def List.compareLex`, `protected def Array.compareLex`
         "List.compareLex", "Array.compareLex",
+        # Init/Data/List/Control.lean: `protected def forM`
+        "List.forM",
     }
 )
 """Core declarations that are ``protected`` (looked up in Lean's sources, file per group). The
@@ -330,6 +332,8 @@ CORE_NAMES: frozenset[str] = frozenset(
         "Inhabited", "Inhabited.default", "default", "Id", "Id.run", "Pure.pure", "pure",
         "Except", "Except.ok", "Except.error", "throw", "MonadExcept.throw",
         "dbgTrace", "Function.comp",
+        # monadic traversals at Option/Except/Id (elab.monadic, compiler.monads)
+        "List.foldlM", "List.mapM", "List.forM", "Array.foldlM", "Array.mapM", "Array.forM",
     }
 )
 """Core declarations the engine handles without a registered builtin."""

@@ -22,6 +22,7 @@ from veriscale.backends.embedded.elab.core import ElabBudgetExceeded
 from veriscale.backends.embedded.elab.dos import DoMixin
 from veriscale.backends.embedded.elab.getelem import GetElemMixin
 from veriscale.backends.embedded.elab.instances import InstancesMixin, class_application
+from veriscale.backends.embedded.elab.monadic import MonadicMixin
 from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.elab.ops import OpsMixin
 from veriscale.backends.embedded.elab.patterns import PatternsMixin
@@ -46,7 +47,7 @@ _GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψω")
 
 
 class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElemMixin, InstancesMixin, BindingMixin,
-                 OpsMixin, CallsMixin):
+                 OpsMixin, MonadicMixin, CallsMixin):
     def __init__(self, env: Env) -> None:
         super().__init__()
         self.init_instances()
