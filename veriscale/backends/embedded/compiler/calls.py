@@ -21,7 +21,6 @@ from veriscale.backends.embedded.builtins import (
 from veriscale.backends.embedded.compiler.codegen import CodeGen, call_template
 from veriscale.backends.embedded.compiler.fast_paths import Writer, builtin_writer
 from veriscale.backends.embedded.compiler.monads import except_error, except_ok, traversal
-from veriscale.backends.embedded.elab.monadic import MONADIC_TRAVERSALS
 from veriscale.backends.embedded.compiler.support import (
     _STD_SHORT_NAMES,
     UNSURE,
@@ -35,6 +34,7 @@ from veriscale.backends.embedded.compiler.support import (
     _vtype,
     unsupported,
 )
+from veriscale.backends.embedded.elab.monadic import MONADIC_TRAVERSALS
 from veriscale.backends.embedded.env import UserDef
 from veriscale.backends.embedded.memo import memoised_fold
 from veriscale.backends.embedded.registry import Builtin
