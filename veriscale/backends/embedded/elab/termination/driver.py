@@ -27,17 +27,21 @@ import itertools
 import veriscale.backends.embedded.elab.termination.wf as wf
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import Ctx, ProofType
-from veriscale.backends.embedded.elab.core import ElabCore
+from veriscale.backends.embedded.elab.termination.mutual import MutualTerminationMixin
 from veriscale.backends.embedded.elab.termination.wf import _bound_names
 from veriscale.backends.embedded.elab.types import head_name, zonk
 from veriscale.backends.embedded.env import UserDef
 from veriscale.lean.types import FunType, LeanType, NamedType
 
 
-class TerminationMixin(ElabCore):
+class TerminationMixin(MutualTerminationMixin):
     def check_termination(self, d: UserDef, ctx: Ctx) -> None:
         cmd = d.cmd
         if cmd.modifiers.partial or cmd.modifiers.unsafe:
+            return
+        group = self.mutual_group(d)
+        if group:
+            self.check_mutual_termination(group, ctx)
             return
         params = self._enter(cmd, ctx)
         names = {d.name, cmd.name}
