@@ -27,14 +27,21 @@ import itertools
 import veriscale.backends.embedded.elab.termination.wf as wf
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import Ctx, ProofType
-from veriscale.backends.embedded.elab.termination.mutual import MutualTerminationMixin
+from veriscale.backends.embedded.elab.core import ElabCore
 from veriscale.backends.embedded.elab.termination.wf import _bound_names
 from veriscale.backends.embedded.elab.types import head_name, zonk
 from veriscale.backends.embedded.env import UserDef
 from veriscale.lean.types import FunType, LeanType, NamedType
 
 
-class TerminationMixin(MutualTerminationMixin):
+class TerminationMixin(ElabCore):
+    def mutual_group(self, d: UserDef) -> list[UserDef]:
+        """Hook (:mod:`.mutual`): the definitions of ``d``'s ``mutual`` block, ``[]`` outside one."""
+        return []
+
+    def check_mutual_termination(self, group: list[UserDef], ctx: Ctx) -> None:  # pragma: no cover - .mutual
+        raise NotImplementedError
+
     def check_termination(self, d: UserDef, ctx: Ctx) -> None:
         cmd = d.cmd
         if cmd.modifiers.partial or cmd.modifiers.unsafe:

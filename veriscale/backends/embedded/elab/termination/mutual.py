@@ -17,7 +17,14 @@ import itertools
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import Ctx
-from veriscale.backends.embedded.elab.core import ElabCore
+from veriscale.backends.embedded.elab.termination.driver import (
+    TerminationMixin,
+    _is_strict_subterm,
+    _open_lambdas,
+    _recursive_calls,
+    _strict_subpatterns,
+    _strict_vars,
+)
 from veriscale.backends.embedded.elab.types import head_name
 from veriscale.backends.embedded.env import UserDef
 
@@ -25,7 +32,7 @@ _MAX_COMBINATIONS = 4096
 """Argument choices tried at most (``tryAllArgs`` tries them all; blocks are small)."""
 
 
-class MutualTerminationMixin(ElabCore):
+class MutualTerminationMixin(TerminationMixin):
     def mutual_group(self, d: UserDef) -> list[UserDef]:
         """The definitions of ``d``'s ``mutual`` block (``d`` first), or ``[]`` outside one."""
         scopes = self.env.scopes  # type: ignore[attr-defined]
@@ -41,14 +48,6 @@ class MutualTerminationMixin(ElabCore):
         """Report at ``group[0]`` whether the block terminates structurally (nothing reported) or
         the engine cannot tell (a gap). Call sites in ``group[0]`` that reach no definition of
         the block make it non-recursive: nothing to check."""
-        from veriscale.backends.embedded.elab.termination.driver import (
-            _is_strict_subterm,
-            _open_lambdas,
-            _recursive_calls,
-            _strict_subpatterns,
-            _strict_vars,
-        )
-
         d = group[0]
         where = d.cmd.body if d.cmd.body is not None else (d.cmd.alts[0] if d.cmd.alts else d.cmd)
         # per definition: its parameters' type heads and its calls of each member
