@@ -199,6 +199,9 @@ class Declaration:
     parents: tuple[str, ...] = ()
     """For structures: the parent structures of ``extends``."""
     node: A.Node | None = field(default=None, compare=False)
+    mutual: tuple[str, ...] = ()
+    """For the definitions of a ``mutual … end`` block: every definition of the block (each body
+    sees the others' headers: ``withFunLocalDecls`` in ``Lean.Elab.MutualDef``)."""
 
 
 class Declarations:
@@ -296,6 +299,8 @@ CORE_PROTECTED: frozenset[str] = frozenset(
         "List.append", "List.beq", "List.le", "List.toString",
         # Init/Data/Ord.lean: `protected def List.compareLex`, `protected def Array.compareLex`
         "List.compareLex", "Array.compareLex",
+        # Init/Data/List/Control.lean: `protected def forM`
+        "List.forM",
     }
 )
 """Core declarations that are ``protected`` (looked up in Lean's sources, file per group). The
@@ -330,6 +335,8 @@ CORE_NAMES: frozenset[str] = frozenset(
         "Inhabited", "Inhabited.default", "default", "Id", "Id.run", "Pure.pure", "pure",
         "Except", "Except.ok", "Except.error", "throw", "MonadExcept.throw",
         "dbgTrace", "Function.comp",
+        # monadic traversals at Option/Except/Id (elab.monadic, compiler.monads)
+        "List.foldlM", "List.mapM", "List.forM", "Array.foldlM", "Array.mapM", "Array.forM",
     }
 )
 """Core declarations the engine handles without a registered builtin."""
@@ -790,6 +797,8 @@ class _Walker:
         self.frames: list[_Frame] = [_Frame("root", "", "", ())]
         self.out = FileScopes(self.decls)
         self.position = 0
+        #: the definitions of the ``mutual`` block being walked (``None``: outside one)
+        self.mutual_group: list[str] | None = None
 
     # -- state ------------------------------------------------------------------------------
     @property
@@ -838,11 +847,21 @@ class _Walker:
             self.export_cmd(cmd)
         elif isinstance(cmd, A.OtherCmd) and cmd.keyword == "mutual":
             self.frames.append(_Frame("mutual", "", self.top.namespace, self.top.open_decls))
+            self.mutual_group = []
         elif isinstance(cmd, (A.DefCmd, A.StructureCmd, A.InductiveCmd, A.InstanceCmd)):
             self.declaration(cmd)
         elif isinstance(cmd, A.CommandError) and cmd.name:
             # a declaration that did not parse still claims its name (the compiler reports it)
             self.add(cmd, join(self.top.namespace, _strip_root(cmd.name)), "error", A.Modifiers())
+
+    def end_mutual(self) -> None:
+        """Each definition of the block learns the others (:attr:`Declaration.mutual`)."""
+        group = tuple(self.mutual_group or ())
+        self.mutual_group = None
+        for name in group:
+            d = self.decls.lookup(name)
+            if d is not None and len(group) > 1:
+                self.decls.add(replace(d, mutual=group))
 
     def namespace_cmd(self, cmd: A.NamespaceCmd) -> None:
         if ROOT in components(cmd.name):
@@ -858,6 +877,7 @@ class _Walker:
             return
         if self.top.kind == "mutual":
             scopes.pop()
+            self.end_mutual()
             return
         if cmd.name is None:
             if self.top.header:
@@ -1044,6 +1064,8 @@ class _Walker:
             self.auxiliaries(cmd, full, mods)
         if isinstance(cmd, (A.DefCmd, A.InstanceCmd)):
             self.bodies(cmd, full)
+        if isinstance(cmd, A.DefCmd) and self.mutual_group is not None:
+            self.mutual_group.append(full)
 
     def structure(self, cmd: A.StructureCmd, full: str, scope: ScopeState) -> None:
         parents = tuple(p for p in (self._struct_parent(e, scope) for e in cmd.extends) if p)
@@ -1174,6 +1196,10 @@ def aux_locals(decl: Declaration, decls: Declarations) -> list[Local]:
         top = parent
     out = [Local(top.short_name, top.name)]
     out += [Local(d.short_name, d.name) for d in decls if d.parent == top.name and d.kind == "where"]
+    for name in top.mutual:  # the other definitions of its `mutual` block
+        member = decls.lookup(name)
+        if member is not None and member.name != top.name:
+            out.append(Local(member.short_name, member.name))
     return out
 
 

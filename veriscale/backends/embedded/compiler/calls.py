@@ -20,7 +20,7 @@ from veriscale.backends.embedded.builtins import (
 )
 from veriscale.backends.embedded.compiler.codegen import CodeGen, call_template
 from veriscale.backends.embedded.compiler.fast_paths import Writer, builtin_writer
-from veriscale.backends.embedded.compiler.monads import except_error, except_ok
+from veriscale.backends.embedded.compiler.monads import except_error, except_ok, traversal
 from veriscale.backends.embedded.compiler.support import (
     _STD_SHORT_NAMES,
     UNSURE,
@@ -34,6 +34,7 @@ from veriscale.backends.embedded.compiler.support import (
     _vtype,
     unsupported,
 )
+from veriscale.backends.embedded.elab.monadic import MONADIC_TRAVERSALS
 from veriscale.backends.embedded.env import UserDef
 from veriscale.backends.embedded.memo import memoised_fold
 from veriscale.backends.embedded.registry import Builtin
@@ -232,6 +233,8 @@ class CallsMixin:
             return self.gen.fuse(lambda fr: Nat(c(fr) + 1), self.gen.const(Nat) + "({0} + 1)", [c])
         if name in ("ite",) and len(args) == 3:
             return self._if(node, args[0], args[1], args[2], sc, expected)
+        if name in MONADIC_TRAVERSALS:
+            return traversal(self, node, name, args, sc, None)
         if name in ("Int.ofNat",) and len(args) == 1:
             c = self.compile(args[0], sc, NAT)
             return self.gen.fuse(lambda fr: int(c(fr)), self.gen.const(int) + "({0})", [c])
@@ -686,6 +689,8 @@ class CallsMixin:
             new_args.insert(min(pos, len(new_args)), placeholder)
             sc2 = self._with_self(sc, base, t)
             return self._wrap_self(sc2, self._call_def(node, d, new_args, sc2[0], expected), base)
+        if f"{h}.{field}" in MONADIC_TRAVERSALS:  # (a declaration of the file was found above)
+            return traversal(self, node, f"{h}.{field}", args, sc, base)
         b = _field_builtin(h, field)
         if b is not None:
             return self._call_builtin(node, b, args, sc, expected, (base, t))

@@ -25,8 +25,10 @@ from typing import Any
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.builtins.options import option_bind, option_map
 from veriscale.backends.embedded.compiler.support import unsupported
+from veriscale.backends.embedded.elab.monadic import MONADIC_TRAVERSALS
+from veriscale.backends.embedded.runtime_support import binary, unary
 from veriscale.lean.types import LeanType, NamedType
-from veriscale.lean.values import NONE, Ctor, Some
+from veriscale.lean.values import NONE, UNIT, Arr, Ctor, Some, Unsupported
 
 MONADIC = frozenset({"Option", "Except"})
 """Monads whose ``do`` blocks stop at a failing value (the ``Id`` monad's never fail)."""
@@ -130,5 +132,104 @@ def option_operator(compiler: Any, node: A.BinOp, sc: Any, expected: LeanType | 
         return lambda fr: option_bind(x(fr), f(fr))
     return lambda fr: option_map(f(fr), x(fr))
 
-__all__ = ["OPTION_OPS", "option_operator", "EXCEPT_ERROR", "EXCEPT_OK", "MONADIC", "ShortCircuit", "except_error", "except_ok", "pure_of",
+
+# -- foldlM / mapM / forM (Init/Data/List/Control.lean, Init/Data/Array/Basic.lean) -----------------
+
+_RUN_MONADS = frozenset({"Option", "Except", "Id"})
+
+
+def _step(monad: str) -> Callable[[Any], tuple[bool, Any]]:
+    """A monadic value as ``(True, a)`` when it goes on with ``a`` (``some a``, ``.ok a``, any
+    ``Id`` value) or ``(False, v)`` when it is the failure ``v`` that ends a ``bind`` chain."""
+    if monad == "Id":
+        return lambda v: (True, v)
+    if monad == "Option":
+
+        def option_step(v: Any) -> tuple[bool, Any]:
+            if isinstance(v, Some):
+                return True, v.value
+            if v is NONE:
+                return False, v
+            raise Unsupported("foldlM/mapM/forM", "a value that is not an Option")
+
+        return option_step
+
+    def except_step(v: Any) -> tuple[bool, Any]:
+        if isinstance(v, Ctor) and len(v.args) == 1 and v.name in (EXCEPT_OK, EXCEPT_ERROR):
+            return v.name == EXCEPT_OK, v.args[0] if v.name == EXCEPT_OK else v
+        raise Unsupported("foldlM/mapM/forM", "a value that is not an Except")
+
+    return except_step
+
+
+def _pure(monad: str) -> Callable[[Any], Any]:
+    return (lambda v: v) if monad == "Id" else pure_of(monad)
+
+
+def fold_m(monad: str, f: Any, init: Any, xs: Any) -> Any:
+    """``foldlM f init xs``: ``f acc x >>= …`` left to right, the first failure its value."""
+    step, g, acc = _step(monad), binary(f), init
+    for x in xs:
+        ok, acc = step(g(acc, x))
+        if not ok:
+            return acc
+    return _pure(monad)(acc)
+
+
+def map_m(monad: str, f: Any, xs: Any, array: bool) -> Any:
+    """``mapM f xs``: each ``f x`` in order, the first failure its value, else the results."""
+    step, g, out = _step(monad), unary(f), []
+    for x in xs:
+        ok, y = step(g(x))
+        if not ok:
+            return y
+        out.append(y)
+    return _pure(monad)(Arr(tuple(out)) if array else tuple(out))
+
+
+def for_m(monad: str, f: Any, xs: Any) -> Any:
+    """``forM xs f``: each ``f x`` in order, the first failure its value, else ``pure ()``."""
+    step, g = _step(monad), unary(f)
+    for x in xs:
+        ok, v = step(g(x))
+        if not ok:
+            return v
+    return _pure(monad)(UNIT)
+
+
+_COLLECTION_FIRST = frozenset({"List.forM"})
+"""``protected def List.forM (as : List α) (f : α → m PUnit)``: the list before the function."""
+
+
+def traversal(compiler: Any, node: A.Node, name: str, args: list[A.Node], sc: Any,
+              receiver: Callable[[list[Any]], Any] | None) -> Callable[[list[Any]], Any]:
+    """``name args`` (``receiver.name args``) for ``name`` in :data:`MONADIC_TRAVERSALS`, at the
+    monad the elaborator found for the call (``Option``, ``Except ε``, ``Id``). The collection is
+    the receiver of field notation, else the argument at its position; the optional ``start``/
+    ``stop`` of the array versions and partial applications are not run."""
+    assert name in MONADIC_TRAVERSALS
+    monad = compiler.node_types.monad_of(node)
+    if monad not in _RUN_MONADS:
+        raise unsupported(node, name, "at a monad the engine does not run")
+    if any(isinstance(a, A.NamedArg) for a in args):
+        raise unsupported(node, name, "with a named argument")
+    op = name.partition(".")[2]
+    arity = 3 if op == "foldlM" else 2
+    cs = [compiler.compile(a, sc, compiler.stype(a, sc)) for a in args]
+    if receiver is not None:
+        cs.insert(0 if name in _COLLECTION_FIRST else arity - 1, receiver)
+    if len(cs) != arity:
+        raise unsupported(node, name, f"with {len(cs)} arguments (start/stop or a partial application)")
+    if op == "foldlM":
+        f, init, xs = cs
+        return lambda fr: fold_m(monad, f(fr), init(fr), xs(fr))
+    if op == "mapM":
+        f, xs = cs
+        array = name.startswith("Array.")
+        return lambda fr: map_m(monad, f(fr), xs(fr), array)
+    xs, f = cs if name in _COLLECTION_FIRST else cs[::-1]
+    return lambda fr: for_m(monad, f(fr), xs(fr))
+
+
+__all__ = ["OPTION_OPS", "traversal", "fold_m", "map_m", "for_m", "option_operator", "EXCEPT_ERROR", "EXCEPT_OK", "MONADIC", "ShortCircuit", "except_error", "except_ok", "pure_of",
            "unwrapped", "unwrapper", "value_type"]

@@ -22,6 +22,7 @@ from veriscale.backends.embedded.elab.core import ElabBudgetExceeded
 from veriscale.backends.embedded.elab.dos import DoMixin
 from veriscale.backends.embedded.elab.getelem import GetElemMixin
 from veriscale.backends.embedded.elab.instances import InstancesMixin, class_application
+from veriscale.backends.embedded.elab.monadic import MonadicMixin
 from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.elab.ops import OpsMixin
 from veriscale.backends.embedded.elab.patterns import PatternsMixin
@@ -46,7 +47,7 @@ _GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψω")
 
 
 class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElemMixin, InstancesMixin, BindingMixin,
-                 OpsMixin, CallsMixin):
+                 OpsMixin, MonadicMixin, CallsMixin):
     def __init__(self, env: Env) -> None:
         super().__init__()
         self.init_instances()
@@ -72,15 +73,20 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
         out: dict[str, Callable[[list[LeanType]], LeanType]] = {}
         for name, d in self.env.defs.items():
             cmd = d.cmd
-            if cmd.binders or cmd.body is None:
+            params = _type_params(cmd.binders)
+            if params is None or cmd.body is None:
                 continue
             if not (isinstance(cmd.type, A.Sort) and cmd.type.name.startswith("Type")) and not (
                     cmd.type is None and self._is_type_alias(cmd)):
                 continue
             body = cmd.body
 
-            def unfold(args: list[LeanType], body: A.Node = body) -> LeanType:
-                return self.reader.read(body, {}) if not args else GAP
+            def unfold(args: list[LeanType], body: A.Node = body, params: tuple[str, ...] = params) -> LeanType:
+                # `abbrev Matrix (α : Type) := Array (Array α)`: `Matrix Int` is the body with
+                # `α := Int` (a definition applied to all its parameters unfolds by delta/beta)
+                if len(args) != len(params):
+                    return GAP
+                return self.reader.read(body, dict(zip(params, args)))
 
             out[name] = unfold
         return out
@@ -391,7 +397,7 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
         ret = self.read_type(cmd.type, ctx) if cmd.type is not None else self.fresh()
         if isinstance(ret, Gap) and cmd.type is not None:
             self.gap(cmd, f"the type `{cmd.type_text}` is not modelled")
-        if cmd.body is not None and cmd.type is None and not cmd.binders and self._is_type_alias(cmd):
+        if cmd.body is not None and cmd.type is None and _type_params(cmd.binders) is not None and self._is_type_alias(cmd):
             pass  # a type abbreviation: read as a type where it is used (`_abbrevs`)
         elif cmd.body is not None:
             t = self.elab(cmd.body, ctx, ret)
@@ -404,6 +410,17 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
         for check in self.postponed:
             check()
         self.postponed = []
+
+
+def _type_params(binders: list[A.Binder]) -> tuple[str, ...] | None:
+    """The names of a type definition's parameters when each is an explicit ``(α : Type)``
+    (``Type u`` too); ``None`` for any other binder, which the engine does not unfold."""
+    names: list[str] = []
+    for b in binders:
+        if b.kind != "explicit" or not b.names or not (isinstance(b.type, A.Sort) and b.type.name.startswith("Type")):
+            return None
+        names.extend(b.names)
+    return tuple(names)
 
 
 _CORE_PATTERN_CTORS = {

@@ -308,6 +308,8 @@ class CallsMixin(ElabCore):
             return self.pure_call(node, name, arg_nodes, ctx, expected)
         if name in _THROW_NAMES and self.denotes_core(name, ctx):
             return self.throw_call(node, name, arg_nodes, ctx, expected)
+        if self.is_core_traversal(name) and self.denotes_core(name, ctx):
+            return self.monadic_call(node, name, arg_nodes, ctx, expected)
         sig = self.lookup_global(name, ctx)
         if sig is not None:
             if sig.name in ("decide", "Decidable.decide") and len(arg_nodes) == 1 and not isinstance(arg_nodes[0], A.NamedArg):
@@ -338,6 +340,15 @@ class CallsMixin(ElabCore):
                                   "unless Lean's root namespace has it, which the engine cannot tell)",
                             "unknown-constant")
         return self.gap(node, f"the engine does not know the constant `{name}`", "unknown-constant")
+
+    def is_core_traversal(self, name: str) -> bool:
+        """Hook: ``name`` is a monadic traversal :mod:`.monadic` types."""
+        return False
+
+    def monadic_call(self, node: A.Node, name: str, arg_nodes: list[A.Node], ctx: Ctx,
+                     expected: LeanType | None, receiver: tuple[A.Node, LeanType] | None = None
+                     ) -> LeanType:  # pragma: no cover - :mod:`.monadic`
+        raise NotImplementedError
 
     def denotes_core(self, name: str, ctx: Ctx) -> bool:  # pragma: no cover - driver
         """``name`` resolves to the core declaration of that name (no user declaration shadows it)."""
@@ -427,6 +438,8 @@ class CallsMixin(ElabCore):
         field_type = self.structure_field(t, field)
         if field_type is not None:
             return self.apply_type(node, field_type, arg_nodes, ctx, expected)
+        if self.is_core_traversal(f"{h}.{field}"):
+            return self.monadic_call(node, f"{h}.{field}", arg_nodes, ctx, expected, receiver=(base_node, base))
         sig = self.lookup_method(h, field, ctx)
         if sig is None:
             for a in arg_nodes:

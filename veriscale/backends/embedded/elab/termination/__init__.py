@@ -1,7 +1,7 @@
 """Termination of recursive definitions (``Lean.Elab.PreDefinition``): :mod:`.driver` decides
 structural recursion and the certain rejections, :mod:`.wf` models well-founded recursion
-(``GuessLex`` measures, ``decreasing_tactic``)."""
+(``GuessLex`` measures, ``decreasing_tactic``), :mod:`.mutual` the blocks of ``mutual … end``."""
 
-from veriscale.backends.embedded.elab.termination.driver import TerminationMixin
+from veriscale.backends.embedded.elab.termination.mutual import MutualTerminationMixin as TerminationMixin
 
 __all__ = ["TerminationMixin"]

@@ -35,9 +35,20 @@ from veriscale.lean.types import FunType, LeanType, NamedType
 
 
 class TerminationMixin(ElabCore):
+    def mutual_group(self, d: UserDef) -> list[UserDef]:
+        """Hook (:mod:`.mutual`): the definitions of ``d``'s ``mutual`` block, ``[]`` outside one."""
+        return []
+
+    def check_mutual_termination(self, group: list[UserDef], ctx: Ctx) -> None:  # pragma: no cover - .mutual
+        raise NotImplementedError
+
     def check_termination(self, d: UserDef, ctx: Ctx) -> None:
         cmd = d.cmd
         if cmd.modifiers.partial or cmd.modifiers.unsafe:
+            return
+        group = self.mutual_group(d)
+        if group:
+            self.check_mutual_termination(group, ctx)
             return
         params = self._enter(cmd, ctx)
         names = {d.name, cmd.name}
