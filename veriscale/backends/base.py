@@ -16,7 +16,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
 
 from pydantic import BaseModel, ConfigDict
 
@@ -51,8 +51,9 @@ class Check(BaseModel):
     @classmethod
     def trusted(cls, kind: CheckKind, args: dict[str, Any], output: Any = None) -> Check:
         """A check built without validation, for callers building many from values they already
-        typed (``args`` is kept, not copied): equal to ``Check(kind=…, args=…, output=…)``, as
-        :meth:`Answer.trusted` is to its validated answer."""
+        typed (``args`` is kept, not copied): equal to ``Check(kind=…, args=…, output=…)``. It
+        fills pydantic's per-instance state directly, as ``model_construct`` does, at a third of
+        the cost of either constructor."""
         check = _new_object(cls)
         check.__dict__.update(kind=kind, args=args, output=output)
         _set_fields_set(check, {"kind", "args", "output"})
@@ -64,22 +65,38 @@ class Check(BaseModel):
 AnswerStatus = Literal["value", "true", "false", "unknown"]
 
 
-class Answer(BaseModel):
-    """The answer to one check, recording which engine produced it."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
+class _AnswerFields(NamedTuple):
+    """The fields of an :class:`Answer`, in order (its validating constructor is the subclass's)."""
 
     status: AnswerStatus
     engine: str
-    value: Any = None
-    """The computed value, when ``status == "value"``."""
-    reason: UnknownReason | None = None
-    detail: str = ""
-    """For ``unknown``: what was unsupported, what timed out, the error message."""
-    steps: int | None = None
-    """The work this check took in the engine's own deterministic unit (the embedded engine counts
-    evaluation steps), so that budgets built on it give the same answers on any machine and load.
-    ``None`` when the engine only knows wall-clock time (real Lean)."""
+    value: Any
+    reason: UnknownReason | None
+    detail: str
+    steps: int | None
+
+
+class Answer(_AnswerFields):
+    """The answer to one check, recording which engine produced it: an immutable record.
+
+    ``value`` is the computed value, when ``status == "value"``; ``reason`` and ``detail`` say,
+    for ``unknown``, what was unsupported, what timed out, the error message; ``steps`` is the
+    work the check took in the engine's own deterministic unit (the embedded engine counts
+    evaluation steps), so that budgets built on it give the same answers on any machine and load,
+    ``None`` when the engine only knows wall-clock time (real Lean).
+
+    A tuple underneath, because an engine makes one per check and a small check costs about a
+    microsecond: building a tuple is a fifth of what a pydantic model took. It behaves as a
+    record, not a sequence: equal only to an answer with equal fields (never to a plain tuple),
+    no ordering. Construction by keyword (or position, in field order) validates each field;
+    :meth:`trusted` skips that for fields right by construction."""
+
+    __slots__ = ()
+
+    def __new__(cls, status: AnswerStatus, engine: str, value: Any = None, reason: UnknownReason | str | None = None,
+                detail: str = "", steps: int | None = None) -> Answer:
+        return _new_tuple(cls, (_valid_status(status), _valid_str("engine", engine), value, _valid_reason(reason),
+                                _valid_str("detail", detail), _valid_steps(steps)))
 
     @classmethod
     def of_bool(cls, result: bool, engine: str) -> Answer:
@@ -97,32 +114,77 @@ class Answer(BaseModel):
     def trusted(cls, status: AnswerStatus, engine: str, value: Any, reason: UnknownReason | None,
                 detail: str, steps: int | None) -> Answer:
         """An answer built without validation, for an engine's per-check hot path whose fields
-        are right by construction. Equal to the validated ``Answer(...)`` of the same fields (a
-        test holds it to that); it fills pydantic's per-instance state directly, as
-        ``model_construct`` does, at a third of the cost of either constructor. Every such answer
-        shares one set of fields set: a frozen model never adds to it, and pydantic's copies copy
-        it."""
-        answer = _new_object(cls)
-        _set_instance_dict(answer, {"status": status, "engine": engine, "value": value, "reason": reason,
-                                    "detail": detail, "steps": steps})
-        _set_fields_set(answer, _ANSWER_FIELDS_SET)
-        _set_extra(answer, None)
-        _set_private(answer, None)
-        return answer
+        are right by construction: equal to the validated ``Answer(...)`` of the same fields (a
+        test holds it to that)."""
+        return _new_tuple(cls, (status, engine, value, reason, detail, steps))
+
+    def replace(self, **changes: Any) -> Answer:
+        """This answer with the given fields changed, validated as the constructor validates."""
+        return Answer(**{**self._asdict(), **changes})
 
     @property
     def is_unknown(self) -> bool:
         return self.status == "unknown"
 
+    # equal only to answers (a plain tuple of the same fields is not an answer); hashed as the
+    # tuple of its fields, so equal answers hash alike
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Answer) and _tuple_eq(self, other)
 
-# The slots of a pydantic model instance besides its field dict, set by Answer.trusted.
+    def __ne__(self, other: object) -> bool:
+        return not self.__eq__(other)
+
+    __hash__ = tuple.__hash__
+
+    def __lt__(self, other: object) -> bool:
+        return NotImplemented
+
+    __le__ = __gt__ = __ge__ = __lt__
+
+
+_new_tuple = tuple.__new__
+_tuple_eq = tuple.__eq__
+#: each status, by itself (a ``str`` enum equal to one is stored as the plain string)
+_STATUSES: dict[str, AnswerStatus] = {s: s for s in get_args(AnswerStatus)}
+
+
+def _valid_status(status: object) -> AnswerStatus:
+    found = _STATUSES.get(status) if isinstance(status, str) else None
+    if found is None:
+        raise ValueError(f"Answer.status must be one of {', '.join(_STATUSES)}, not {status!r}")
+    return found
+
+
+def _valid_str(field: str, text: object) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"Answer.{field} must be a str, not {type(text).__name__}")
+    return text
+
+
+def _valid_reason(reason: object) -> UnknownReason | None:
+    if reason is None or type(reason) is UnknownReason:
+        return reason
+    if isinstance(reason, str):  # the reason's value, as a JSON record holds it
+        try:
+            return UnknownReason(reason)
+        except ValueError:
+            raise ValueError(f"Answer.reason must be an UnknownReason, not {reason!r}") from None
+    raise TypeError(f"Answer.reason must be an UnknownReason or None, not {type(reason).__name__}")
+
+
+def _valid_steps(steps: object) -> int | None:
+    if steps is None or type(steps) is int:
+        return steps
+    if isinstance(steps, int) and not isinstance(steps, bool):
+        return int(steps)  # an int subclass (a Lean Nat) as the plain int
+    raise TypeError(f"Answer.steps must be an int or None, not {type(steps).__name__}")
+
+
+# The slots of a pydantic model instance besides its field dict, set by Check.trusted.
 _new_object = object.__new__
 _set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
 _set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
 _set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-_set_instance_dict = BaseModel.__dict__["__dict__"].__set__
-_ANSWER_FIELDS = frozenset(Answer.model_fields)
-_ANSWER_FIELDS_SET = set(_ANSWER_FIELDS)
 
 
 def stopped_by_a_clock(answer: Answer) -> bool:
