@@ -14,7 +14,7 @@ engine cannot establish is ``unknown`` with a reason.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import Enum
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
 
@@ -38,36 +38,83 @@ class UnknownReason(str, Enum):
     UNSAFE = "unsafe"
 
 
-class Check(BaseModel):
-    """One question. ``args`` maps parameter names to runtime values (``veriscale.lean.values``)."""
+# Checks and answers are immutable records on tuples: an engine reads and makes one of each per
+# check, and a small check costs about a microsecond. A pydantic model's attributes go through its
+# ``__getattr__`` hook (several times a tuple field's cost) and building one costs five plain
+# objects. The records behave as records, not sequences: equal only to a record of their own
+# class with equal fields (never to a plain tuple), hashed as their fields, not ordered. Built by
+# keyword (or position, in field order) they validate each field; ``trusted`` skips that for
+# fields right by construction.
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
 
+def _same_record(self: tuple[Any, ...], other: object) -> bool:
+    return type(other) is type(self) and _tuple_eq(self, other)
+
+
+def _other_record(self: tuple[Any, ...], other: object) -> bool:
+    return not (type(other) is type(self) and _tuple_eq(self, other))
+
+
+def _unordered(self: tuple[Any, ...], other: object) -> bool:
+    return NotImplemented
+
+
+_new_tuple = tuple.__new__
+_tuple_eq = tuple.__eq__
+
+
+class _CheckFields(NamedTuple):
     kind: CheckKind
     args: dict[str, Any]
-    output: Any = None
-    """The candidate output, for ``postcond`` checks only."""
+    output: Any
+
+
+class Check(_CheckFields):
+    """One question. ``args`` maps parameter names to runtime values (``veriscale.lean.values``);
+    ``output`` is the candidate output, for ``postcond`` checks only. Built by keyword, ``args``
+    is copied (a check does not change with the caller's dict)."""
+
+    __slots__ = ()
+
+    def __new__(cls, kind: CheckKind | str, args: Mapping[str, Any], output: Any = None) -> Check:
+        return _new_tuple(cls, (_valid_kind(kind), _valid_args(args), output))
 
     @classmethod
     def trusted(cls, kind: CheckKind, args: dict[str, Any], output: Any = None) -> Check:
         """A check built without validation, for callers building many from values they already
-        typed (``args`` is kept, not copied): equal to ``Check(kind=…, args=…, output=…)``. It
-        fills pydantic's per-instance state directly, as ``model_construct`` does, at a third of
-        the cost of either constructor."""
-        check = _new_object(cls)
-        check.__dict__.update(kind=kind, args=args, output=output)
-        _set_fields_set(check, {"kind", "args", "output"})
-        _set_extra(check, None)
-        _set_private(check, None)
-        return check
+        typed (``args`` is kept, not copied): equal to ``Check(kind=…, args=…, output=…)``."""
+        return _new_tuple(cls, (kind, args, output))
+
+    __eq__ = _same_record
+    __ne__ = _other_record
+    __hash__ = tuple.__hash__
+    __lt__ = __le__ = __gt__ = __ge__ = _unordered
+
+
+def _valid_kind(kind: object) -> CheckKind:
+    if type(kind) is CheckKind:
+        return kind
+    if isinstance(kind, str):  # the kind's value
+        try:
+            return CheckKind(kind)
+        except ValueError:
+            pass
+    raise ValueError(f"Check.kind must be a CheckKind, not {kind!r}")
+
+
+def _valid_args(args: object) -> dict[str, Any]:
+    if not isinstance(args, Mapping):
+        raise TypeError(f"Check.args must be a dict, not {type(args).__name__}")
+    for name in args:
+        if not isinstance(name, str):
+            raise TypeError(f"Check.args must be named by str, not {type(name).__name__} ({name!r})")
+    return dict(args)
 
 
 AnswerStatus = Literal["value", "true", "false", "unknown"]
 
 
 class _AnswerFields(NamedTuple):
-    """The fields of an :class:`Answer`, in order (its validating constructor is the subclass's)."""
-
     status: AnswerStatus
     engine: str
     value: Any
@@ -77,19 +124,13 @@ class _AnswerFields(NamedTuple):
 
 
 class Answer(_AnswerFields):
-    """The answer to one check, recording which engine produced it: an immutable record.
+    """The answer to one check, recording which engine produced it.
 
     ``value`` is the computed value, when ``status == "value"``; ``reason`` and ``detail`` say,
     for ``unknown``, what was unsupported, what timed out, the error message; ``steps`` is the
     work the check took in the engine's own deterministic unit (the embedded engine counts
     evaluation steps), so that budgets built on it give the same answers on any machine and load,
-    ``None`` when the engine only knows wall-clock time (real Lean).
-
-    A tuple underneath, because an engine makes one per check and a small check costs about a
-    microsecond: building a tuple is a fifth of what a pydantic model took. It behaves as a
-    record, not a sequence: equal only to an answer with equal fields (never to a plain tuple),
-    no ordering. Construction by keyword (or position, in field order) validates each field;
-    :meth:`trusted` skips that for fields right by construction."""
+    ``None`` when the engine only knows wall-clock time (real Lean)."""
 
     __slots__ = ()
 
@@ -126,24 +167,12 @@ class Answer(_AnswerFields):
     def is_unknown(self) -> bool:
         return self.status == "unknown"
 
-    # equal only to answers (a plain tuple of the same fields is not an answer); hashed as the
-    # tuple of its fields, so equal answers hash alike
-    def __eq__(self, other: object) -> bool:
-        return isinstance(other, Answer) and _tuple_eq(self, other)
-
-    def __ne__(self, other: object) -> bool:
-        return not self.__eq__(other)
-
+    __eq__ = _same_record
+    __ne__ = _other_record
     __hash__ = tuple.__hash__
-
-    def __lt__(self, other: object) -> bool:
-        return NotImplemented
-
-    __le__ = __gt__ = __ge__ = __lt__
+    __lt__ = __le__ = __gt__ = __ge__ = _unordered
 
 
-_new_tuple = tuple.__new__
-_tuple_eq = tuple.__eq__
 #: each status, by itself (a ``str`` enum equal to one is stored as the plain string)
 _STATUSES: dict[str, AnswerStatus] = {s: s for s in get_args(AnswerStatus)}
 
@@ -178,13 +207,6 @@ def _valid_steps(steps: object) -> int | None:
     if isinstance(steps, int) and not isinstance(steps, bool):
         return int(steps)  # an int subclass (a Lean Nat) as the plain int
     raise TypeError(f"Answer.steps must be an int or None, not {type(steps).__name__}")
-
-
-# The slots of a pydantic model instance besides its field dict, set by Check.trusted.
-_new_object = object.__new__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
 
 
 def stopped_by_a_clock(answer: Answer) -> bool:

@@ -1,4 +1,5 @@
-"""``Answer``: an immutable record, validated when built by keyword, trusted on an engine's hot path."""
+"""``Check`` and ``Answer``: immutable records, validated when built by keyword, trusted on an
+engine's hot path."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from veriscale.backends.base import Answer, UnknownReason
+from veriscale.backends.base import Answer, Check, CheckKind, UnknownReason
 from veriscale.lean.values import Arr, Nat
 
 
@@ -96,3 +97,37 @@ def test_fields_are_required_by_name() -> None:
         Answer(status="true")  # type: ignore[call-arg]
     with pytest.raises(TypeError):
         Answer(status="true", engine="e", colour="red")  # type: ignore[call-arg]
+
+
+@pytest.mark.parametrize("output", [None, _nats(3), Nat(0)])
+def test_a_trusted_check_is_the_validated_one(output: Any) -> None:
+    args = {"a": _nats(1, 2), "n": Nat(4)}
+    fast = Check.trusted(CheckKind.POSTCOND, args, output)
+    slow = Check(kind=CheckKind.POSTCOND, args=args, output=output)
+    assert fast == slow and not fast != slow and repr(fast) == repr(slow) and type(fast) is Check
+    assert fast.args is args and slow.args == args and slow.args is not args  # validated: a copy
+    assert fast._asdict() == slow._asdict() == {"kind": CheckKind.POSTCOND, "args": args, "output": output}
+    assert pickle.loads(pickle.dumps(fast)) == slow and copy.deepcopy(fast) == slow
+    with pytest.raises(AttributeError):  # immutable
+        fast.output = 3  # type: ignore[misc]
+
+
+def test_a_check_is_equal_only_to_checks() -> None:
+    check = Check(kind=CheckKind.CODE, args={"x": Nat(1)})
+    assert check == Check(kind="code", args={"x": Nat(1)}) and check.kind is CheckKind.CODE
+    assert check != tuple(check) and check != Check(kind=CheckKind.PRECOND, args={"x": Nat(1)})
+    assert check != Answer(status="true", engine="e")
+    with pytest.raises(TypeError):
+        assert check < check
+
+
+@pytest.mark.parametrize(("fields", "error", "field"), [
+    ({"kind": "run"}, ValueError, "kind"),
+    ({"kind": None}, ValueError, "kind"),
+    ({"args": [("x", 1)]}, TypeError, "args"),
+    ({"args": {1: 2}}, TypeError, "args"),
+])
+def test_a_check_field_of_the_wrong_kind_is_refused(fields: dict[str, Any], error: type[Exception], field: str) -> None:
+    given: dict[str, Any] = {"kind": CheckKind.CODE, "args": {}, **fields}
+    with pytest.raises(error, match=f"Check.{field}"):
+        Check(**given)
