@@ -12,7 +12,6 @@ from typing import Any
 
 import pytest
 
-from veriscale.backends.base import Answer, Check, CheckKind, UnknownReason
 from veriscale.backends.embedded.backend import call_entry
 from veriscale.backends.embedded.program import Program
 from veriscale.lean.values import Arr, Nat, Pair
@@ -134,34 +133,3 @@ def test_lean_code_sees_value_semantics_whatever_it_updates() -> None:
     assert call_entry(program, "h", {"a": a}, None) == nats(6, 6, 5, 6)
     assert call_entry(program, "k", {"n": Nat(5)}, None) == nats(0, 1, 2, 3, 4)
     assert a == nats(5, 6)  # the input is a value too
-
-
-@pytest.mark.parametrize(("status", "value", "reason", "detail", "steps"), [
-    ("value", nats(1, 2), None, "", 7),
-    ("true", None, None, "", 0),
-    ("unknown", None, UnknownReason.TIMEOUT, "step budget of 5 steps exhausted", 6),
-])
-def test_a_trusted_answer_is_the_validated_one(status: Any, value: Any, reason: Any, detail: str, steps: int) -> None:
-    fast = Answer.trusted(status, "embedded", value, reason, detail, steps)
-    slow = Answer(status=status, engine="embedded", value=value, reason=reason, detail=detail, steps=steps)
-    assert fast == slow and repr(fast) == repr(slow)
-    assert fast.model_dump() == slow.model_dump()
-    assert fast.model_copy(update={"steps": 1}).steps == 1 and fast.steps == steps
-    # trusted answers share one set of fields set, which copies never change
-    assert fast.model_copy(update={"steps": 1}).model_fields_set is not fast.model_fields_set
-    assert fast.model_fields_set == slow.model_fields_set
-    assert pickle.loads(pickle.dumps(fast)) == slow
-    with pytest.raises(Exception):  # noqa: B017 - frozen like the validated one
-        fast.steps = 3  # type: ignore[misc]
-
-
-@pytest.mark.parametrize("output", [None, nats(3), Nat(0)])
-def test_a_trusted_check_is_the_validated_one(output: Any) -> None:
-    args = {"a": nats(1, 2), "n": Nat(4)}
-    fast = Check.trusted(CheckKind.POSTCOND, args, output)
-    slow = Check(kind=CheckKind.POSTCOND, args=args, output=output)
-    assert fast == slow and repr(fast) == repr(slow)
-    assert fast.model_dump() == slow.model_dump() and fast.model_fields_set == slow.model_fields_set
-    assert pickle.loads(pickle.dumps(fast)) == slow
-    with pytest.raises(Exception):  # noqa: B017 - frozen like the validated one
-        fast.output = 3  # type: ignore[misc]

@@ -14,9 +14,9 @@ engine cannot establish is ``unknown`` with a reason.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from enum import Enum
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple, get_args
 
 from pydantic import BaseModel, ConfigDict
 
@@ -38,48 +38,106 @@ class UnknownReason(str, Enum):
     UNSAFE = "unsafe"
 
 
-class Check(BaseModel):
-    """One question. ``args`` maps parameter names to runtime values (``veriscale.lean.values``)."""
+# Checks and answers are immutable records on tuples: an engine reads and makes one of each per
+# check, and a small check costs about a microsecond. A pydantic model's attributes go through its
+# ``__getattr__`` hook (several times a tuple field's cost) and building one costs five plain
+# objects. The records behave as records, not sequences: equal only to a record of their own
+# class with equal fields (never to a plain tuple), hashed as their fields, not ordered. Built by
+# keyword (or position, in field order) they validate each field; ``trusted`` skips that for
+# fields right by construction.
 
-    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
 
+def _same_record(self: tuple[Any, ...], other: object) -> bool:
+    return type(other) is type(self) and _tuple_eq(self, other)
+
+
+def _other_record(self: tuple[Any, ...], other: object) -> bool:
+    return not (type(other) is type(self) and _tuple_eq(self, other))
+
+
+def _unordered(self: tuple[Any, ...], other: object) -> bool:
+    return NotImplemented
+
+
+_new_tuple = tuple.__new__
+_tuple_eq = tuple.__eq__
+
+
+class _CheckFields(NamedTuple):
     kind: CheckKind
     args: dict[str, Any]
-    output: Any = None
-    """The candidate output, for ``postcond`` checks only."""
+    output: Any
+
+
+class Check(_CheckFields):
+    """One question. ``args`` maps parameter names to runtime values (``veriscale.lean.values``);
+    ``output`` is the candidate output, for ``postcond`` checks only. Built by keyword, ``args``
+    is copied (a check does not change with the caller's dict)."""
+
+    __slots__ = ()
+
+    def __new__(cls, kind: CheckKind | str, args: Mapping[str, Any], output: Any = None) -> Check:
+        return _new_tuple(cls, (_valid_kind(kind), _valid_args(args), output))
 
     @classmethod
     def trusted(cls, kind: CheckKind, args: dict[str, Any], output: Any = None) -> Check:
         """A check built without validation, for callers building many from values they already
-        typed (``args`` is kept, not copied): equal to ``Check(kind=…, args=…, output=…)``, as
-        :meth:`Answer.trusted` is to its validated answer."""
-        check = _new_object(cls)
-        check.__dict__.update(kind=kind, args=args, output=output)
-        _set_fields_set(check, {"kind", "args", "output"})
-        _set_extra(check, None)
-        _set_private(check, None)
-        return check
+        typed (``args`` is kept, not copied): equal to ``Check(kind=…, args=…, output=…)``."""
+        return _new_tuple(cls, (kind, args, output))
+
+    __eq__ = _same_record
+    __ne__ = _other_record
+    __hash__ = tuple.__hash__
+    __lt__ = __le__ = __gt__ = __ge__ = _unordered
+
+
+def _valid_kind(kind: object) -> CheckKind:
+    if type(kind) is CheckKind:
+        return kind
+    if isinstance(kind, str):  # the kind's value
+        try:
+            return CheckKind(kind)
+        except ValueError:
+            pass
+    raise ValueError(f"Check.kind must be a CheckKind, not {kind!r}")
+
+
+def _valid_args(args: object) -> dict[str, Any]:
+    if not isinstance(args, Mapping):
+        raise TypeError(f"Check.args must be a dict, not {type(args).__name__}")
+    for name in args:
+        if not isinstance(name, str):
+            raise TypeError(f"Check.args must be named by str, not {type(name).__name__} ({name!r})")
+    return dict(args)
 
 
 AnswerStatus = Literal["value", "true", "false", "unknown"]
 
 
-class Answer(BaseModel):
-    """The answer to one check, recording which engine produced it."""
-
-    model_config = ConfigDict(arbitrary_types_allowed=True, frozen=True)
-
+class _AnswerFields(NamedTuple):
     status: AnswerStatus
     engine: str
-    value: Any = None
-    """The computed value, when ``status == "value"``."""
-    reason: UnknownReason | None = None
-    detail: str = ""
-    """For ``unknown``: what was unsupported, what timed out, the error message."""
-    steps: int | None = None
-    """The work this check took in the engine's own deterministic unit (the embedded engine counts
-    evaluation steps), so that budgets built on it give the same answers on any machine and load.
+    value: Any
+    reason: UnknownReason | None
+    detail: str
+    steps: int | None
+
+
+class Answer(_AnswerFields):
+    """The answer to one check, recording which engine produced it.
+
+    ``value`` is the computed value, when ``status == "value"``; ``reason`` and ``detail`` say,
+    for ``unknown``, what was unsupported, what timed out, the error message; ``steps`` is the
+    work the check took in the engine's own deterministic unit (the embedded engine counts
+    evaluation steps), so that budgets built on it give the same answers on any machine and load,
     ``None`` when the engine only knows wall-clock time (real Lean)."""
+
+    __slots__ = ()
+
+    def __new__(cls, status: AnswerStatus, engine: str, value: Any = None, reason: UnknownReason | str | None = None,
+                detail: str = "", steps: int | None = None) -> Answer:
+        return _new_tuple(cls, (_valid_status(status), _valid_str("engine", engine), value, _valid_reason(reason),
+                                _valid_str("detail", detail), _valid_steps(steps)))
 
     @classmethod
     def of_bool(cls, result: bool, engine: str) -> Answer:
@@ -97,32 +155,58 @@ class Answer(BaseModel):
     def trusted(cls, status: AnswerStatus, engine: str, value: Any, reason: UnknownReason | None,
                 detail: str, steps: int | None) -> Answer:
         """An answer built without validation, for an engine's per-check hot path whose fields
-        are right by construction. Equal to the validated ``Answer(...)`` of the same fields (a
-        test holds it to that); it fills pydantic's per-instance state directly, as
-        ``model_construct`` does, at a third of the cost of either constructor. Every such answer
-        shares one set of fields set: a frozen model never adds to it, and pydantic's copies copy
-        it."""
-        answer = _new_object(cls)
-        _set_instance_dict(answer, {"status": status, "engine": engine, "value": value, "reason": reason,
-                                    "detail": detail, "steps": steps})
-        _set_fields_set(answer, _ANSWER_FIELDS_SET)
-        _set_extra(answer, None)
-        _set_private(answer, None)
-        return answer
+        are right by construction: equal to the validated ``Answer(...)`` of the same fields (a
+        test holds it to that)."""
+        return _new_tuple(cls, (status, engine, value, reason, detail, steps))
+
+    def replace(self, **changes: Any) -> Answer:
+        """This answer with the given fields changed, validated as the constructor validates."""
+        return Answer(**{**self._asdict(), **changes})
 
     @property
     def is_unknown(self) -> bool:
         return self.status == "unknown"
 
+    __eq__ = _same_record
+    __ne__ = _other_record
+    __hash__ = tuple.__hash__
+    __lt__ = __le__ = __gt__ = __ge__ = _unordered
 
-# The slots of a pydantic model instance besides its field dict, set by Answer.trusted.
-_new_object = object.__new__
-_set_fields_set = BaseModel.__dict__["__pydantic_fields_set__"].__set__
-_set_extra = BaseModel.__dict__["__pydantic_extra__"].__set__
-_set_private = BaseModel.__dict__["__pydantic_private__"].__set__
-_set_instance_dict = BaseModel.__dict__["__dict__"].__set__
-_ANSWER_FIELDS = frozenset(Answer.model_fields)
-_ANSWER_FIELDS_SET = set(_ANSWER_FIELDS)
+
+#: each status, by itself (a ``str`` enum equal to one is stored as the plain string)
+_STATUSES: dict[str, AnswerStatus] = {s: s for s in get_args(AnswerStatus)}
+
+
+def _valid_status(status: object) -> AnswerStatus:
+    found = _STATUSES.get(status) if isinstance(status, str) else None
+    if found is None:
+        raise ValueError(f"Answer.status must be one of {', '.join(_STATUSES)}, not {status!r}")
+    return found
+
+
+def _valid_str(field: str, text: object) -> str:
+    if not isinstance(text, str):
+        raise TypeError(f"Answer.{field} must be a str, not {type(text).__name__}")
+    return text
+
+
+def _valid_reason(reason: object) -> UnknownReason | None:
+    if reason is None or type(reason) is UnknownReason:
+        return reason
+    if isinstance(reason, str):  # the reason's value, as a JSON record holds it
+        try:
+            return UnknownReason(reason)
+        except ValueError:
+            raise ValueError(f"Answer.reason must be an UnknownReason, not {reason!r}") from None
+    raise TypeError(f"Answer.reason must be an UnknownReason or None, not {type(reason).__name__}")
+
+
+def _valid_steps(steps: object) -> int | None:
+    if steps is None or type(steps) is int:
+        return steps
+    if isinstance(steps, int) and not isinstance(steps, bool):
+        return int(steps)  # an int subclass (a Lean Nat) as the plain int
+    raise TypeError(f"Answer.steps must be an int or None, not {type(steps).__name__}")
 
 
 def stopped_by_a_clock(answer: Answer) -> bool:

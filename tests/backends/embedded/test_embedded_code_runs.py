@@ -171,6 +171,17 @@ def test_the_task_step_budget_crossed_in_a_run(clamp: Task) -> None:
     assert "this task's checks already spent 60000 steps" in later[-2].detail
 
 
+def test_a_check_after_one_that_drew_several_grants_starts_afresh(clamp: Task) -> None:
+    # x = 2 and x = 4 take 10,000 steps (more than one grant of the budget, so their evaluation
+    # refills it and reads the clock); the small checks after each are counted from nothing
+    task = clamp.with_sections(code_aux=WALK, code="if x = 2 ∨ x = 4 then Int.ofNat (walk 10000) else x")
+    (answers,) = _both(task, [[_code(x) for x in (1, 2, 3, 4, 5, 2, 6)]])
+    small = [a.steps for a in answers if a.value != 10000]
+    assert [a.value for a in answers] == [1, 10000, 3, 10000, 5, 10000, 6]
+    assert len(set(small)) == 1 and small[0] is not None and small[0] < 10
+    assert {a.steps for a in answers if a.value == 10000} == {small[0] + 10001}
+
+
 def test_each_check_starts_with_no_memoised_calls(clamp: Task) -> None:
     # the engine memoises pure calls within a check (`fib` is linear in steps with it); a check
     # must not find the calls of the check before it
@@ -261,8 +272,8 @@ def test_the_watchdog_interrupts_a_check_of_a_run_and_answers_the_rest(clamp: Ta
 
 
 def test_a_batch_given_again_is_ordered_as_the_first_time(clamp: Task) -> None:
-    # the order of the batch given last is kept by the identities of its argument dicts: the
-    # same dicts in another order, or one dict replaced by another, are ordered afresh
+    # the order of the batch given last is kept by the identities of its checks: the same checks
+    # in another order, or one check replaced by another, are ordered afresh
     from veriscale.backends.embedded.backend import _input_size
 
     def by_size(batch: list[Check]) -> list[int]:

@@ -101,5 +101,5 @@ def test_shared_value_answers_keep_the_value_s_type() -> None:
     assert math.copysign(1.0, got[6].value) == -1.0  # -0.0 is not the answer of 0.0
     assert got[7] is got[0]  # shared: one answer per scalar value and step count
     assert backend._value_answer(Nat(1), 6).steps == 6
-    assert got[0] == backend._value_answer(Nat(1), 5) and got[0].model_dump() == {
+    assert got[0] == backend._value_answer(Nat(1), 5) and got[0]._asdict() == {
         "status": "value", "engine": "embedded", "value": 1, "reason": None, "detail": "", "steps": 5}

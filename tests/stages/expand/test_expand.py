@@ -413,7 +413,7 @@ class SteppingBackend(Backend):
                 for a, c in zip(answers, checks, strict=True)
             ]
         return [
-            a.model_copy(update={"steps": self.cost(c) if self.report_steps else None})
+            a.replace(steps=self.cost(c) if self.report_steps else None)
             for a, c in zip(answers, checks, strict=True)
         ]
 

@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from operator import attrgetter, itemgetter
+from operator import attrgetter, is_, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from veriscale.backends.base import (
@@ -162,9 +162,9 @@ class EmbeddedBackend(Backend):
         # with one dict, and a batch given again (a benchmark's passes, a retried run) need not
         # measure again
         self._sizes: dict[int, tuple[dict[str, Any], int, bool]] = {}
-        # the argument dicts of the last batch (kept alive), their identities, its order and
-        # whether a function is given as Lean text (see _smallest_first)
-        self._last_order: tuple[list[dict[str, Any]], list[int], list[int], bool] | None = None
+        # the checks of the last batch (kept alive), its order and whether a function is given as
+        # Lean text (see _smallest_first)
+        self._last_order: tuple[list[Check], list[int], bool] | None = None
         # answer runs of consecutive code checks in one flat loop (_code_run); off, every check
         # takes the general path (the tests compare the two)
         self._code_runs = True
@@ -334,13 +334,13 @@ class EmbeddedBackend(Backend):
                     streak[kind] = 0
                 out[i] = answer
                 continue
-            if over and answer.reason == UnknownReason.TIMEOUT and "step budget" in answer.detail:
+            if over and answer.reason is _TIMEOUT and "step budget" in answer.detail:
                 answer = Answer(
                     status="unknown", reason=UnknownReason.TIMEOUT, engine=ENGINE, steps=answer.steps,
                     detail=(f"step budget of {limit} steps exhausted (this task's checks already spent "
                             f"{self.task_step_budget} steps)"),
                 )
-            if answer.reason == UnknownReason.TIMEOUT:
+            if answer.reason is _TIMEOUT:
                 streak[kind] = streak.get(kind, 0) + 1
                 timed_out_kinds.add(kind)
                 steps_on_timeouts += answer.steps or 0
@@ -352,7 +352,7 @@ class EmbeddedBackend(Backend):
                 streak[kind] = 0
             out[i] = answer
         self._task_steps[task_key] = task_spent
-        return [answer for answer in out if answer is not None]
+        return list(filter(None, out))  # (every position is answered: an answer is a non-empty tuple)
 
     def _code_run(self, plan: _EntryPlan, checks: Sequence[Check], order: list[int], position: int,
                   out: list[Answer | None], limit: int, spend_until: float, task_spent: int,
@@ -371,13 +371,21 @@ class EmbeddedBackend(Backend):
         is not stored in ``out`` nor its steps counted, so the caller's bookkeeping of failures
         applies to it as to any other."""
         fn = plan.fn
-        fetch = plan.fetch
+        # a definition of one parameter gets its argument itself, called without unpacking a tuple
+        fetch: Callable[[dict[str, Any]], Any] = plan.fetch_one if plan.fetch_one is not None else plan.fetch
+        one = plan.fetch_one is not None
         adjusted = plan.adjusted if plan.adjusts else None
         # Budget.start(limit, self.timeout) per check, inline: the limits are set once for the run,
-        # then each check starts with nothing spent or memoised and its clock not read
+        # then each check starts with nothing spent or memoised, its clock not read and a full
+        # first grant. Only Budget.refill changes `spent`, `grant` and `deadline` during a check,
+        # and it always adds to `spent`: they are set here, and again only after a check that
+        # drew a second grant.
         budget.max_steps = limit
         budget.timeout = self.timeout
         first_grant = limit if limit < budget.period else budget.period
+        budget.spent = 0
+        budget.grant = first_grant
+        budget.deadline = _CLOCK_NOT_READ  # the CPU clock is read at the first refill
         # the entry point's step charged by starting one below the grant (what `fn` would do
         # first, without a refill), then its entry called: one Python call less per check
         first_tick = first_grant
@@ -385,7 +393,7 @@ class EmbeddedBackend(Backend):
             fn, first_tick = plan.entry, first_grant - 1
         memo = budget.memo
         cache = self._value_answers
-        bool_answers = self._bool_answers
+        false_answers, true_answers = self._bool_answers
         shared = _SHARED_VALUE_TYPES
         _pin_frames()  # this frame calls `fn`, as `_answer`'s does (see _pin_frames)
         try:
@@ -394,28 +402,33 @@ class EmbeddedBackend(Backend):
                 if check.kind is not _CODE:
                     break
                 try:
-                    values = fetch(check.args)
-                    if sources_given and LeanSource in map(type, values):
+                    values = fetch(check.args)  # the argument itself when `one`
+                    if sources_given and LeanSource in map(type, (values,) if one else values):
                         break
                 except Exception:  # noqa: BLE001 - the general path answers for arguments that do not fit
                     break
                 self._current = position
-                budget.spent = 0
                 if memo:
                     memo.clear()
-                budget.grant = first_grant
                 budget.tick = first_tick
-                budget.deadline = _CLOCK_NOT_READ  # the CPU clock is read at the first refill
-                value = fn(*values)
+                value = fn(values) if one else fn(*values)
                 if adjusted is not None:
                     value = adjusted(value)
-                steps = budget.spent + budget.grant - budget.tick  # budget.used()
+                spent = budget.spent
+                if spent:  # budget.used() over several grants, then the next check's start
+                    steps = spent + budget.grant - budget.tick
+                    budget.spent = 0
+                    budget.grant = first_grant
+                    budget.deadline = _CLOCK_NOT_READ
+                else:  # budget.used() within the first grant
+                    steps = first_grant - budget.tick
                 # _value_answer, inline
                 vtype = type(value)
                 if vtype is bool:
-                    answer = bool_answers[value].get(steps)
+                    by_steps = true_answers if value else false_answers
+                    answer = by_steps.get(steps)
                     if answer is None:
-                        answer = _shared_value_answer(bool_answers[value], steps, value, steps)
+                        answer = _shared_value_answer(by_steps, steps, value, steps)
                 elif vtype in shared:
                     key = (vtype, value, steps)
                     answer = cache.get(key)
@@ -439,13 +452,13 @@ class EmbeddedBackend(Backend):
     def _smallest_first(self, checks: Sequence[Check]) -> tuple[list[int], bool]:
         """The positions of ``checks``, smallest input first, ties in the given order; and whether
         an argument of some check is a function given as Lean text (``LeanSource``)."""
+        last = self._last_order
+        if last is not None and len(last[0]) == len(checks) and all(map(is_, last[0], checks)):
+            # the batch given last, again (its checks kept alive by the entry, so equal identities
+            # are the same checks, and a check's arguments do not change): the same order
+            return last[1], last[2]
         arg_dicts = list(map(_args_of, checks))
         ids = list(map(id, arg_dicts))
-        last = self._last_order
-        if last is not None and last[1] == ids:
-            # the batch given last, again (its dicts kept alive by the entry, so equal identities
-            # are the same dicts): the same order
-            return last[2], last[3]
         sizes = self._sizes
         if len(sizes) + len(checks) > _SIZE_CACHE_LIMIT:
             sizes.clear()
@@ -460,7 +473,7 @@ class EmbeddedBackend(Backend):
         input_sizes = list(map(_second, known))
         order = sorted(range(len(input_sizes)), key=input_sizes.__getitem__)  # a stable sort: ties in order
         sources_given = any(map(_third, known))
-        self._last_order = (arg_dicts, ids, order, sources_given)
+        self._last_order = (list(checks), order, sources_given)
         return order, sources_given
 
     def _answer(self, entries: _Entries, check: Check, budget: Budget) -> Answer:
@@ -472,10 +485,13 @@ class EmbeddedBackend(Backend):
         ``recursion too deep`` stops a recursion (a step count) does not depend on the path."""
         try:
             kind = check.kind
-            code = kind is _CODE or kind == _CODE  # identity first: a str enum's `==` is slow
+            if kind is not _CODE and kind is not _PRECOND and kind is not _POSTCOND:
+                kind = CheckKind(kind)  # a kind's value given to Check.trusted (a ValueError if none)
+            # by identity: a str enum's `==`, and reading a member off its class, are slow
+            code = kind is _CODE
             if code:
                 plan, values = entries.code_call(check.args)
-            elif kind == CheckKind.PRECOND:
+            elif kind is _PRECOND:
                 plan, values = entries.call_of(entries.precond, check.args, None, False)
             else:
                 plan, values = entries.call_of(entries.postcond, check.args, check.output, True)
@@ -545,7 +561,8 @@ class EmbeddedBackend(Backend):
         return UnknownReason.ERROR, f"internal {type(exc).__name__}: {exc}"
 
 
-_CODE = CheckKind.CODE
+_CODE, _PRECOND, _POSTCOND = CheckKind.CODE, CheckKind.PRECOND, CheckKind.POSTCOND
+_TIMEOUT = UnknownReason.TIMEOUT
 #: result types whose equal values are the same Lean value (see EmbeddedBackend._value_answer)
 _SHARED_VALUE_TYPES = frozenset({bool, int, Nat, str, Char, UInt8, UInt16, UInt32, UInt64})
 _trusted = Answer.trusted
@@ -608,7 +625,7 @@ class _EntryPlan:
     program and definition (the definition's types do not change between checks)."""
 
     __slots__ = ("fn", "entry", "names", "types", "ret", "int_coercer", "array_ret", "int_ret", "compiler", "fetch",
-                 "adjusts")
+                 "fetch_one", "adjusts")
 
     def __init__(self, program: Program, def_name: str, output_last: bool = False) -> None:
         comp = program.compiler
@@ -640,6 +657,8 @@ class _EntryPlan:
         names = self.names
         self.fetch: Any = (itemgetter(*names) if len(names) > 1
                            else (lambda args, name=names[0]: (args[name],)) if names else (lambda args: ()))
+        #: the only argument itself, in one C call (``None`` unless there is exactly one parameter)
+        self.fetch_one: Callable[[dict[str, Any]], Any] | None = itemgetter(names[0]) if len(names) == 1 else None
         self.adjusts = self.array_ret or self.int_coercer
 
     def call(self, def_name: str, args: dict[str, Any], output: Any, with_output: bool) -> Any:

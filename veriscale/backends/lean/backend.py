@@ -329,4 +329,4 @@ def _with_context(answer: Answer, result: SnippetResult) -> Answer:
         return answer
     if result.detail in answer.detail:
         return answer
-    return answer.model_copy(update={"detail": f"{answer.detail} ({result.detail})"})
+    return answer.replace(detail=f"{answer.detail} ({result.detail})")
