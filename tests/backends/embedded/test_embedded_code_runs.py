@@ -272,8 +272,8 @@ def test_the_watchdog_interrupts_a_check_of_a_run_and_answers_the_rest(clamp: Ta
 
 
 def test_a_batch_given_again_is_ordered_as_the_first_time(clamp: Task) -> None:
-    # the order of the batch given last is kept by the identities of its checks: the same checks
-    # in another order, or one check replaced by another, are ordered afresh
+    # every batch is ordered as given: the same checks again, in another order, or with one
+    # check replaced by another
     from veriscale.backends.embedded.backend import _input_size
 
     def by_size(batch: list[Check]) -> list[int]:

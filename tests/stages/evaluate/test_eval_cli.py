@@ -227,11 +227,12 @@ def test_a_request_only_this_task_gets_wrong_fails_the_task_and_the_run_goes_on(
 def test_a_reply_slower_than_the_timeout_fails_only_its_task(tmp_path: Path) -> None:
     def slow_clamp(body: Any) -> Behaviour:
         if "def clampToRange " in body["messages"][-1]["content"]:
-            return Reply(content=RIGHT, delay_s=4.0)
+            return Reply(content=RIGHT, delay_s=6.0)
         return scripted(body)
 
+    # a timeout the prompt replies meet on a loaded machine too (1 s did not), far below the delay
     with FakeOpenAIServer(default=slow_clamp) as server:
-        config = LLMConfig(model="m", base_url=server.base_url, timeout_s=1, retry=RetryPolicy(max_attempts=1))
+        config = LLMConfig(model="m", base_url=server.base_url, timeout_s=3, retry=RetryPolicy(max_attempts=1))
         summary = run_eval(MINI, config, EvalOptions(kind="codegen", workers=1), tmp_path / "run", progress=False)
     assert summary.failed_tasks["mini_clamp"].startswith("llm-error: LLM request failed (timeout")
     assert summary.tasks == 4 and summary.replies_ok == 1

@@ -14,7 +14,7 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Sequence
-from operator import attrgetter, is_, itemgetter
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING, Any
 
 from veriscale.backends.base import (
@@ -159,12 +159,8 @@ class EmbeddedBackend(Backend):
         # of the checks' argument dicts (each kept alongside, so its identity is not reused while
         # cached): the values are immutable and a dict of arguments is not changed once in a
         # check; the pipelines ask the precondition, the code and the postcondition of one input
-        # with one dict, and a batch given again (a benchmark's passes, a retried run) need not
-        # measure again
+        # with one dict, measured once
         self._sizes: dict[int, tuple[dict[str, Any], int, bool]] = {}
-        # the checks of the last batch (kept alive), its order and whether a function is given as
-        # Lean text (see _smallest_first)
-        self._last_order: tuple[list[Check], list[int], bool] | None = None
         # answer runs of consecutive code checks in one flat loop (_code_run); off, every check
         # takes the general path (the tests compare the two)
         self._code_runs = True
@@ -452,11 +448,6 @@ class EmbeddedBackend(Backend):
     def _smallest_first(self, checks: Sequence[Check]) -> tuple[list[int], bool]:
         """The positions of ``checks``, smallest input first, ties in the given order; and whether
         an argument of some check is a function given as Lean text (``LeanSource``)."""
-        last = self._last_order
-        if last is not None and len(last[0]) == len(checks) and all(map(is_, last[0], checks)):
-            # the batch given last, again (its checks kept alive by the entry, so equal identities
-            # are the same checks, and a check's arguments do not change): the same order
-            return last[1], last[2]
         arg_dicts = list(map(_args_of, checks))
         ids = list(map(id, arg_dicts))
         sizes = self._sizes
@@ -473,7 +464,6 @@ class EmbeddedBackend(Backend):
         input_sizes = list(map(_second, known))
         order = sorted(range(len(input_sizes)), key=input_sizes.__getitem__)  # a stable sort: ties in order
         sources_given = any(map(_third, known))
-        self._last_order = (list(checks), order, sources_given)
         return order, sources_given
 
     def _answer(self, entries: _Entries, check: Check, budget: Budget) -> Answer:
