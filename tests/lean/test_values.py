@@ -22,7 +22,20 @@ from veriscale.lean.codec import (
     to_json,
 )
 from veriscale.lean.types import parse_structures, parse_type
-from veriscale.lean.values import NONE, UNIT, Arr, Char, Nat, Pair, Some, Struct, UInt8, UInt16, values_equal
+from veriscale.lean.values import (
+    NONE,
+    UNIT,
+    Arr,
+    Char,
+    Nat,
+    Pair,
+    Some,
+    Struct,
+    UInt8,
+    UInt16,
+    value_size,
+    values_equal,
+)
 
 STRUCTS = parse_structures(
     """
@@ -554,3 +567,33 @@ def test_parse_lean_reads_quoted_strings_and_chars() -> None:
         parse_lean("abc", "String")
     with pytest.raises(ValueParseError):
         parse_lean(5, "Nat")  # type: ignore[arg-type]
+
+
+def _size_by_definition(value: object) -> int:
+    """`value_size` as its docstring defines it, one value at a time."""
+    if isinstance(value, int):
+        return 1 + abs(value).bit_length()
+    if isinstance(value, str):
+        return 1 + len(value)
+    if isinstance(value, (tuple, Arr)):
+        return 1 + sum(_size_by_definition(item) for item in value)
+    if isinstance(value, Pair):
+        return 1 + _size_by_definition(value.fst) + _size_by_definition(value.snd)
+    if isinstance(value, Some):
+        return 1 + _size_by_definition(value.value)
+    return 1
+
+
+def test_value_size_of_sequences_matches_its_definition_item_by_item() -> None:
+    # sequences of numbers take a path of C calls; any other item falls back to the item walk
+    import random
+
+    rng = random.Random(7)
+    atoms = [0, -1, 5, 2**70, -(2**65), True, Nat(3), UInt8(200), 1.5, float("nan"), "ab", Char("é"),
+             NONE, Some(4), Pair(1, -2)]
+    for _ in range(300):
+        items = [rng.choice(atoms) for _ in range(rng.randrange(0, 6))]
+        if rng.random() < 0.3:
+            items.append(tuple(rng.choice(atoms) for _ in range(3)))
+        for value in (tuple(items), Arr(items)):
+            assert value_size(value) == _size_by_definition(value), value

@@ -568,6 +568,9 @@ class LeanPanic(LeanRuntimeError):
 # Type names
 
 
+_bit_length = int.bit_length
+
+
 def value_size(value: Any) -> int:
     """How big a runtime value is, deterministically: its elements, characters and fields, and the
     bit length of a number (a loop may run up to it). Used to order work from small to large."""
@@ -576,7 +579,12 @@ def value_size(value: Any) -> int:
     if isinstance(value, str):
         return 1 + len(value)
     if isinstance(value, (tuple, Arr)):
-        return 1 + sum(value_size(item) for item in value)
+        items = value.view() if type(value) is Arr else value
+        try:
+            # every item a number (the common case), in C calls: 1 + bit length per item
+            return 1 + len(items) + sum(map(_bit_length, map(abs, items)))
+        except TypeError:  # an item that is not a number (`abs` of a str, `bit_length` of a float)
+            return 1 + sum(map(value_size, items))
     if isinstance(value, Pair):
         return 1 + value_size(value.fst) + value_size(value.snd)
     if isinstance(value, Some):

@@ -146,6 +146,9 @@ class EmbeddedBackend(Backend):
         self.batch_backstop_seconds = batch_backstop_seconds
         self.task_step_budget = task_step_budget
         self.over_budget_max_steps = over_budget_max_steps
+        #: steps a check may take in the given order, tried before the order by input size (see
+        #: _run_batch): a check over it sends the batch to that order, so it bounds the work done twice
+        self.optimistic_max_steps = min(self.short_max_steps, max_steps)
         # steps spent so far per task text (a submission's copy of a task is another text)
         self._task_steps: dict[tuple[str, int], int] = {}
         # the answers without a value, by (status, steps): see _truth_answer
@@ -254,7 +257,44 @@ class EmbeddedBackend(Backend):
             self._task_steps.clear()
         task_spent = self._task_steps.get(task_key, 0)
         entries = _Entries(program, name)
-        budget = program.compiler.budget
+        n = len(checks)
+        task_budget = self.task_step_budget
+        answered: tuple[list[Answer | None], int] | None = None
+        if task_budget is None or task_spent < task_budget:
+            # In the given order first, each check held to `optimistic_max_steps`, given up at
+            # the first check that runs out of steps (or hits the backstop) or that brings the
+            # task's steps to its budget. Had none done so, every policy below kept its initial
+            # state throughout (no streak, no check over budget, nothing "not run"), and would
+            # have kept it in any order, the partial sums of steps being below the whole; every
+            # answer, and its steps, depends on its check alone (memo tables are per check,
+            # hoisting replays exactly), so these are the answers of the order below, without
+            # measuring a single input. Given up, the checks are answered afresh in that order:
+            # at most the checks before the one given up are answered twice, each in at most
+            # `optimistic_max_steps` steps.
+            answered = self._answer_in_order(entries, checks, range(n), task_spent, True,
+                                             self.optimistic_max_steps, 0)
+        if answered is None:
+            # Smallest inputs first (ties in the given order, so the checks of one input stay
+            # together): the caps below then cost the large inputs that run out of steps, not
+            # the small ones that would have finished after them. Answers go back to their places.
+            order, sources_given = self._smallest_first(checks)
+            # (its watchdog indices after the given order's, so that a check's clock restarts)
+            answered = self._answer_in_order(entries, checks, order, task_spent, sources_given, None, n)
+            assert answered is not None  # (given up only under a cap)
+        out, task_spent = answered
+        self._task_steps[task_key] = task_spent
+        return list(filter(None, out))  # (every position is answered: an answer is a non-empty tuple)
+
+    def _answer_in_order(self, entries: _Entries, checks: Sequence[Check], order: Sequence[int], task_spent: int,
+                         sources_given: bool, cap: int | None, index_base: int,
+                         ) -> tuple[list[Answer | None], int] | None:
+        """Answer ``checks`` in ``order`` under the batch's policies, starting from the task's
+        ``task_spent`` steps: the answers in their places and the task's steps after them. With a
+        ``cap``, each check is held to at most ``cap`` steps, and ``None`` is returned (nothing
+        kept) at the first check that runs out of steps or hits the backstop, or that brings the
+        task's steps to its budget. ``index_base`` is added to the positions the watchdog sees."""
+        budget = entries.program.compiler.budget
+        task_budget = self.task_step_budget
         thread_time = time.thread_time
         out: list[Answer | None] = [None] * len(checks)
         streak: dict[CheckKind, int] = {}
@@ -263,11 +303,6 @@ class EmbeddedBackend(Backend):
         seconds_on_backstops = 0.0
         # read once: the loop below runs once per check, and a small check costs a few microseconds
         max_steps, timeout, answer_of, start = self.max_steps, self.timeout, self._answer, budget.start
-        task_budget = self.task_step_budget
-        # Smallest inputs first (ties in the given order, so the checks of one input stay
-        # together): the caps below then cost the large inputs that run out of steps, not the
-        # small ones that would have finished after them. Answers go back to their places.
-        order, sources_given = self._smallest_first(checks)
         n = len(order)
         position = 0
         # the position a run of code checks stopped at without answering it (see _code_run): that
@@ -291,7 +326,11 @@ class EmbeddedBackend(Backend):
             limit = self.short_max_steps if streak and streak.get(kind, 0) >= self.timeout_streak else max_steps
             over = task_budget is not None and task_spent >= task_budget
             if over:
+                if cap is not None:
+                    return None
                 limit = min(limit, self.over_budget_max_steps)
+            if cap is not None and cap < limit:
+                limit = cap
             if (kind is _CODE and code_runs and position != declined and not streak.get(_CODE)
                     and entries.code in entries.plans and position + 1 < n and checks[order[position + 1]].kind is _CODE):
                 # A run of code checks under the same policies (see _code_run; one alone, as the
@@ -301,7 +340,7 @@ class EmbeddedBackend(Backend):
                 spend_until = task_budget if task_budget is not None and not over else _NEVER
                 end, task_spent, raised = self._code_run(
                     entries.plans[entries.code], checks, order, position, out, limit, spend_until, task_spent, budget,
-                    sources_given)
+                    sources_given, index_base)
                 if raised is None:
                     # the run answered every check before `end`; the one at `end`, if any, takes
                     # the general path once (the run stops at checks it does not start, and after
@@ -312,7 +351,7 @@ class EmbeddedBackend(Backend):
                 position, i, answer = end, order[end], raised
             else:
                 try:
-                    self._current = position
+                    self._current = index_base + position
                     start(limit, timeout)  # the CPU clock is read at the first refill
                     answer = answer_of(entries, check, budget)
                     self._current = -1
@@ -337,6 +376,8 @@ class EmbeddedBackend(Backend):
                             f"{self.task_step_budget} steps)"),
                 )
             if answer.reason is _TIMEOUT:
+                if cap is not None:
+                    return None
                 streak[kind] = streak.get(kind, 0) + 1
                 timed_out_kinds.add(kind)
                 steps_on_timeouts += answer.steps or 0
@@ -347,12 +388,13 @@ class EmbeddedBackend(Backend):
             else:
                 streak[kind] = 0
             out[i] = answer
-        self._task_steps[task_key] = task_spent
-        return list(filter(None, out))  # (every position is answered: an answer is a non-empty tuple)
+        if cap is not None and task_budget is not None and task_spent >= task_budget:
+            return None
+        return out, task_spent
 
-    def _code_run(self, plan: _EntryPlan, checks: Sequence[Check], order: list[int], position: int,
+    def _code_run(self, plan: _EntryPlan, checks: Sequence[Check], order: Sequence[int], position: int,
                   out: list[Answer | None], limit: int, spend_until: float, task_spent: int,
-                  budget: Budget, sources_given: bool) -> tuple[int, int, Answer | None]:
+                  budget: Budget, sources_given: bool, index_base: int = 0) -> tuple[int, int, Answer | None]:
         """Answer the code checks at ``order[position:]`` while they come one after another, each
         under ``limit`` steps, what :meth:`_answer` and the loop of :meth:`_run_batch` would answer
         each (value, steps, the watchdog's index), at a fraction of the cost per check. A small
@@ -403,7 +445,7 @@ class EmbeddedBackend(Backend):
                         break
                 except Exception:  # noqa: BLE001 - the general path answers for arguments that do not fit
                     break
-                self._current = position
+                self._current = index_base + position
                 if memo:
                     memo.clear()
                 budget.tick = first_tick
