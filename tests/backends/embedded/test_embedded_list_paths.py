@@ -132,6 +132,15 @@ SCALAR_PROGRAMS: list[tuple[str, str, Sequence[str]]] = [
      "  + (if c.isAlpha then 8 else 0) + (if c.isAlphanum then 16 else 0)",
      "let cs := \"a0Z_z9A \".toList\n(cs.map cls).foldl (· + ·) 0 + cls (cs[x.toNat % 8]!)",
      []),
+    # a number printed digit by digit: `Char.ofNat` (small, and past the table), `Char.toNat`,
+    # `String.mk`
+    ("def digits (n : Nat) : List Char :=\n"
+     "  if n < 10 then [Char.ofNat (n + 48)] else digits (n / 10) ++ [Char.ofNat (n % 10 + 48)]",
+     "let s := String.mk (digits (x.toNat * 98765))\n"
+     "let w := String.mk [Char.ofNat (x.toNat * 40), Char.ofNat 955]\n"
+     "Int.ofNat s.length * 1000 + Int.ofNat (s.toList.foldl (fun acc c => acc + c.toNat) 0)"
+     " + Int.ofNat (w.toList.map Char.toNat).sum",
+     []),
     ("def pick (o : Option Int) (d : Int) : Int :=\n"
      "  (if o.isNone then 1 else 0) + (if o.isSome then 2 else 0) + o.getD d",
      "pick (if x > 4 then some x else none) (lo - 3) + pick ([1, 2, 3][x.toNat]?) hi",

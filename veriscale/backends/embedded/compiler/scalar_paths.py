@@ -2,7 +2,7 @@
 
 Recursions over lists and loops over scalars call a few small builtins once per step:
 ``xs.length``, ``s.length``, ``o.isNone``, ``o.getD d``, ``Nat.min``, ``Int.toNat``,
-``c.isDigit``, ``x.xor y`` on ``UInt8`` … Called as builtins, each costs a Python call (two or
+``c.isDigit``, ``Char.ofNat``, ``String.mk``, ``x.xor y`` on ``UInt8`` … Called as builtins, each costs a Python call (two or
 three where the builtin is a lambda over another function, or makes its ``Nat`` through
 ``Nat.__new__``). Generated code writes their common case as text over the operands: the
 operands' values tested by their exact class (no run-time value's class derives from another:
@@ -25,7 +25,7 @@ from veriscale.backends.embedded.builtins._core import SMALL_NAT_LIMIT, SMALL_NA
 from veriscale.backends.embedded.builtins.order import _MEMBERSHIP_MIN, SCALAR_TYPES
 from veriscale.backends.embedded.compiler.codegen import CodeGen
 from veriscale.backends.embedded.registry import BUILTINS
-from veriscale.lean.values import FIXED_WIDTH_TYPES, NONE, Nat, Some
+from veriscale.lean.values import FIXED_WIDTH_TYPES, NONE, Char, Nat, Some
 
 #: writes (statements, expression) of an operation from its operands' expressions
 Writer = Callable[[Sequence[str]], tuple[Sequence[str], str]]
@@ -151,6 +151,48 @@ def _char_range(*ranges: tuple[str, str]) -> _Factory:
     return factory
 
 
+def _string_mk(gen: CodeGen, fn: Any) -> Writer:
+    """``String.mk cs`` of a list: its characters joined (a plain ``str``, as the builtin's)."""
+    join, tup, call = gen.const("".join), gen.const(tuple), gen.const(fn)
+
+    def write(exprs: Sequence[str]) -> tuple[Sequence[str], str]:
+        stmts: list[str] = []
+        x = _operand(gen, exprs[0], stmts)
+        return stmts, f"({join}({x}) if {x}.__class__ is {tup} else {call}({x}))"
+
+    return write
+
+
+def _char_of_nat(gen: CodeGen, fn: Any) -> Writer:
+    """``Char.ofNat n`` of a ``Nat`` below :data:`SMALL_CHAR_LIMIT`: the character, made once."""
+    chars, limit, nat, call = gen.const(SMALL_CHARS), gen.const(SMALL_CHAR_LIMIT), gen.const(Nat), gen.const(fn)
+
+    def write(exprs: Sequence[str]) -> tuple[Sequence[str], str]:
+        stmts: list[str] = []
+        n = _operand(gen, exprs[0], stmts)
+        return stmts, f"({chars}[{n}] if {n}.__class__ is {nat} and {n} < {limit} else {call}({n}))"
+
+    return write
+
+
+def _char_to_nat(gen: CodeGen, fn: Any) -> Writer:
+    small, limit, code, char, call = (gen.const(SMALL_NATS), gen.const(SMALL_NAT_LIMIT), gen.const(ord),
+                                      gen.const(Char), gen.const(fn))
+
+    def write(exprs: Sequence[str]) -> tuple[Sequence[str], str]:
+        stmts: list[str] = []
+        c = _operand(gen, exprs[0], stmts)
+        return stmts, f"({small}[{code}({c})] if {c}.__class__ is {char} and {code}({c}) < {limit} else {call}({c}))"
+
+    return write
+
+
+#: the characters of the code points below this, made once (``Char.ofNat`` of a digit's value
+#: plus 48 in a number's printing)
+SMALL_CHAR_LIMIT = 256
+SMALL_CHARS: tuple[Char, ...] = tuple(Char(chr(i)) for i in range(SMALL_CHAR_LIMIT))
+
+
 def _fixed_bitwise(cls: type, op: str) -> _Factory:
     """``x.xor y``, ``x.land y``, ``x.lor y`` on two values of the fixed-width type ``cls``:
     already below ``2^N``, so the result is too (the builtin's mask changes nothing)."""
@@ -200,6 +242,9 @@ def _table() -> dict[str, tuple[int, _Factory]]:
         "Char.isLower": (1, _char_range(("a", "z"))),
         "Char.isAlpha": (1, _char_range(("A", "Z"), ("a", "z"))),
         "Char.isAlphanum": (1, _char_range(("A", "Z"), ("a", "z"), ("0", "9"))),
+        "Char.ofNat": (1, _char_of_nat),
+        "Char.toNat": (1, _char_to_nat),
+        "String.mk": (1, _string_mk),
     }
     for name, cls in FIXED_WIDTH_TYPES.items():
         for method, op in (("xor", "^"), ("land", "&"), ("lor", "|")):
