@@ -25,6 +25,7 @@ from veriscale.backends.embedded.builtins.order import SCALAR_TYPES, beq_member,
 from veriscale.backends.embedded.compiler.codegen import CodeGen
 from veriscale.backends.embedded.compiler.fast_paths import append_writer
 from veriscale.backends.embedded.compiler.monads import OPTION_OPS, option_operator
+from veriscale.backends.embedded.compiler.scalar_paths import membership_writer
 from veriscale.backends.embedded.compiler.support import (
     ARITH_OPS,
     REL_OPS,
@@ -134,8 +135,8 @@ class ArithMixin:
                     raise unsupported(node, "∈", f"on {type_name_of(c)}")
                 return (not r) if neg else r
 
-            return self.gen.fuse(lambda fr: member_of(coll(fr), x(fr)), self.gen.const(member_of) + "({0}, {1})",
-                                 [coll, x])
+            return self.gen.fuse_with(lambda fr: member_of(coll(fr), x(fr)), [coll, x],
+                                      membership_writer(self.gen, member_of, neg))
         if op == "++":
             et = expected if expected is not None and is_known(expected) else (self.stype(node.lhs, sc) or self.stype(node.rhs, sc))
             a, b = self.compile(node.lhs, sc, et), self.compile(node.rhs, sc, et)

@@ -21,6 +21,7 @@ from veriscale.backends.embedded.builtins import (
 from veriscale.backends.embedded.compiler.codegen import CodeGen, call_template
 from veriscale.backends.embedded.compiler.fast_paths import Writer, builtin_writer
 from veriscale.backends.embedded.compiler.monads import except_error, except_ok, traversal
+from veriscale.backends.embedded.compiler.scalar_paths import scalar_writer
 from veriscale.backends.embedded.compiler.support import (
     _STD_SHORT_NAMES,
     UNSURE,
@@ -496,7 +497,7 @@ class CallsMixin:
         if extra:
             inner = call
             return lambda fr: inner(fr)(*[c(fr) for c in extra])
-        inline = builtin_writer(self.gen, fn, len(cs)) if not typed else None
+        inline = (builtin_writer(self.gen, fn, len(cs)) or scalar_writer(self.gen, fn, len(cs))) if not typed else None
         if inline is not None:
             return self.gen.fuse_with(call, cs, inline)
         return self.gen.fuse(call, template, cs)

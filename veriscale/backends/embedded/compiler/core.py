@@ -39,6 +39,7 @@ from veriscale.backends.embedded.compiler.support import (
     tail_apps,
     unsupported,
 )
+from veriscale.backends.embedded.compiler.unboxed import record_unboxed, unbox
 from veriscale.backends.embedded.elab.context import Report
 from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.env import Env, UserDef, find_scoped, resolve_in
@@ -678,7 +679,10 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         """``closure`` (``at(c, i)`` of the operands) with its source: written inline for an
         array or a list (:mod:`.fast_paths`), else the call of ``at``."""
         if head(ct) in ("Array", "List"):
-            return self.gen.fuse_with(closure, operands, index_writer(self.gen, mode, at, on_list=head(ct) == "List"))
+            on_list = head(ct) == "List"
+            if mode == "?":  # a `match` on it may take it unboxed
+                record_unboxed(self.gen, closure, operands, index_writer(self.gen, mode, at, on_list, unboxed=unbox))
+            return self.gen.fuse_with(closure, operands, index_writer(self.gen, mode, at, on_list=on_list))
         return self.gen.fuse(closure, self.gen.const(at) + "({0}, {1})", operands)
 
 

@@ -39,10 +39,12 @@ def builtin_writer(gen: CodeGen, fn: Any, nargs: int) -> Writer | None:
     return None
 
 
-def index_writer(gen: CodeGen, mode: str, fallback: Callable[[Any, Any], Any], on_list: bool = False) -> Writer:
+def index_writer(gen: CodeGen, mode: str, fallback: Callable[[Any, Any], Any], on_list: bool = False,
+                 unboxed: Callable[[Any], Any] | None = None) -> Writer:
     """The inline text of ``c[i]`` (``mode`` ``""`` or ``"!"``) or ``c[i]?`` (``"?"``) on an
     array (a list, a tuple, when ``on_list``), ``fallback(c, i)`` (the closure's own function)
-    otherwise."""
+    otherwise. ``unboxed`` (with ``"?"``): the text of ``c[i]?`` unboxed (:mod:`.unboxed`), the
+    element itself in range, else ``unboxed`` of the fallback's option."""
     call = gen.const(fallback)
     if on_list:
         is_it, items, size = f"{{c}}.__class__ is {gen.const(tuple)}", "{c}", f"{gen.const(len)}({{c}})"
@@ -56,6 +58,8 @@ def index_writer(gen: CodeGen, mode: str, fallback: Callable[[Any, Any], Any], o
         if mode == "?":
             # `some` of the element at an index (of any integer type) in range
             cond = f"{is_it.format(c=c)} and 0 <= {i} < {size.format(c=c)}"
+            if unboxed is not None:
+                return stmts, f"({at} if {cond} else {gen.const(unboxed)}({call}({c}, {i})))"
             return stmts, f"({gen.const(some)}({at}) if {cond} else {call}({c}, {i}))"
         # the element at a `Nat` index in range
         cond = f"{is_it.format(c=c)} and {i}.__class__ is {gen.const(Nat)} and {i} < {size.format(c=c)}"

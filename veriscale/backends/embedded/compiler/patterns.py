@@ -16,6 +16,12 @@ from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import type_of_text
 from veriscale.backends.embedded.compiler.codegen import InlineTest
 from veriscale.backends.embedded.compiler.support import Closure, DefCtx, Scope, _coercer, unsupported
+from veriscale.backends.embedded.compiler.unboxed import (
+    record_none_pattern,
+    record_some_pattern,
+    unboxed_of,
+    unboxed_tests,
+)
 from veriscale.backends.embedded.statics import INT, NAT, PROP, elem_type, head
 from veriscale.lean.types import LeanType, NamedType, ProdType
 from veriscale.lean.values import NONE, ORDERINGS, Arr, Char, Ctor, Nat, Pair, Some, Struct
@@ -78,17 +84,20 @@ class PatternsMixin:
         for k in range(len(dcs)):
             inner, slot = inner.bind(f"{slot_name}_{k}", dts[k])
             slots.append(slot)
-        body = self.compile_match_alts(node, [self.gen.slot(lambda fr, s=s: fr[s], s) for s in slots], dts, alts,
-                                       inner, expected, is_do=is_do)
+        unboxable = [unboxed_of(d) for d in dcs]
+        body, unboxed = self._match_alts(node, [self.gen.slot(lambda fr, s=s: fr[s], s) for s in slots], dts, alts,
+                                         inner, expected, is_do, unboxable)
+        # the discriminants the generated text stores (unboxed where its tests read them so)
+        stores = [unboxable[k] if k in unboxed else d for k, d in enumerate(dcs)]
 
         if len(dcs) == 1:
-            (s0,), (d0,) = slots, dcs
+            (s0,), (d0,), (t0,) = slots, dcs, stores
 
             def run1(fr: list[Any]) -> Any:
                 fr[s0] = d0(fr)
                 return body(fr)
 
-            return self.gen.then(run1, self.gen.store(lambda fr: None, s0, d0), body)
+            return self.gen.then(run1, self.gen.store(lambda fr: None, s0, t0), body)
 
         def run(fr: list[Any]) -> Any:
             for s, c in zip(slots, dcs):
@@ -96,13 +105,21 @@ class PatternsMixin:
             return body(fr)
 
         stored = body
-        for s, c in reversed(list(zip(slots, dcs))):  # each discriminant stored in turn, then the body
+        for s, c in reversed(list(zip(slots, stores))):  # each discriminant stored in turn, then the body
             stored = self.gen.then(lambda fr: None, self.gen.store(lambda fr: None, s, c), stored)
         src = self.gen.src(stored)
         return self.gen.attach(run, src) if src.fused else run
 
     def compile_match_alts(self, node: A.Node, getters: list[Closure], dtypes: list[LeanType | None],
                            alts: list[A.MatchAlt], sc: Scope, expected: LeanType | None, is_do: bool) -> Closure:
+        return self._match_alts(node, getters, dtypes, alts, sc, expected, is_do, [None] * len(getters))[0]
+
+    def _match_alts(self, node: A.Node, getters: list[Closure], dtypes: list[LeanType | None],
+                    alts: list[A.MatchAlt], sc: Scope, expected: LeanType | None, is_do: bool,
+                    unboxable: list[Closure | None]) -> tuple[Closure, frozenset[int]]:
+        """The alternatives of a ``match`` tried on the values ``getters`` read, and the
+        positions whose value the generated text tests unboxed (:mod:`.unboxed`): among those
+        whose discriminant has an unboxed form (``unboxable``), the ones every pattern allows."""
         compiled: list[tuple[list[Any], Closure]] = []
         for alt in alts:
             if len(alt.patterns) != len(getters):
@@ -117,7 +134,17 @@ class PatternsMixin:
             else:
                 rhs = self.compile(alt.rhs, inner, expected)
             compiled.append((ms, rhs))
+        # per position, the tests of the alternatives in order (None: tested as the closures do)
+        unboxed_at: dict[int, list[InlineTest | None]] = {}
+        for k, u in enumerate(unboxable):
+            tests_k = unboxed_tests(self.gen, [ms[k] for ms, _ in compiled], _test_of, _matches_anything) if u else None
+            if tests_k is not None:
+                unboxed_at[k] = tests_k
 
+        def tests_of(i: int, ms: list[Any]) -> list[int | InlineTest | Callable[..., bool] | None]:
+            return [unboxed_at[k][i] if k in unboxed_at else _test_of(m) for k, m in enumerate(ms)]
+
+        unboxed = frozenset(unboxed_at)
         if len(getters) == 1:
             # one discriminant (the common case): no list of values, no inner loop
             g0 = getters[0]
@@ -133,8 +160,8 @@ class PatternsMixin:
             def fail() -> Any:
                 raise unsupported(node, "non-exhaustive match")
 
-            tests = [(_test_of(m), rhs) for m, rhs in single]
-            return self.gen.match(run1, g0, tests, fail)
+            tests = [(tests_of(i, [m])[0], rhs) for i, (m, rhs) in enumerate(single)]
+            return self.gen.match(run1, g0, tests, fail), unboxed
 
         first_ms, first_rhs = compiled[0]
         if all(m is _matches_anything or m in _BIND_SLOTS for m in first_ms):
@@ -147,7 +174,7 @@ class PatternsMixin:
                     fr[slot] = g(fr)
                 return first_rhs(fr)
 
-            return self.gen.match_many(run_binds, getters, [(_tests_of(first_ms), first_rhs)], _never)
+            return self.gen.match_many(run_binds, getters, [(tests_of(0, first_ms), first_rhs)], _never), unboxed
 
         def run(fr: list[Any]) -> Any:
             vals = [g(fr) for g in getters]
@@ -164,7 +191,8 @@ class PatternsMixin:
         def fail_many() -> Any:
             raise unsupported(node, "non-exhaustive match")
 
-        return self.gen.match_many(run, getters, [(_tests_of(ms), rhs) for ms, rhs in compiled], fail_many)
+        return self.gen.match_many(run, getters, [(tests_of(i, ms), rhs) for i, (ms, rhs) in enumerate(compiled)],
+                                   fail_many), unboxed
 
     # -- patterns ---------------------------------------------------------------------------
     def compile_pattern(self, p: A.Node, sc: Scope, ty: LeanType | None) -> tuple[Callable[[Any, list[Any]], bool], Scope]:
@@ -175,7 +203,9 @@ class PatternsMixin:
         if isinstance(p, A.Ident):
             name = p.name
             if name in ("none", "Option.none") or (name == "none"):
-                return _inline(lambda v, fr: v is NONE, InlineTest(f"{{v}} is {self.gen.const(NONE)}")), sc
+                none = _inline(lambda v, fr: v is NONE, InlineTest(f"{{v}} is {self.gen.const(NONE)}"))
+                record_none_pattern(none)
+                return none, sc
             if name in ("true", "Bool.true"):
                 return _inline(lambda v, fr: v is True, InlineTest("{v} is True")), sc
             if name in ("false", "Bool.false"):
@@ -356,6 +386,7 @@ class PatternsMixin:
                 # inner pattern's test on the value
                 _inline_composed(some, [f"{{v}}.__class__ is {self.gen.const(Some)}"],
                                  [(m, "{v}.value")])
+                record_some_pattern(some, m)
                 return some, inner
             if fname in ("Nat.succ", "succ") and len(p.args) == 1:
                 m, inner = self.compile_pattern(p.args[0], sc, NAT)
@@ -514,10 +545,6 @@ def _test_of(m: Callable[..., bool]) -> int | InlineTest | Callable[..., bool] |
     if slot is not None:
         return slot
     return _INLINE_TESTS.get(m, m)
-
-
-def _tests_of(ms: list[Any]) -> list[int | InlineTest | Callable[..., bool] | None]:
-    return [_test_of(m) for m in ms]
 
 
 def _never() -> Any:

@@ -184,11 +184,12 @@ def _coercer(c: Closure, ty: LeanType, gen: CodeGen | None = None) -> Closure:
 
         if gen is None:
             return to_int
-        to_int_, nat, is_a = gen.const(int), gen.const(Nat), gen.const(isinstance)
+        to_int_, nat = gen.const(int), gen.const(Nat)
 
         def write(exprs: Sequence[str]) -> tuple[list[str], str]:
+            # `isinstance` read as the class's identity: no run-time class derives from `Nat`
             t = gen.temp()
-            return [f"{t} = {exprs[0]}"], f"({to_int_}({t}) if {is_a}({t}, {nat}) else {t})"
+            return [f"{t} = {exprs[0]}"], f"({to_int_}({t}) if {t}.__class__ is {nat} else {t})"
 
         return gen.fuse_with(to_int, [c], write)
     def coerce(fr: list[Any]) -> Any:
