@@ -121,6 +121,7 @@ class Char(str):
 _TRUNCATED = -1  # the first `len` elements of the newer version
 _EXTENDED = -2  # the newer version followed by the recorded value
 _FROZEN = -3  # (of a root) updates copy its list instead of taking it over
+_FRESH = -4  # (of a root) made by copying a frozen version: no other version reads its list
 
 
 class Arr:
@@ -141,6 +142,8 @@ class Arr:
     A version made by the constructor (stored data, a check's inputs, a builtin's fresh result)
     is *frozen*: its first update copies its list, as Lean copies a shared array, so values that
     outlive one evaluation never become diffs; only versions made by updates are updated in place.
+    The root such a copy makes is *fresh* (no diff reads its list): generated code that proves it
+    alone holds that version may then change its list in place (:func:`owned_result`).
 
     Every update first builds the new version, then turns the old one into a diff, then mutates
     the list, each step one attribute or item store. An exception delivered between two
@@ -276,7 +279,9 @@ class Arr:
             items = self._detach()
         elif self._at == _FROZEN:
             items = items.copy()
-            return _root(items, length), items
+            copied = _root(items, length)
+            copied._at = _FRESH
+            return copied, items
         new = _root(items, length)
         self._next = new
         self._old = old
@@ -348,6 +353,16 @@ class Arr:
         self._items = None
         items[index] = value
         return new
+
+
+def owned_result(new: Any, old: Any) -> Arr | None:
+    """``new``, the result of updating ``old``, when it is an array version that no other
+    version depends on and nothing but the caller refers to: a new root made by copying
+    (``old`` was frozen); else ``None``. Generated code that can prove that it alone holds the
+    array from then on updates such a version in place (:mod:`...compiler.linearity`)."""
+    if new is not old and type(new) is Arr and new._at == _FRESH:
+        return new
+    return None
 
 
 def _root(items: list[Any], length: int) -> Arr:

@@ -497,7 +497,9 @@ class CallsMixin:
         if extra:
             inner = call
             return lambda fr: inner(fr)(*[c(fr) for c in extra])
-        inline = (builtin_writer(self.gen, fn, len(cs)) or scalar_writer(self.gen, fn, len(cs))) if not typed else None
+        inline = self.owned_update_writer(node, fn, len(cs)) if not typed else None
+        if inline is None and not typed:
+            inline = builtin_writer(self.gen, fn, len(cs)) or scalar_writer(self.gen, fn, len(cs))
         if inline is not None:
             return self.gen.fuse_with(call, cs, inline)
         return self.gen.fuse(call, template, cs)

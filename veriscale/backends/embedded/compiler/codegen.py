@@ -136,6 +136,11 @@ class CodeGen:
         self._count += 1
         return f"_t{self._count}"
 
+    def owner(self) -> str:
+        """A fresh owner variable of a generated function (:mod:`.linearity`): ``None`` on entry."""
+        self._count += 1
+        return f"_o{self._count}"
+
     def into_temps(self, exprs: Sequence[str]) -> tuple[list[str], list[str]]:
         """Statements computing each of ``exprs`` that is not :data:`INERT` into a temporary, in
         order, and the operands to use instead: a call written with them evaluates its arguments
@@ -477,9 +482,17 @@ _FRAME = re.compile(r"\bfr\b")
 _STORE = re.compile(r"^\s*((?:fr\[\d+\], )*fr\[\d+\]) = ")
 
 
+#: an owner variable in generated text (:meth:`CodeGen.owner`)
+_OWNER = re.compile(r"\b_o\d+\b")
+
+
 def _body_lines(src: Src, loops: bool) -> list[str]:
     lines = [*src.stmts, f"return {src.expr}"]
-    return ["while True:", *_indent(lines)] if loops else lines
+    # owners start empty once per call of the function (not per turn of its loop): what one
+    # holds was made by this call (.linearity)
+    owners = sorted(set(_OWNER.findall("\n".join(src.stmts))))
+    start = [f"{o} = None" for o in owners]
+    return [*start, "while True:", *_indent(lines)] if loops else [*start, *lines]
 
 
 def _on_locals(lines: Sequence[str], params: Sequence[int], env: bool) -> tuple[list[str], frozenset[int]] | None:

@@ -22,6 +22,7 @@ from veriscale.backends.embedded.compiler.fast_paths import index_writer
 from veriscale.backends.embedded.compiler.hoisting import HoistingMixin
 from veriscale.backends.embedded.compiler.instances import InstancesMixin
 from veriscale.backends.embedded.compiler.lambdas import LambdasMixin
+from veriscale.backends.embedded.compiler.linearity import LinearityMixin
 from veriscale.backends.embedded.compiler.patterns import PatternsMixin
 from veriscale.backends.embedded.compiler.quantifiers import QuantifiersMixin
 from veriscale.backends.embedded.compiler.sharing import SharingMixin, repeated_terms
@@ -70,7 +71,7 @@ from veriscale.lean.values import NONE, UNIT, Arr, Char, Nat, Undecidable, Unsup
 
 
 class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithMixin, QuantifiersMixin,
-               DoNotationMixin, FamiliesMixin, HoistingMixin, InstancesMixin, SharingMixin):
+               DoNotationMixin, FamiliesMixin, HoistingMixin, InstancesMixin, SharingMixin, LinearityMixin):
     """Compiles the definitions of one task's :class:`Env` to Python closures.
 
     Each ``c_<Node>`` method compiles one AST node class; :meth:`compile` dispatches on the
@@ -114,6 +115,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         #: each definition's *entry* (:meth:`def_entry`), by name
         self._def_entries: dict[str, list[Any]] = {}
         self._memoised_defs: dict[str, bool] = {}
+        #: array updates written in place when owned (:mod:`.linearity`), by node id, with their owner
+        self._owned_updates: dict[int, tuple[A.Node, str]] = {}
 
     # -- user definitions -----------------------------------------------------------------
     def def_function(self, d: UserDef) -> Callable[..., Any]:
@@ -296,6 +299,10 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             _with_capturing_helpers(d.cmd, [n for n, _ in params]) if d.cmd.body is not None else None)
         ctx.shared = repeated_terms(body_node, self._user_names()) or None
         self._tail_target = target = TailTarget(d, nargs, calls, tuple(range(nargs)), self.gen.loop_name())
+        if d.cmd.alts is None and isinstance(body_node, A.Node):
+            self.note_owned_updates(body_node, [(n, not flags[i] and head(ptypes[i]) == "Array")
+                                                for i, (n, _b) in enumerate(params)],
+                                    {d.name, d.name.rpartition(".")[2]}, calls, ctx.shared, self.env.defs)
         try:
             if d.cmd.alts is not None:
                 discr_sc_types = [ptypes[len(params) + k] for k in range(extra)]

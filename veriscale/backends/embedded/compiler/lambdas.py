@@ -23,7 +23,7 @@ from veriscale.backends.embedded.compiler.support import (
 )
 from veriscale.backends.embedded.core_names import CORE_CLASSES
 from veriscale.backends.embedded.runtime_support import Fn, TailCall
-from veriscale.backends.embedded.statics import UNKNOWN, is_known
+from veriscale.backends.embedded.statics import UNKNOWN, head, is_known
 from veriscale.lean.types import FunType, LeanType
 
 
@@ -57,6 +57,11 @@ class LambdasMixin:
                 m, inner = self.compile_pattern(pat, inner, ty)
                 patterns.append((slot, m))
         target = self._rec_target(node, slots, [node.body], jumps=not patterns)
+        if target is not None and target.loop is not None:
+            self.note_owned_updates(  # type: ignore[attr-defined]
+                node.body, [(n, head(ty) == "Array") for n, _pat, ty in names],
+                [n for n, (s, _t) in sc.vars.items() if s == target.key], target.calls, sc.ctx.shared,
+                self.env.defs)
         saved = self._tail_target
         if target is not None:
             self._tail_target = target
