@@ -132,3 +132,24 @@ def test_only_literal_funs_generated_on_locals_are_inlined() -> None:
     note_inline(jumping, InlineFun([1], Src("None", ["continue  # tail L1"]), object(), Src("_k0([])"), object()))
     assert fuse_loop(gen, call, "List.any", [coll, jumping], object()) is None  # leaves a loop
 
+
+
+def test_merge_sort_applies_a_function_value_through_its_direct_function() -> None:
+    # `List.mergeSort`/`List.merge` call a `fun` comparator of two variables as a plain Python
+    # function (`Fn.direct`, which charges the same step as `Fn.__call__` through its runner)
+    from veriscale.backends.embedded.builtins.lists import list_merge, list_merge_sort
+    from veriscale.backends.embedded.runtime_support import Fn
+
+    def runner(env: object, args: tuple[object, ...]) -> object:
+        raise AssertionError("applied through its runner")
+
+    calls: list[tuple[object, object]] = []
+
+    def direct(a: int, b: int) -> bool:
+        calls.append((a, b))
+        return a <= b
+
+    le = Fn(2, runner, [], "fun", None, None, direct)
+    assert list_merge_sort((3, 1, 2), le) == (1, 2, 3)
+    assert list_merge((1, 4), (2, 3), le) == (1, 2, 3, 4)
+    assert len(calls) == 3 + 3
