@@ -750,13 +750,13 @@ def _merge_sort(xs: list[Any], le: Fn) -> list[Any]:
 @builtin("List.mergeSort", "{α : Type u_1} : ∀ (xs : List α) (le : α → α → Bool := by exact fun a b => a ≤ b), List α")
 def list_merge_sort(xs: tuple, le: Fn | None = None) -> tuple:
     """``mergeSort xs (le := fun a b => a ≤ b)``: stable merge sort, exactly Lean's split and merge."""
-    relation = le if le is not None else compare_le
+    relation = binary(le) if le is not None else compare_le  # a `fun`'s direct function: same steps
     return tuple(_merge_sort(list(xs), relation))
 
 
 @builtin("List.merge", "{α : Type u_1} (xs ys : List α) (le : α → α → Bool := by exact fun a b => a ≤ b) : List α")
 def list_merge(xs: tuple, ys: tuple, le: Fn | None = None) -> tuple:
-    relation = le if le is not None else compare_le
+    relation = binary(le) if le is not None else compare_le
     return tuple(_merge(list(xs), list(ys), relation))
 
 

@@ -20,6 +20,7 @@ from veriscale.backends.embedded.builtins import (
 )
 from veriscale.backends.embedded.compiler.codegen import CodeGen, call_template
 from veriscale.backends.embedded.compiler.fast_paths import Writer, builtin_writer
+from veriscale.backends.embedded.compiler.loops import fold_function, fuse_loop
 from veriscale.backends.embedded.compiler.monads import except_error, except_ok, traversal
 from veriscale.backends.embedded.compiler.scalar_paths import scalar_writer
 from veriscale.backends.embedded.compiler.support import (
@@ -440,7 +441,8 @@ class CallsMixin:
         fn = b.fn
         typed = b.typed
         if b.name in _MEMO_FOLDS and len(cs) == 3 and not implicit:
-            fn = memoised_fold(fn, self.budget, b.name)
+            # the fold called on a miss: the loop of a `fun` written here, when inlinable (.loops)
+            fn = memoised_fold(fold_function(self.gen, b.name, cs, fn) or fn, self.budget, b.name)
         if implicit:
             if len(cs) < need or len(cs) > b.arity:
                 raise unsupported(node, f"{b.name} with named implicit arguments", "partial or over-application")
@@ -497,6 +499,9 @@ class CallsMixin:
         if extra:
             inner = call
             return lambda fr: inner(fr)(*[c(fr) for c in extra])
+        looped = fuse_loop(self.gen, call, b.name, cs, fn) if not typed else None
+        if looped is not None:
+            return looped  # a `fun` applied per element, inlined in a loop (.loops)
         inline = self.owned_update_writer(node, fn, len(cs)) if not typed else None
         if inline is None and not typed:
             inline = builtin_writer(self.gen, fn, len(cs)) or scalar_writer(self.gen, fn, len(cs))

@@ -54,6 +54,11 @@ depend on the path that evaluates the check (``backend._pin_frames``). ``++``, `
 constructor applications and patterns made of sub-patterns (``some (a, b)``, ``[x]``,
 ``x :: y :: t``, numerals, ``n + 1``, constructors with arguments, ``let (a, b) := …``,
 ``fun (i, v) => …``) are text too, so the bodies holding them run on locals.
+
+A higher-order builtin applied to a ``fun`` written at the call site (``xs.any (fun x => …)``,
+``all``, ``find?``, ``map``, ``filter``, ``countP``, ``mapIdx``) is a Python ``for`` loop with the
+``fun``'s body inlined, one step charged per iteration as per application; a memoised ``foldl``
+keeps its memo wrapper, which runs a loop generated for the ``fun`` on a miss (:mod:`.loops`).
 """
 
 from __future__ import annotations

@@ -10,6 +10,7 @@ from typing import Any
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import type_of_text
 from veriscale.backends.embedded.compiler.codegen import Body, CodeGen, Src
+from veriscale.backends.embedded.compiler.loops import InlineFun, note_inline
 from veriscale.backends.embedded.compiler.patterns import pattern_text
 from veriscale.backends.embedded.compiler.support import (
     Closure,
@@ -106,7 +107,11 @@ class LambdasMixin:
                 setattr(make_local, _LOCAL_FN_ATTR, (local, generated.captured))
                 src = local.source(self.gen, generated.captured) if target is None else None
                 # (a `let rec` function's maker is written by its setter: its siblings are unbound)
-                return self.gen.attach(make_local, src) if src is not None else make_local
+                if src is None:
+                    return make_local
+                # a builtin applying it in a loop may inline its body (.loops)
+                note_inline(make_local, InlineFun(slots, self.gen.src(body), budget, src, local.runner))
+                return self.gen.attach(make_local, src)
             body = generated.fn
         else:
             body = self.gen.function(body, loop)
