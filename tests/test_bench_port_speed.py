@@ -269,7 +269,8 @@ def test_a_faithful_port_is_measured(tmp_path: Path, capsys: pytest.CaptureFixtu
     # loaded machine the overhead's own noise can cover a tiny batch (it did, at load 28 on 2 cores).
     assert row["engine_us"] >= 0 and row["port_us"] > 0
     assert row["ratio"] == pytest.approx(row["engine_us"] / row["port_us"])
-    assert payload["geomean_ratio"] == pytest.approx(row["ratio"])
+    # (a ratio of 0, from such a floored time, is left out of the mean: there is no mean then)
+    assert payload["geomean_ratio"] == (pytest.approx(row["ratio"]) if row["ratio"] > 0 else None)
     out = capsys.readouterr().out
     assert "mini_clamp" in out and "geometric-mean ratio (engine / port):" in out
 
