@@ -14,6 +14,12 @@ from __future__ import annotations
 import functools
 
 from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.elab.bitwise import (
+    BITWISE_OPS,
+    SHIFT_OPS,
+    BitwiseMixin,
+    bitwise_instance_exists,
+)
 from veriscale.backends.embedded.elab.context import Ctx, ProofType
 from veriscale.backends.embedded.elab.core import ElabCore
 from veriscale.backends.embedded.elab.types import (
@@ -34,10 +40,11 @@ from veriscale.lean.types import FunType, LeanType, NamedType, list_of
 
 OPERATOR_CLASSES: dict[str, str] = {
     "+": "Add", "-": "Sub", "*": "Mul", "/": "Div", "%": "Mod", "++": "Append", "neg": "Neg",
+    "&&&": "AndOp", "|||": "OrOp", "^^^": "Xor",
 }
 """The class whose instance each operator of a ``binop%`` tree reaches (:mod:`.instances`)."""
 
-ARITH_OPS = frozenset({"+", "-", "*", "/", "%", "++"})
+ARITH_OPS = frozenset({"+", "-", "*", "/", "%", "++"} | BITWISE_OPS)
 REL_OPS = frozenset({"<", ">", "≤", "≥", "=", "≠", "==", "!="})
 PROP_OPS = frozenset({"∧", "∨", "↔", "→"})
 BOOL_OPS = frozenset({"&&", "||"})
@@ -49,11 +56,13 @@ _CORE = _NUMERIC | {"String", "Char", "Bool", "List", "Array", "Option", "Prod",
 """Type heads whose instances the fragment knows completely (a function has no arithmetic)."""
 
 
-def _instance_exists(op: str, t: LeanType) -> bool | None:
+def _instance_exists(op: str, t: LeanType, has_mathlib: bool = False) -> bool | None:
     """Whether core Lean has the homogeneous instance of ``op`` at ``t`` (None: not modelled)."""
     h = head_name(t)
     if h is None or h not in _CORE:
         return None
+    if op in BITWISE_OPS:
+        return bitwise_instance_exists(op, h, has_mathlib)
     if op in ("+", "*", "-"):
         return h in _NUMERIC
     if op in ("/", "%"):
@@ -67,11 +76,13 @@ def _instance_exists(op: str, t: LeanType) -> bool | None:
     return None
 
 
-class OpsMixin(ElabCore):
+class OpsMixin(BitwiseMixin, ElabCore):
     def e_BinOp(self, node: A.BinOp, ctx: Ctx, expected: LeanType | None) -> LeanType:
         op = node.op
         if op in ARITH_OPS or op == "^":
             return self.binop_tree(node, ctx, expected)
+        if op in SHIFT_OPS:
+            return self.shift(node, ctx, expected)
         if op in REL_OPS:
             return self.relation(node, ctx, expected)
         if op == "→" and isinstance(A.unparen(node.lhs), A.Ascription) and isinstance(
@@ -262,11 +273,15 @@ class OpsMixin(ElabCore):
         z = zonk(t)
         if isinstance(z, (MVar, Gap)) or has_gap(z):
             return
-        exists = _instance_exists(op, z)
+        exists = _instance_exists(op, z, getattr(self, "has_mathlib", False))
         if exists is False:
             what = {"neg": "Neg", "+": "HAdd", "-": "HSub", "*": "HMul", "/": "HDiv", "%": "HMod",
-                    "++": "HAppend"}[op]
-            self.error(node, f"failed to synthesize {what} {show(z)}", "missing-instance")
+                    "++": "HAppend", "&&&": "HAnd", "|||": "HOr", "^^^": "HXor"}[op]
+            self.error(node, f"failed to synthesize {what} {show(z)} {show(z)} ?γ"
+                             + (f" (core Lean declares no {OPERATOR_CLASSES[op]} {show(z)})" if op in BITWISE_OPS else ""),
+                       "missing-instance")
+        elif exists is None and op in BITWISE_OPS:
+            self.gap(node, f"`{op}` on {show(z)} (an instance of an imported library is not modelled)", "user-instance")
         elif exists is None and head_name(z) not in _CORE:
             self.gap(node, f"`{op}` on {show(z)} (user instances are not modelled)", "user-instance")
 
@@ -362,6 +377,8 @@ class OpsMixin(ElabCore):
         if node.op == "!":
             self.check(node.arg, ctx, BOOL)
             return BOOL
+        if node.op == "~~~":
+            return self.complement(node, ctx, expected)
         if node.op == "↑":
             t = self.elab(node.arg, ctx, None)
             if expected is not None and not isinstance(zonk(expected), MVar):
