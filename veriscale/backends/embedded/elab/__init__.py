@@ -24,6 +24,7 @@ from veriscale.backends.embedded.elab.getelem import GetElemMixin
 from veriscale.backends.embedded.elab.instances import InstancesMixin, class_application
 from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.elab.ops import OpsMixin
+from veriscale.backends.embedded.elab.order_instances import OrderInstancesMixin
 from veriscale.backends.embedded.elab.patterns import PatternsMixin
 from veriscale.backends.embedded.elab.tactics import TacticsMixin
 from veriscale.backends.embedded.elab.termination import TerminationMixin
@@ -46,7 +47,7 @@ _GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψω")
 
 
 class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElemMixin, InstancesMixin, BindingMixin,
-                 OpsMixin, CallsMixin):
+                 OrderInstancesMixin, OpsMixin, CallsMixin):
     def __init__(self, env: Env) -> None:
         super().__init__()
         self.init_instances()

@@ -70,14 +70,30 @@ class BitwiseMixin(ElabCore):
         (arguments without an expected type, the instance found once the operand types are)."""
         lt = self.elab(node.lhs, ctx, None)
         rt = self.elab(node.rhs, ctx, None)
+        if _unknown(lt) or _unknown(rt):
+            # `st.2 >>> x` in a lambda elaborated before its argument types are known: the
+            # instance problem waits (Lean's `synthesizeSyntheticMVars` loop), and so does the type
+            result = self.fresh()
+
+            def resume() -> bool:
+                if _unknown(lt) or _unknown(rt):
+                    return False
+                unify(result, self._shift_type(node, lt, rt))
+                return True
+
+            self.resumes.append(resume)
+            return result
+        return self._shift_type(node, lt, rt)
+
+    def _shift_type(self, node: A.BinOp, lt: LeanType, rt: LeanType) -> LeanType:
+        """The type of ``lhs <<< rhs`` (or ``>>>``) from the operands' types, with the instance
+        Lean's resolution finds (an error where core has none)."""
         lz, rz = zonk(lt), zonk(rt)
         if isinstance(lz, Gap) or has_gap(lz) or isinstance(rz, Gap) or has_gap(rz):
             return self.fresh()
         cls = SHIFT_CLASS[node.op]
         mathlib = getattr(self, "has_mathlib", False)
         if isinstance(lz, MVar):
-            if not lz.numeral:
-                return self.gap(node, f"`{node.op}` on an operand whose type is not known yet", "postponed")
             other = head_name(rz) if not isinstance(rz, MVar) else None
             if other is None and isinstance(rz, MVar) and rz.numeral:
                 # two numerals: `instHShiftLeft` makes them one type, `OfNat` defaults it to `Nat`
@@ -142,3 +158,9 @@ class BitwiseMixin(ElabCore):
                        "missing-instance")
             return
         self.gap(node, f"`~~~` on {show(z)} is not modelled", "user-instance")
+
+
+def _unknown(t: LeanType) -> bool:
+    """A type still unknown that is not a numeral's (which defaults to ``Nat``)."""
+    z = zonk(t)
+    return isinstance(z, MVar) and not z.numeral

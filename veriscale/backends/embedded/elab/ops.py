@@ -46,6 +46,8 @@ OPERATOR_CLASSES: dict[str, str] = {
 
 ARITH_OPS = frozenset({"+", "-", "*", "/", "%", "++"} | BITWISE_OPS)
 REL_OPS = frozenset({"<", ">", "≤", "≥", "=", "≠", "==", "!="})
+ORDER_RELATIONS = {"<": "LT", ">": "LT", "≤": "LE", "≥": "LE"}
+"""``a > b`` is ``GT.gt a b := LT.lt b a``, ``a ≥ b`` is ``GE.ge a b := LE.le b a`` (Init/Prelude.lean)."""
 PROP_OPS = frozenset({"∧", "∨", "↔", "→"})
 BOOL_OPS = frozenset({"&&", "||"})
 OPTION_OPS = frozenset({"<|>", ">>=", "<$>"})
@@ -309,6 +311,8 @@ class OpsMixin(BitwiseMixin, ElabCore):
             self.use_class(node, "BEq", common, ctx, direct=True)
             return BOOL
         self.use_order(node, common, ctx)
+        if node.op in ORDER_RELATIONS:
+            self.require_order_instance(node, ORDER_RELATIONS[node.op], common, ctx)
         return PROP if not _wants_bool(expected) else BOOL
 
     def use_class(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool,
@@ -320,6 +324,9 @@ class OpsMixin(BitwiseMixin, ElabCore):
 
     def use_membership(self, node: A.Node, elem: LeanType, ctx: Ctx) -> None:
         """Hook: a membership's decidability (:mod:`.instances`)."""
+
+    def require_order_instance(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx) -> None:
+        """Hook: ``cls t`` must exist (:mod:`.order_instances`)."""
 
     # -- membership -----------------------------------------------------------------------------
     def membership(self, node: A.BinOp, ctx: Ctx) -> LeanType:
