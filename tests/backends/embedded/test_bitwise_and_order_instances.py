@@ -190,3 +190,13 @@ def test_int_shift_right_rounds_toward_negative_infinity_and_complement_is_minus
 def test_letI_local_instance_is_used_by_evaluation() -> None:
     src = "def f (xs : List Int) : Int := letI : Max Int := ⟨fun a _ => a⟩; xs.foldl max 0"
     assert run(src, "f", xs=(3, 9)) == 0
+
+
+# -- Nat.fold's function takes the bound proof (Init/Data/Nat/Fold.lean, v4.24) ---------------------
+
+
+def test_a_fold_written_for_the_old_signature_adds_to_a_proof() -> None:
+    """`Nat.fold n (fun i acc => acc + i) 0`: `acc` is bound to the proof `i < n`, and `binop%`
+    finds no instance relating a proof and a number."""
+    assert errors("def f (n : Nat) : Nat := Nat.fold n (fun i acc => acc + i) 0") == ["binop-types"]
+    assert clean("def f (n : Nat) : Nat := Nat.fold n (fun i _ acc => acc + i) 0")

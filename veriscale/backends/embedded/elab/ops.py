@@ -230,7 +230,9 @@ class OpsMixin(BitwiseMixin, ElabCore):
             return self.fresh()
         if uncomparable:
             known = sorted({show(t) for t in types if not isinstance(zonk(t), MVar)})
-            if all(head_name(t) in _CORE for t in types if not isinstance(zonk(t), MVar)):
+            # a proof (`acc : i < n`, from a binder Lean gave a proof type) has no arithmetic either
+            if all(head_name(t) in _CORE or isinstance(zonk(t), ProofType) for t in types
+                   if not isinstance(zonk(t), MVar)):
                 op = next((o.op for o in ops if isinstance(o, A.BinOp)), "-")
                 self.error(node, f"failed to synthesize an instance for `{op}` on {' and '.join(known)}: "
                                  "no coercion relates these types", "binop-types")
