@@ -33,6 +33,7 @@ from typing import Any
 
 from veriscale.backends.embedded.builtins import (  # noqa: F401  (imported to register)
     arrays,
+    bitwise,
     fins,
     floats,
     hashmaps,
@@ -74,6 +75,7 @@ def _append(kind: str) -> Callable[[Any, Any], Any]:
 ARITH: dict[tuple[str, str], Callable[[Any, Any], Any]] = {
     **numbers.ARITH,
     **floats.ARITH,
+    **bitwise.ARITH,
     **{("++", kind): _append(kind) for kind in ("String", "List", "Array")},
 }
 

@@ -22,6 +22,7 @@ from veriscale.backends.embedded.builtins import (
     type_name_of,
 )
 from veriscale.backends.embedded.builtins.order import SCALAR_TYPES, beq_member, eq_is_beq
+from veriscale.backends.embedded.compiler.bitwise import bitwise_complement, bitwise_shift
 from veriscale.backends.embedded.compiler.codegen import CodeGen
 from veriscale.backends.embedded.compiler.fast_paths import append_writer
 from veriscale.backends.embedded.compiler.monads import OPTION_OPS, option_operator
@@ -67,6 +68,8 @@ class ArithMixin:
             return self.gen.fuse(lambda fr: not c(fr), "(not {0})", [c])
         if op == "↑":
             return self._coe(node, node.arg, sc, expected)
+        if op == "~~~":
+            return bitwise_complement(self, node, sc, expected)  # .bitwise
         raise unsupported(node, f"operator {op}")
 
     def _coe(self, node: A.Node, arg: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
@@ -178,6 +181,8 @@ class ArithMixin:
             return self.compile(A.App(node.line, node.col, node.lhs, [node.rhs]), sc, expected)
         if op in OPTION_OPS:
             return option_operator(self, node, sc, expected)  # .monads
+        if op in ("<<<", ">>>"):
+            return bitwise_shift(self, node, sc, expected)  # .bitwise
         raise unsupported(node, f"operator {op}")
 
     def _cons(self, node: A.Node, lhs: A.Node, rhs: A.Node, sc: Scope, expected: LeanType | None) -> Closure:
@@ -596,7 +601,7 @@ def _nat_checked_sub(a: Any, b: Any) -> Any:
     return Nat(a - b)
 
 
-for _op in ("+", "*", "/", "%", "^"):
+for _op in ("+", "*", "/", "%", "^", "&&&", "|||", "^^^"):
     ARITH[(_op, "NatChecked")] = ARITH[(_op, "Nat")]
 ARITH[("-", "NatChecked")] = _nat_checked_sub
 

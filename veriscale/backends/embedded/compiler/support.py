@@ -25,7 +25,7 @@ UNSURE = TVar("?unsure")
 """Expected type of an argument whose parameter type Lean knows but we do not."""
 
 
-ARITH_OPS = frozenset({"+", "-", "*", "/", "%"})
+ARITH_OPS = frozenset({"+", "-", "*", "/", "%", "&&&", "|||", "^^^"})  # the bitwise ones are `binop%` too
 REL_OPS = frozenset({"=", "≠", "<", ">", "≤", "≥", "==", "!="})
 
 

@@ -25,6 +25,7 @@ from veriscale.backends.embedded.elab.instances import InstancesMixin, class_app
 from veriscale.backends.embedded.elab.monadic import MonadicMixin
 from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.elab.ops import OpsMixin
+from veriscale.backends.embedded.elab.order_instances import OrderInstancesMixin
 from veriscale.backends.embedded.elab.patterns import PatternsMixin
 from veriscale.backends.embedded.elab.tactics import TacticsMixin
 from veriscale.backends.embedded.elab.termination import TerminationMixin
@@ -47,7 +48,7 @@ _GREEK = frozenset("αβγδεζηθικλμνξοπρστυφχψω")
 
 
 class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElemMixin, InstancesMixin, BindingMixin,
-                 OpsMixin, MonadicMixin, CallsMixin):
+                 OrderInstancesMixin, OpsMixin, MonadicMixin, CallsMixin):
     def __init__(self, env: Env) -> None:
         super().__init__()
         self.init_instances()

@@ -526,6 +526,13 @@ class CallsMixin(ElabCore):
     def structure_field(self, t: LeanType, field: str) -> LeanType | None:  # pragma: no cover - driver
         raise NotImplementedError
 
+    def require_call_instances(self, node: A.Node, name: str, instances: tuple[LeanType, ...],
+                               params: tuple[LeanType, ...], ctx: Ctx) -> None:
+        """Hook: the order instances a call needs (:mod:`.order_instances`)."""
+
+    def require_default_order(self, node: A.Node, param_name: str, param_type: LeanType, ctx: Ctx) -> None:
+        """Hook: a left-out ``le``/``lt`` parameter's default order (:mod:`.order_instances`)."""
+
     def use_instances_of_call(self, node: A.Node, name: str, instances: tuple[LeanType, ...],
                               params: tuple[LeanType, ...], ctx: Ctx) -> None:
         """Hook: the instance arguments of a call (:mod:`.instances`)."""
@@ -562,6 +569,7 @@ class CallsMixin(ElabCore):
             bindings[receiver.name] = receiver.node
         self.use_instances_of_call(node, sig.name, sig.instances,
                                    tuple(p.type for p in sig.params), ctx)
+        self.require_call_instances(node, sig.name, sig.instances, tuple(p.type for p in sig.params), ctx)
         self._bind_value_params(sig, pairs, receiver)
         pending = receiver
         for i, (p, a) in enumerate(pairs):
@@ -585,6 +593,8 @@ class CallsMixin(ElabCore):
                 # the default is a tactic run at the call (`elabAppArgs` synthesizes the autoParam):
                 # `xs.back` needs `get_elem_tactic` to prove `0 < xs.size` here, not at run time
                 self.auto_param_obligation(node, self._instantiate_proof(p.type, bindings, ctx), ctx)
+            else:
+                self.require_default_order(node, p.name, p.type, ctx)
         out = sig.result
         for p in reversed(rest_params):
             out = FunType(self._instantiate_proof(p.type, bindings, ctx), out)

@@ -14,6 +14,12 @@ from __future__ import annotations
 import functools
 
 from veriscale.backends.embedded import ast as A
+from veriscale.backends.embedded.elab.bitwise import (
+    BITWISE_OPS,
+    SHIFT_OPS,
+    BitwiseMixin,
+    bitwise_instance_exists,
+)
 from veriscale.backends.embedded.elab.context import Ctx, ProofType
 from veriscale.backends.embedded.elab.core import ElabCore
 from veriscale.backends.embedded.elab.types import (
@@ -34,11 +40,14 @@ from veriscale.lean.types import FunType, LeanType, NamedType, list_of
 
 OPERATOR_CLASSES: dict[str, str] = {
     "+": "Add", "-": "Sub", "*": "Mul", "/": "Div", "%": "Mod", "++": "Append", "neg": "Neg",
+    "&&&": "AndOp", "|||": "OrOp", "^^^": "Xor",
 }
 """The class whose instance each operator of a ``binop%`` tree reaches (:mod:`.instances`)."""
 
-ARITH_OPS = frozenset({"+", "-", "*", "/", "%", "++"})
+ARITH_OPS = frozenset({"+", "-", "*", "/", "%", "++"} | BITWISE_OPS)
 REL_OPS = frozenset({"<", ">", "≤", "≥", "=", "≠", "==", "!="})
+ORDER_RELATIONS = {"<": "LT", ">": "LT", "≤": "LE", "≥": "LE"}
+"""``a > b`` is ``GT.gt a b := LT.lt b a``, ``a ≥ b`` is ``GE.ge a b := LE.le b a`` (Init/Prelude.lean)."""
 PROP_OPS = frozenset({"∧", "∨", "↔", "→"})
 BOOL_OPS = frozenset({"&&", "||"})
 OPTION_OPS = frozenset({"<|>", ">>=", "<$>"})
@@ -49,11 +58,13 @@ _CORE = _NUMERIC | {"String", "Char", "Bool", "List", "Array", "Option", "Prod",
 """Type heads whose instances the fragment knows completely (a function has no arithmetic)."""
 
 
-def _instance_exists(op: str, t: LeanType) -> bool | None:
+def _instance_exists(op: str, t: LeanType, has_mathlib: bool = False) -> bool | None:
     """Whether core Lean has the homogeneous instance of ``op`` at ``t`` (None: not modelled)."""
     h = head_name(t)
     if h is None or h not in _CORE:
         return None
+    if op in BITWISE_OPS:
+        return bitwise_instance_exists(op, h, has_mathlib)
     if op in ("+", "*", "-"):
         return h in _NUMERIC
     if op in ("/", "%"):
@@ -67,11 +78,13 @@ def _instance_exists(op: str, t: LeanType) -> bool | None:
     return None
 
 
-class OpsMixin(ElabCore):
+class OpsMixin(BitwiseMixin, ElabCore):
     def e_BinOp(self, node: A.BinOp, ctx: Ctx, expected: LeanType | None) -> LeanType:
         op = node.op
         if op in ARITH_OPS or op == "^":
             return self.binop_tree(node, ctx, expected)
+        if op in SHIFT_OPS:
+            return self.shift(node, ctx, expected)
         if op in REL_OPS:
             return self.relation(node, ctx, expected)
         if op == "→" and isinstance(A.unparen(node.lhs), A.Ascription) and isinstance(
@@ -217,7 +230,9 @@ class OpsMixin(ElabCore):
             return self.fresh()
         if uncomparable:
             known = sorted({show(t) for t in types if not isinstance(zonk(t), MVar)})
-            if all(head_name(t) in _CORE for t in types if not isinstance(zonk(t), MVar)):
+            # a proof (`acc : i < n`, from a binder Lean gave a proof type) has no arithmetic either
+            if all(head_name(t) in _CORE or isinstance(zonk(t), ProofType) for t in types
+                   if not isinstance(zonk(t), MVar)):
                 op = next((o.op for o in ops if isinstance(o, A.BinOp)), "-")
                 self.error(node, f"failed to synthesize an instance for `{op}` on {' and '.join(known)}: "
                                  "no coercion relates these types", "binop-types")
@@ -262,11 +277,15 @@ class OpsMixin(ElabCore):
         z = zonk(t)
         if isinstance(z, (MVar, Gap)) or has_gap(z):
             return
-        exists = _instance_exists(op, z)
+        exists = _instance_exists(op, z, getattr(self, "has_mathlib", False))
         if exists is False:
             what = {"neg": "Neg", "+": "HAdd", "-": "HSub", "*": "HMul", "/": "HDiv", "%": "HMod",
-                    "++": "HAppend"}[op]
-            self.error(node, f"failed to synthesize {what} {show(z)}", "missing-instance")
+                    "++": "HAppend", "&&&": "HAnd", "|||": "HOr", "^^^": "HXor"}[op]
+            self.error(node, f"failed to synthesize {what} {show(z)} {show(z)} ?γ"
+                             + (f" (core Lean declares no {OPERATOR_CLASSES[op]} {show(z)})" if op in BITWISE_OPS else ""),
+                       "missing-instance")
+        elif exists is None and op in BITWISE_OPS:
+            self.gap(node, f"`{op}` on {show(z)} (an instance of an imported library is not modelled)", "user-instance")
         elif exists is None and head_name(z) not in _CORE:
             self.gap(node, f"`{op}` on {show(z)} (user instances are not modelled)", "user-instance")
 
@@ -294,6 +313,8 @@ class OpsMixin(ElabCore):
             self.use_class(node, "BEq", common, ctx, direct=True)
             return BOOL
         self.use_order(node, common, ctx)
+        if node.op in ORDER_RELATIONS:
+            self.require_order_instance(node, ORDER_RELATIONS[node.op], common, ctx)
         return PROP if not _wants_bool(expected) else BOOL
 
     def use_class(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx, direct: bool,
@@ -305,6 +326,9 @@ class OpsMixin(ElabCore):
 
     def use_membership(self, node: A.Node, elem: LeanType, ctx: Ctx) -> None:
         """Hook: a membership's decidability (:mod:`.instances`)."""
+
+    def require_order_instance(self, node: A.Node, cls: str, t: LeanType, ctx: Ctx) -> None:
+        """Hook: ``cls t`` must exist (:mod:`.order_instances`)."""
 
     # -- membership -----------------------------------------------------------------------------
     def membership(self, node: A.BinOp, ctx: Ctx) -> LeanType:
@@ -362,6 +386,8 @@ class OpsMixin(ElabCore):
         if node.op == "!":
             self.check(node.arg, ctx, BOOL)
             return BOOL
+        if node.op == "~~~":
+            return self.complement(node, ctx, expected)
         if node.op == "↑":
             t = self.elab(node.arg, ctx, None)
             if expected is not None and not isinstance(zonk(expected), MVar):

@@ -215,6 +215,23 @@ class CompoundMixin(ParserCore):
         body = self.term()
         return A.Let(t.line, t.col, decl, body, is_have=True)
 
+    def instance_let_term(self) -> A.Node:
+        """``letI d; b`` and ``haveI d; b`` (``Lean.Parser.Term.letI``/``haveI``, both taking a
+        ``haveDecl``, so the name may be left out for ``this``): the value is inlined into the
+        body, which elaborates as after ``let`` resp. ``have`` (``haveI`` hides the value from the
+        body's elaboration, ``letI`` does not), and a declaration of class type is a local
+        instance either way."""
+        t = self.advance()  # letI / haveI
+        saved = self.pos_col
+        self.pos_col = t.col
+        try:
+            decl = self.have_decl(t)
+        finally:
+            self.pos_col = saved
+        self.after_decl_separator()
+        body = self.term()
+        return A.Let(t.line, t.col, decl, body, is_have=t.value == "haveI")
+
     def have_decl(self, t: Token) -> A.LetDecl:
         name = "this"
         binders: list[A.Binder] = []

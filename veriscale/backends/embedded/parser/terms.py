@@ -243,6 +243,8 @@ class TermsMixin(ParserCore):
         t = self.tok
         k = t.kind
         if k == IDENT:
+            if t.value in ("letI", "haveI") and prec <= LEAD_PREC:
+                return self.instance_let_term(), LEAD_PREC
             self.advance()
             return A.Ident(t.line, t.col, t.value), MAX_PREC
         if k == NUM:
@@ -302,6 +304,12 @@ class TermsMixin(ParserCore):
             if v == "↑":
                 self.advance()
                 return A.UnOp(t.line, t.col, "↑", self.term(MAX_PREC)), MAX_PREC
+            if v == "~~~":
+                # Init/Notation.lean: `prefix:100 "~~~" => Complement.complement` (no `unop%`)
+                if prec > 100:
+                    raise self.error("unexpected '~~~'; a complemented argument needs parentheses")
+                self.advance()
+                return A.UnOp(t.line, t.col, "~~~", self.term(100)), 100
             if v == "@":
                 self.advance()
                 return A.Explicit(t.line, t.col, self.term(MAX_PREC)), MAX_PREC
