@@ -200,3 +200,24 @@ def test_a_fold_written_for_the_old_signature_adds_to_a_proof() -> None:
     finds no instance relating a proof and a number."""
     assert errors("def f (n : Nat) : Nat := Nat.fold n (fun i acc => acc + i) 0") == ["binop-types"]
     assert clean("def f (n : Nat) : Nat := Nat.fold n (fun i _ acc => acc + i) 0")
+
+
+@pytest.mark.parametrize(("ty", "body"), [
+    ("String", "max a b"), ("String", "min a b"), ("Char", "max a b"), ("List Nat", "min a b"),
+    ("Array Int", "max a b"),
+])
+def test_max_min_where_the_core_instance_is_not_settled_are_undecided(ty: str, body: str) -> None:
+    # left undecided (upper bound kept), neither rejected nor evaluated as if the instance existed
+    src = f"def f (a b : {ty}) : {ty} := {body}"
+    assert gaps(src) == ["unsettled-instance"] and errors(src) == []
+
+
+@pytest.mark.parametrize("ty", ["Nat", "Int", "UInt8", "Option Nat"])
+def test_max_min_at_numbers_and_options_of_numbers_are_decided(ty: str) -> None:
+    assert clean(f"def f (a b : {ty}) : {ty} := max a (min a b)")
+
+
+def test_max_on_strings_is_decided_under_mathlib_or_a_local_instance() -> None:
+    assert clean("import Mathlib\ndef f (a b : String) : String := max a b")
+    assert "unsettled-instance" not in gaps(
+        "def f (a b : String) : String :=\n  let _ : Max String := ⟨fun x y => if x < y then y else x⟩\n  max a b")
