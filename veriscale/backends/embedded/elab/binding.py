@@ -380,6 +380,11 @@ class BindingMixin(ElabCore):
 
     # -- quantifiers ----------------------------------------------------------------------------
     def e_Quant(self, node: A.Quant, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        if node.kind == "exists!" and not getattr(self, "has_mathlib", False):
+            # `∃!` is Mathlib's notation (Mathlib/Logic/ExistsUnique.lean `macro "∃!"`); core Lean
+            # has no such token, so `∃` is followed by `!`, which no binder starts with
+            self.error(node, "unexpected token '!'; expected binder (`∃!` is Mathlib's notation for ExistsUnique, "
+                             "and the file does not import Mathlib)", "parse")
         is_all = node.kind == "forall"
         vty: LeanType = self.read_type(node.type, ctx) if node.type is not None else self.fresh()
         inner = ctx

@@ -203,8 +203,8 @@ class CompoundMixin(ParserCore):
             return A.LetRec(t.line, t.col, decls, body)
         return A.Let(t.line, t.col, decl, body)
 
-    def have_term(self) -> A.Node:
-        t = self.advance()  # have
+    def have_term(self, inline: bool = False) -> A.Node:
+        t = self.advance()  # have (haveI / letI when ``inline``)
         saved = self.pos_col
         self.pos_col = t.col
         try:
@@ -213,7 +213,7 @@ class CompoundMixin(ParserCore):
             self.pos_col = saved
         self.after_decl_separator()
         body = self.term()
-        return A.Let(t.line, t.col, decl, body, is_have=True)
+        return A.Let(t.line, t.col, decl, body, is_have=not inline)
 
     def have_decl(self, t: Token) -> A.LetDecl:
         name = "this"

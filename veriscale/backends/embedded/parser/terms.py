@@ -367,6 +367,10 @@ class TermsMixin(ParserCore):
                 return self.let_term(), LEAD_PREC
             if v == "have":
                 return self.have_term(), LEAD_PREC
+            if v in ("haveI", "letI"):
+                # `haveI`/`letI` take a `haveDecl` and inline the value (Lean.Parser.Term
+                # `haveI`/`letI`): the value is visible, as a `let`'s is, not hidden as a `have`'s
+                return self.have_term(inline=True), LEAD_PREC
             if v == "show":
                 self.advance()
                 ty = self.term()
