@@ -29,7 +29,6 @@ from veriscale.backends.embedded.elab.tactics import TacticsMixin
 from veriscale.backends.embedded.elab.termination import TerminationMixin
 from veriscale.backends.embedded.elab.types import (
     GAP,
-    Gap,
     TParam,
     canonical_name,
     default_numerals,
