@@ -566,9 +566,11 @@ class TermsMixin(ParserCore):
         # must lie right of the first field's column, so a field on the next line in that column
         # starts a new field instead of being applied (`{ x := f\n  y := 2 }`).
         self.pos_col = self.tok.col
+        ellipsis = False
         while not self.at_sym("}"):
             if self.at_sym(".."):
                 self.advance()
+                ellipsis = True
                 continue
             if self.at_sym(":"):
                 self.advance()
@@ -590,4 +592,4 @@ class TermsMixin(ParserCore):
                     continue  # fields separated by line breaks (`checkColGe` against the first field)
                 raise self.error(f"expected ',' or '}}' in structure instance, found {self.tok.describe()}")
         self.expect_sym("}")
-        return A.StructInst(t.line, t.col, source, fields, ty, ty_text)
+        return A.StructInst(t.line, t.col, source, fields, ty, ty_text, ellipsis)
