@@ -367,6 +367,10 @@ class BindingMixin(ElabCore):
         dtypes = [self.elab(d, ctx, None) for d in node.discrs]
         result = expected if expected is not None else self.fresh()
         for alt in node.alts:
+            if len(alt.patterns) != len(node.discrs):
+                # Lean.Elab.Match: every alternative has one pattern per discriminant
+                self.error(alt, f"incorrect number of patterns: expected {len(node.discrs)}, found "
+                                f"{len(alt.patterns)}", "match-patterns")
             inner = ctx
             for h in node.hyps:
                 if h:
