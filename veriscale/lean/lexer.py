@@ -148,10 +148,11 @@ KEYWORDS = frozenset(
         "repeat", "try", "catch", "finally", "Type", "Sort", "Prop", "nomatch", "nofun", "calc",
         "suffices", "extends", "forall", "exists", "sorry", "panic!", "assert!", "dbg_trace",
         "unreachable!", "export", "axiom", "opaque", "elab", "local", "scoped", "omit",
-        "include", "initialize", "builtin_initialize",
+        "include", "initialize", "builtin_initialize", "haveI", "letI",
     }
 )  # fmt: skip
-"""Reserved words. ``rec`` is not reserved in Lean (it is matched after ``let``)."""
+"""Reserved words. ``rec`` is not reserved in Lean (it is matched after ``let``). ``haveI``/``letI``
+are tokens of Lean's builtin term parsers ``Lean.Parser.Term.haveI``/``letI``."""
 
 COMMAND_KEYWORDS = frozenset(
     {

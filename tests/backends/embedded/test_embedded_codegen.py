@@ -334,9 +334,9 @@ ROUND4_PROGRAMS: list[tuple[str, str]] = [
     ("def swap (p : Int × Int) : Int × Int := (p.2, p.1)\n"
      "def spread (p : Int × Int) : Int := p.fst - p.snd",
      "spread (swap (x, hi)) + (swap (lo, x)).1 * 3"),
-    ("structure Acc where\n  best : Int\n  count : Nat\n"
-     "def score (a : Acc) (v : Int) : Int := if v > a.best then v * a.best else Int.ofNat a.count - v",
-     "score (Acc.mk lo 2) x + score (Acc.mk hi (x.toNat % 3)) (x - 4)"),
+    ("structure Tally where\n  best : Int\n  count : Nat\n"
+     "def score (a : Tally) (v : Int) : Int := if v > a.best then v * a.best else Int.ofNat a.count - v",
+     "score (Tally.mk lo 2) x + score (Tally.mk hi (x.toNat % 3)) (x - 4)"),
     ("",
      "Id.run do\n    let mut s : Int := 0\n    for i in [1:x.toNat:2] do\n      s := s + i\n    return s - hi"),
     ("def seen (xs : List Int) : Nat :=\n"
@@ -354,12 +354,12 @@ ROUND4_PROGRAMS: list[tuple[str, str]] = [
     ("def spin (t : Int × Int × Int) : Int × Int × Int := (t.2.1, t.2.2, t.1)",
      "let t := spin (spin (x, hi, lo))\n"
      "t.1 - t.2.1 * 2 + t.2.2 + Int.ofNat ([x, lo - 3].map Int.natAbs).sum + ([x, hi].map (max lo)).sum"),
-    # structures made by `Acc.mk`, `⟨…⟩` and `{ … }`; a constructor without arguments
-    ("structure Acc where\n  best : Int\n  count : Nat\ninductive Tag where\n  | plain\n  | one (k : Int)\n"
-     "def step (a : Acc) (v : Int) : Acc :=\n"
+    # structures made by `Tally.mk`, `⟨…⟩` and `{ … }`; a constructor without arguments
+    ("structure Tally where\n  best : Int\n  count : Nat\ninductive Tag where\n  | plain\n  | one (k : Int)\n"
+     "def step (a : Tally) (v : Int) : Tally :=\n"
      "  if v > a.best then ⟨v, a.count + 1⟩ else { best := a.best - 1, count := a.count }\n"
      "def tagged (t : Tag) : Int := match t with\n  | .plain => 5\n  | .one k => k",
-     "let a := step (step (Acc.mk lo 0) x) hi\na.best * 10 + Int.ofNat a.count + tagged Tag.plain + tagged (Tag.one x)"),
+     "let a := step (step (Tally.mk lo 0) x) hi\na.best * 10 + Int.ofNat a.count + tagged Tag.plain + tagged (Tag.one x)"),
 ]
 
 

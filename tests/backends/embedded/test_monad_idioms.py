@@ -182,9 +182,9 @@ def test_an_unknown_named_argument_stays_a_gap() -> None:
 
 
 def test_structure_update_in_a_fold_is_postponed_until_init_fixes_the_type() -> None:
-    src = ("structure Acc where\n  best : Int\n"
+    src = ("structure Tally where\n  best : Int\n"
            "def f (a : Array Int) : Int := (a.foldl (fun s x => { s with best := max s.best x }) "
-           "({ best := a[0]! } : Acc)).best")
+           "({ best := a[0]! } : Tally)).best")
     assert run(src, a=Arr((3, 9, 2))) == 9
 
 

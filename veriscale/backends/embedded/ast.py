@@ -181,6 +181,8 @@ class StructInst(Node):
     fields: list[tuple[str, Term]]
     type: Term | None
     type_text: str
+    ellipsis: bool = False
+    """``{ x := 1, .. }``: the fields not given are holes (``Lean.Elab.StructInst``)."""
 
 
 @dataclass(slots=True, eq=False)

@@ -426,6 +426,15 @@ def external_declarations(has_mathlib: bool, std: frozenset[str] = STD_CONTAINER
     return decls
 
 
+def _library_declares(full: str) -> bool:
+    """Whether the prelude (``Init``, which every file imports) declares ``full`` although the
+    engine's tables do not: a name of :mod:`.core_names`' list of Lean v4.24 core + Std (``Std.``
+    names come only with an import; Mathlib's names are not claimed)."""
+    from veriscale.backends.embedded.core_names import lean_has
+
+    return not full.startswith("Std.") and full not in MATHLIB_NAMES and lean_has(full) is True
+
+
 # ---------------------------------------------------------------------------------------------
 # Global names: Lean/ResolveName.lean
 
@@ -1161,6 +1170,10 @@ class _Walker:
                                  "the engine does not model the overloads this makes", certain=False)
             else:
                 self.error(node, f"`{full}` has already been declared")
+            return False
+        if _library_declares(full):
+            # the engine's tables lack it, but Lean's core library has it (`Acc`, `Dynamic`, ...)
+            self.error(node, f"`{full}` has already been declared (Lean's core library declares it)")
             return False
         self.decls.add(Declaration(
             name=full, kind=kind, protected=mods.protected, private=mods.private, position=self.position,

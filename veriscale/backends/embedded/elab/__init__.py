@@ -31,10 +31,10 @@ from veriscale.backends.embedded.elab.tactics import TacticsMixin
 from veriscale.backends.embedded.elab.termination import TerminationMixin
 from veriscale.backends.embedded.elab.types import (
     GAP,
-    Gap,
     TParam,
     canonical_name,
     default_numerals,
+    has_gap,
     head_name,
     zonk,
 )
@@ -388,7 +388,11 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
                 continue
             self.class_typed_binder(b, b.type)
             t = self.read_type(b.type, ctx) if b.type is not None else self.fresh()
-            if isinstance(t, Gap) and b.type is not None:
+            if b.type is not None and has_gap(t):
+                # a type the reader does not know, at the top or inside (`Array Integer`): with
+                # Lean's default `autoImplicit` an unknown name in a signature may be an auto-bound
+                # implicit type (Lean.Elab.Term `withAutoBoundImplicit`) or a declaration the engine
+                # does not know -- either way the engine cannot tell what Lean makes of it
                 self.gap(b, f"the binder type `{b.type_text}` is not modelled")
             for n in b.names or ["_"]:
                 ctx = ctx.bind(n, t)
@@ -396,7 +400,7 @@ class Elaborator(TerminationMixin, TacticsMixin, PatternsMixin, DoMixin, GetElem
                     ctx = ctx.assume(t.prop, "binder")
         ctx = self.binder_instances(cmd, ctx)
         ret = self.read_type(cmd.type, ctx) if cmd.type is not None else self.fresh()
-        if isinstance(ret, Gap) and cmd.type is not None:
+        if cmd.type is not None and has_gap(ret):
             self.gap(cmd, f"the type `{cmd.type_text}` is not modelled")
         if cmd.body is not None and cmd.type is None and _type_params(cmd.binders) is not None and self._is_type_alias(cmd):
             pass  # a type abbreviation: read as a type where it is used (`_abbrevs`)

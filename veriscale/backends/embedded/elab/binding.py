@@ -10,7 +10,7 @@ hypothesis (``Init/BinderPredicates.lean``).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Literal
+from typing import TYPE_CHECKING, Literal
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.elab.context import Ctx, ProofType
@@ -30,6 +30,9 @@ from veriscale.backends.embedded.elab.types import (
     zonk,
 )
 from veriscale.lean.types import FunType, LeanType, NamedType, ProdType, fun_of, list_of
+
+if TYPE_CHECKING:
+    from veriscale.backends.embedded.env import StructInfo
 
 
 class BindingMixin(ElabCore):
@@ -364,6 +367,10 @@ class BindingMixin(ElabCore):
         dtypes = [self.elab(d, ctx, None) for d in node.discrs]
         result = expected if expected is not None else self.fresh()
         for alt in node.alts:
+            if len(alt.patterns) != len(node.discrs):
+                # Lean.Elab.Match: every alternative has one pattern per discriminant
+                self.error(alt, f"incorrect number of patterns: expected {len(node.discrs)}, found "
+                                f"{len(alt.patterns)}", "match-patterns")
             inner = ctx
             for h in node.hyps:
                 if h:
@@ -380,6 +387,11 @@ class BindingMixin(ElabCore):
 
     # -- quantifiers ----------------------------------------------------------------------------
     def e_Quant(self, node: A.Quant, ctx: Ctx, expected: LeanType | None) -> LeanType:
+        if node.kind == "exists!" and not getattr(self, "has_mathlib", False):
+            # `∃!` is Mathlib's notation (Mathlib/Logic/ExistsUnique.lean `macro "∃!"`); core Lean
+            # has no such token, so `∃` is followed by `!`, which no binder starts with
+            self.error(node, "unexpected token '!'; expected binder (`∃!` is Mathlib's notation for ExistsUnique, "
+                             "and the file does not import Mathlib)", "parse")
         is_all = node.kind == "forall"
         vty: LeanType = self.read_type(node.type, ctx) if node.type is not None else self.fresh()
         inner = ctx
@@ -501,13 +513,31 @@ class BindingMixin(ElabCore):
     def _struct_inst_fields(self, node: A.StructInst, ctx: Ctx, z: LeanType) -> None:
         if not node.fields and head_name(z) in ("List", "Array", "Std.HashMap", "Std.HashSet"):
             return
+        si = self._complete_user_structure(z)
         for fname, value in node.fields:
             ft = self.structure_field(z, fname)  # type: ignore[attr-defined]
             if ft is None:
                 self.elab(value, ctx, None)
-                self.gap(node, f"field `{fname}` of {show(z)}")
+                if si is not None:
+                    self.error(node, f"'{fname}' is not a field of structure '{si.name}'", "structure-instance")
+                else:
+                    self.gap(node, f"field `{fname}` of {show(z)}")
                 continue
             self.check(value, ctx, ft)
+        if si is not None and node.source is None and not node.ellipsis:
+            given = {fname for fname, _ in node.fields}
+            missing = [f for f, _, default in si.fields if default is None and f not in given]
+            if missing:
+                # Lean.Elab.StructInst: a field with no value and no default (nor `..`/`with`)
+                self.error(node, "fields missing: " + ", ".join(f"'{f}'" for f in missing), "structure-instance")
+
+    def _complete_user_structure(self, z: LeanType) -> StructInfo | None:
+        """The file's own structure ``z`` names when the engine knows all of its fields: declared
+        without ``extends`` (whose parents' fields it would have to gather) and not a class."""
+        si = self.env.structs.get(head_name(z) or "")  # type: ignore[attr-defined]
+        if si is None or si.cmd.extends or si.cmd.is_class:
+            return None
+        return si
 
 
 def _curried(domains: list[LeanType], result: LeanType) -> LeanType:

@@ -224,6 +224,14 @@ def _statics_sig(name: str) -> Sig | None:
     return Sig(tuple(params), sig.result, name, b.self_index)
 
 
+def _may_be_generated(last: str) -> bool:
+    """A name Lean may generate in a structure's namespace (``rec``, ``casesOn``, ``mk.injEq``,
+    ``instReprBest``, equation lemmas, ...): never claimed absent."""
+    from veriscale.backends.embedded.core_names import _may_be_unlisted
+
+    return _may_be_unlisted(last) or last[:1].islower() and last.startswith(("inst", "mk", "rec", "cases", "no"))
+
+
 class CallsMixin(ElabCore):
     """Identifiers, applications and field notation (needs ``lookup_global`` from the driver)."""
 
@@ -505,6 +513,13 @@ class CallsMixin(ElabCore):
         env = getattr(self, "env", None)
         if env is not None and (name in env.defs or name in env.ctors):
             return False
+        namespace, _, last = name.rpartition(".")
+        si = env.structs.get(namespace) if env is not None else None
+        if si is not None and not si.cmd.extends and not si.cmd.is_class and "." not in namespace:
+            # a root structure the file declares (a prelude name would be a redeclaration error):
+            # its namespace holds its fields, its constructor, the names Lean generates for it and
+            # what the file declares there -- nothing else
+            return last != si.ctor and si.field_index(last) < 0 and not _may_be_generated(last)
         return lean_has(name) is False
 
     def self_position(self, sig: Sig, h: str) -> int | None:
@@ -549,6 +564,12 @@ class CallsMixin(ElabCore):
                 continue
             if match is None:
                 self.elab(na.value, ctx, None)
+                names = self.binder_names(sig.name)
+                if names is not None and na.name not in names:
+                    # Lean.Elab.App `elabAppArgs`: a named argument must name a binder of the
+                    # function's type, explicit or not
+                    self.error(na, f"invalid argument name '{na.name}' for function '{sig.name}'", "named-argument")
+                    return GAP
                 return self.gap(node, f"named argument `({na.name} := …)` of `{sig.name}` is not modelled")
             self.check(na.value, ctx, params[match].type)
             del params[match]
@@ -624,6 +645,29 @@ class CallsMixin(ElabCore):
         current = getattr(self, "current", None)
         binders = list(current.cmd.binders) if current is not None else []
         return any(b.kind == "inst" and "Decidable" in b.type_text for b in binders)
+
+    def binder_names(self, name: str) -> frozenset[str] | None:
+        """Every binder name of the constant ``name`` (explicit, implicit and instance ones) when
+        the engine knows its whole signature: a definition of the file, or a builtin whose
+        registered signature was checked against Lean's source; else ``None``."""
+        env = getattr(self, "env", None)
+        d = env.defs.get(name) if env is not None else None
+        if d is not None:
+            cmd = d.cmd
+            if id(cmd) in getattr(self, "parent_of", {}):
+                return None  # a `where` helper also abstracts what it uses of its parent
+            # names of auto-bound implicits (`α` in a binder type) are binder names too: every
+            # identifier of the signature's types is taken as one (more names, never a false error)
+            texts = [cmd.type_text] + [b.type_text for b in cmd.binders]
+            auto = {w for text in texts for w in re.findall(r"[^\W\d][\w'!?]*", text)}
+            return frozenset(n for b in cmd.binders for n in b.names) | auto
+        b = BUILTINS.get(name)
+        registered = getattr(b, "signature", None) if b is not None else None
+        if registered is None or not b.verified:  # type: ignore[union-attr]
+            return None
+        if any(binder.name is None for binder in registered.binders if binder.is_explicit):
+            return None  # an anonymous explicit binder (`: List α → Prop`): Lean names it `a✝`
+        return frozenset(binder.name for binder in registered.binders if binder.name is not None)
 
     def _named_value_param(self, sig: Sig, na: A.NamedArg, ctx: Ctx) -> bool:
         """``(n := e)`` for an implicit ``{n : Nat}`` that the signature's types mention

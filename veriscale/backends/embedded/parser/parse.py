@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import unicodedata
+
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.parser.binders import BindersMixin
 from veriscale.backends.embedded.parser.commands import CommandsMixin, split_commands
@@ -9,7 +11,17 @@ from veriscale.backends.embedded.parser.compound import CompoundMixin
 from veriscale.backends.embedded.parser.core import ParsedFile
 from veriscale.backends.embedded.parser.do_notation import DoNotationMixin
 from veriscale.backends.embedded.parser.terms import TermsMixin
-from veriscale.lean.lexer import EOF, ERROR, IDENT, KEYWORD, LeanSyntaxError, Token, tokenize
+from veriscale.lean.lexer import (
+    EOF,
+    ERROR,
+    IDENT,
+    KEYWORD,
+    SYM,
+    LeanSyntaxError,
+    Token,
+    is_letter_like,
+    tokenize,
+)
 
 
 class Parser(CommandsMixin, DoNotationMixin, CompoundMixin, BindersMixin, TermsMixin):
@@ -25,6 +37,25 @@ def _command_name(chunk: list[Token]) -> str | None:
                 return str(nxt.value)
             return None
     return None
+
+
+def _reject_foreign_letter(exc: LeanSyntaxError, chunk: list[Token]) -> None:
+    """A letter of an alphabet Lean does not read in identifiers (Cyrillic `о` in `tоtal`, a
+    look-alike of Latin `o`): ``isIdFirst``/``isIdRest`` accept ASCII letters and ``isLetterLike``
+    (Greek, Coptic, letter-like symbols) only, and no token of Lean's or Mathlib's grammar starts
+    with such a letter (Mathlib's text linter admits no such character), so Lean's parser stops
+    there too. The engine's lexer keeps it as a one-character symbol; an error at it is Lean's."""
+    if exc.lean_rejects:
+        return
+    at = next((t for t in chunk if t.line == exc.line and t.col == exc.col), None)
+    if at is None or at.kind != SYM or not isinstance(at.value, str) or len(at.value) != 1:
+        return
+    c = at.value
+    if c.isascii() or not unicodedata.category(c).startswith("L") or is_letter_like(c):
+        return
+    exc.message = (f"unexpected character '{c}' (U+{ord(c):04X}): not an identifier character in Lean "
+                   f"(`isIdFirst`/`isIdRest`), and no token starts with it")
+    exc.lean_rejects = True
 
 
 def parse_file(text: str) -> ParsedFile:
@@ -46,6 +77,7 @@ def parse_file(text: str) -> ParsedFile:
             result.commands.append(cmd)
         except LeanSyntaxError as exc:
             end = chunk[-1].offset
+            _reject_foreign_letter(exc, chunk)
             result.commands.append(
                 A.CommandError(exc.line, exc.col, exc.message, _command_name(chunk), text[first.offset : end],
                                exc.lean_rejects)

@@ -243,8 +243,6 @@ class TermsMixin(ParserCore):
         t = self.tok
         k = t.kind
         if k == IDENT:
-            if t.value in ("letI", "haveI") and prec <= LEAD_PREC:
-                return self.instance_let_term(), LEAD_PREC
             self.advance()
             return A.Ident(t.line, t.col, t.value), MAX_PREC
         if k == NUM:
@@ -375,6 +373,9 @@ class TermsMixin(ParserCore):
                 return self.let_term(), LEAD_PREC
             if v == "have":
                 return self.have_term(), LEAD_PREC
+            if v in ("haveI", "letI"):
+                # keywords of Lean's term parsers `Lean.Parser.Term.haveI`/`letI` (see the lexer)
+                return self.instance_let_term(), LEAD_PREC
             if v == "show":
                 self.advance()
                 ty = self.term()
@@ -570,9 +571,11 @@ class TermsMixin(ParserCore):
         # must lie right of the first field's column, so a field on the next line in that column
         # starts a new field instead of being applied (`{ x := f\n  y := 2 }`).
         self.pos_col = self.tok.col
+        ellipsis = False
         while not self.at_sym("}"):
             if self.at_sym(".."):
                 self.advance()
+                ellipsis = True
                 continue
             if self.at_sym(":"):
                 self.advance()
@@ -594,4 +597,4 @@ class TermsMixin(ParserCore):
                     continue  # fields separated by line breaks (`checkColGe` against the first field)
                 raise self.error(f"expected ',' or '}}' in structure instance, found {self.tok.describe()}")
         self.expect_sym("}")
-        return A.StructInst(t.line, t.col, source, fields, ty, ty_text)
+        return A.StructInst(t.line, t.col, source, fields, ty, ty_text, ellipsis)
