@@ -54,12 +54,18 @@ def test_haveI_and_letI_parse_with_an_anonymous_or_named_binder() -> None:
         assert not command_errors(src), head
 
 
-def test_haveI_inlines_its_value_like_let_not_like_have() -> None:
-    """`haveI` "inlines the value instead of producing a `let_fun`": the value is visible."""
-    (cmd,) = [c for c in parse_file("def f : Nat :=\n  haveI x : Nat := 2\n  x").commands if isinstance(c, A.DefCmd)]
-    assert isinstance(cmd.body, A.Let) and not cmd.body.is_have
-    (cmd,) = [c for c in parse_file("def f : Nat :=\n  have x : Nat := 2\n  x").commands if isinstance(c, A.DefCmd)]
-    assert isinstance(cmd.body, A.Let) and cmd.body.is_have
+def test_haveI_elaborates_its_body_as_have_does_and_letI_as_let() -> None:
+    """`haveI` "behaves like `have`, but inlines the value instead of producing a `let_fun`": its
+    body is elaborated with the value hidden, as after `have`, and the value is put in after;
+    `letI` is the same after `let` (the value visible)."""
+    def body(src: str) -> A.Let:
+        (cmd,) = [c for c in parse_file(src).commands if isinstance(c, A.DefCmd)]
+        assert isinstance(cmd.body, A.Let)
+        return cmd.body
+
+    assert body("def f : Nat :=\n  haveI x : Nat := 2\n  x").is_have
+    assert not body("def f : Nat :=\n  letI x : Nat := 2\n  x").is_have
+    assert body("def f : Nat :=\n  have x : Nat := 2\n  x").is_have
 
 
 # -- `∃!` is Mathlib's notation (Mathlib/Logic/ExistsUnique.lean) ------------------------------
