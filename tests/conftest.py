@@ -171,3 +171,26 @@ def load_benchmark_script(name: str) -> Any:
     sys.modules[name] = module  # dataclasses look their module up while the class is built
     spec.loader.exec_module(module)
     return module
+
+
+def elab_report(src: str) -> Any:
+    """The embedded elaborator's report on a Lean file's text."""
+    from veriscale.backends.embedded.elab import elaborate
+    from veriscale.backends.embedded.program import Program
+
+    return elaborate(Program(src).env)
+
+
+def elab_errors(src: str) -> list[str]:
+    """The rules of the errors the elaborator reports on ``src`` (Lean rejects the file)."""
+    return [d.rule for d in elab_report(src).errors]
+
+
+def elab_gaps(src: str) -> list[str]:
+    """The rules of the places in ``src`` the elaborator cannot judge."""
+    return [d.rule for d in elab_report(src).gaps]
+
+
+def elab_clean(src: str) -> bool:
+    """Neither an error nor a gap: a well-typed control."""
+    return not elab_report(src).diagnostics

@@ -21,29 +21,15 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
+from conftest import elab_clean as clean
+from conftest import elab_errors as errors
+from conftest import elab_gaps as gaps
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.backend import call_entry
-from veriscale.backends.embedded.elab import elaborate
 from veriscale.backends.embedded.parser import parse_term
 from veriscale.backends.embedded.program import Program
 from veriscale.lean.values import Nat, UInt8, UInt32
-
-
-def _report(src: str):  # type: ignore[no-untyped-def]
-    return elaborate(Program(src).env)
-
-
-def errors(src: str) -> list[str]:
-    return [d.rule for d in _report(src).errors]
-
-
-def gaps(src: str) -> list[str]:
-    return [d.rule for d in _report(src).gaps]
-
-
-def clean(src: str) -> bool:
-    return not _report(src).diagnostics
 
 
 def run(src: str, name: str, **args: Any) -> Any:

@@ -7,26 +7,11 @@ rules of places it cannot judge; a well-typed control has neither.
 
 from __future__ import annotations
 
-from veriscale.backends.embedded.elab import elaborate
-from veriscale.backends.embedded.program import Program
+from conftest import elab_clean as clean
+from conftest import elab_errors as errors
+from conftest import elab_gaps as gaps
 
 MATHLIB = "import Mathlib\n"
-
-
-def _report(src: str):  # type: ignore[no-untyped-def]
-    return elaborate(Program(src).env)
-
-
-def errors(src: str) -> list[str]:
-    return [d.rule for d in _report(src).errors]
-
-
-def gaps(src: str) -> list[str]:
-    return [d.rule for d in _report(src).gaps]
-
-
-def clean(src: str) -> bool:
-    return not _report(src).diagnostics
 
 
 # -- ℕ and ℤ are Mathlib's notations (Mathlib/Data/Nat/Notation.lean, Data/Int/Notation.lean) ------

@@ -7,33 +7,20 @@ rules of places it cannot judge; a well-typed control has neither.
 
 from __future__ import annotations
 
+from conftest import elab_clean as clean
+from conftest import elab_errors as errors
+from conftest import elab_gaps as gaps
+from conftest import elab_report as _report
+
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded import resolve as R
-from veriscale.backends.embedded.elab import elaborate
 from veriscale.backends.embedded.parser import parse_file
-from veriscale.backends.embedded.program import Program
 
 MATHLIB = "import Mathlib\n"
 
 
-def _report(src: str):  # type: ignore[no-untyped-def]
-    return elaborate(Program(src).env)
-
-
-def errors(src: str) -> list[str]:
-    return [d.rule for d in _report(src).errors]
-
-
 def messages(src: str) -> list[str]:
     return [d.message for d in _report(src).errors]
-
-
-def gaps(src: str) -> list[str]:
-    return [d.rule for d in _report(src).gaps]
-
-
-def clean(src: str) -> bool:
-    return not _report(src).diagnostics
 
 
 def scope_errors(src: str) -> list[str]:

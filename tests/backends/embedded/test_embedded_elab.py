@@ -12,26 +12,12 @@ import os
 from pathlib import Path
 
 import pytest
+from conftest import elab_clean as clean
+from conftest import elab_errors as errors
+from conftest import elab_gaps as gaps
+from conftest import elab_report as _report
 
-from veriscale.backends.embedded.elab import elaborate
 from veriscale.backends.embedded.program import Program
-
-
-def _report(src: str):  # type: ignore[no-untyped-def]
-    return elaborate(Program(src).env)
-
-
-def errors(src: str) -> list[str]:
-    return [d.rule for d in _report(src).errors]
-
-
-def gaps(src: str) -> list[str]:
-    return [d.rule for d in _report(src).gaps]
-
-
-def clean(src: str) -> bool:
-    return not _report(src).diagnostics
-
 
 # -- GetElem obligations (Init/GetElem.lean: `xs[i]` is `getElem xs i (by get_elem_tactic)`) --------
 

@@ -204,7 +204,12 @@ class CompoundMixin(ParserCore):
         return A.Let(t.line, t.col, decl, body)
 
     def have_term(self) -> A.Node:
-        t = self.advance()  # have
+        """``have d; b``, and ``letI d; b``/``haveI d; b`` (``Lean.Parser.Term.letI``/``haveI``,
+        both taking a ``haveDecl``, so the name may be left out for ``this``). ``haveI`` "behaves
+        like ``have``, but inlines the value": its body elaborates with the value hidden, as after
+        ``have``; ``letI``'s as after ``let``. A declaration of class type is a local instance
+        either way."""
+        t = self.advance()  # have / haveI / letI
         saved = self.pos_col
         self.pos_col = t.col
         try:
@@ -213,24 +218,7 @@ class CompoundMixin(ParserCore):
             self.pos_col = saved
         self.after_decl_separator()
         body = self.term()
-        return A.Let(t.line, t.col, decl, body, is_have=True)
-
-    def instance_let_term(self) -> A.Node:
-        """``letI d; b`` and ``haveI d; b`` (``Lean.Parser.Term.letI``/``haveI``, both taking a
-        ``haveDecl``, so the name may be left out for ``this``): the value is inlined into the
-        body, which elaborates as after ``let`` resp. ``have`` (``haveI`` hides the value from the
-        body's elaboration, ``letI`` does not), and a declaration of class type is a local
-        instance either way."""
-        t = self.advance()  # letI / haveI
-        saved = self.pos_col
-        self.pos_col = t.col
-        try:
-            decl = self.have_decl(t)
-        finally:
-            self.pos_col = saved
-        self.after_decl_separator()
-        body = self.term()
-        return A.Let(t.line, t.col, decl, body, is_have=t.value == "haveI")
+        return A.Let(t.line, t.col, decl, body, is_have=t.value != "letI")
 
     def have_decl(self, t: Token) -> A.LetDecl:
         name = "this"

@@ -375,7 +375,7 @@ class TermsMixin(ParserCore):
                 return self.have_term(), LEAD_PREC
             if v in ("haveI", "letI"):
                 # keywords of Lean's term parsers `Lean.Parser.Term.haveI`/`letI` (see the lexer)
-                return self.instance_let_term(), LEAD_PREC
+                return self.have_term(), LEAD_PREC
             if v == "show":
                 self.advance()
                 ty = self.term()
