@@ -124,7 +124,7 @@ def args_key(token: Hashable, args: tuple[Any, ...]) -> tuple[Any, ...]:
     argument); any other value is ``_GENERAL, memo_key(value)``. Each argument's part is told
     by its first item (a scalar type, ``tuple``/``Arr`` or the mark), so two keys are equal
     exactly when every argument's :func:`memo_key` is; raises :class:`NotKeyable` as it does."""
-    parts = [token]
+    parts: list[Any] = [token]
     for a in args:
         t = type(a)
         if t in _SCALARS:
@@ -333,8 +333,9 @@ def memoised_fold(fold: Any, budget: Any, name: str) -> Any:
                 return _hit(budget, presult)
             table[site] = _KEYED
             record_start(table, site, pf, pinit, pxs, presult)
-        start = _start_pre(site, f, init)
-        if start[1] is _PRE:  # level 2a: a start with a list, array or other value in it
+        pre = _start_pre(site, f, init)
+        start: Hashable = pre
+        if pre[1] is _PRE:  # level 2a: a start with a list, array or other value in it
             pending = table.get(start, MISSING)
             if pending is MISSING:  # no fold of an equal start yet: nothing to key
                 result = fold(f, init, xs)
