@@ -277,13 +277,17 @@ def memoised_fold(fold: Any, budget: Any, name: str) -> Any:
     2. at the site's second fold, that record is keyed by its *start* (the function with its
        captured values, and ``init``), and so is every later fold of the site: a start seen
        once holds ``(xs, result)`` by reference, and a fold of the very same list object again
-       is a hit;
+       is a hit. A start of scalars and empty lists is keyed flat at once (:func:`_start_pre`);
+       one with another value in it (a captured array, a list as ``init``) first by its
+       *pre-key* (2a: classes and lengths, no element read), which holds ``(f, init, xs,
+       result)`` by reference until a second fold with an equal pre-key keys both starts;
     3. at a start's second fold (other than that identity hit), the lists are keyed: a token
        stands for the start and ``(token, key of xs)`` holds the result.
 
     The table holds the same calls as if each were keyed at once, so hits, steps and answers
     are the same (but for a fold of the very same objects again, a hit even when they are too
-    large to key); it holds one more entry per site and start folded more than once."""
+    large to key); it holds one more entry per site, start and pre-key folded more than once
+    (and a pre-key entry for a start too large to key)."""
 
     last: list[Any] = [None, None]  # the list keyed last and its keys (a loop folds one list often)
 
