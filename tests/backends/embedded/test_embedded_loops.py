@@ -54,6 +54,14 @@ SHAPES: list[tuple[str, str, str]] = [
     ("prefix folds (memo level 3)", "",
      "let xs := (List.range x.toNat).map (fun i => (i : Int) - lo)\n"
      "((List.range x.toNat).map (fun k => (xs.take k).foldl (fun s y => s + y * hi) 0)).foldl (· + ·) 0"),
+    ("memoised foldl, starts with an array or an empty list in them (memo level 2a)",
+     "def minFrom (a : Array Int) (s : Nat) : Nat :=\n"
+     "  (List.range (a.size - s)).foldl (fun m i => if a[s + i]! < a[m]! then s + i else m) s\n"
+     "def pos (xs : List Int) : List Int := xs.foldl (fun acc y => if y > 0 then y :: acc else acc) []",
+     "let a := ((List.range x.toNat).map (fun i => (i : Int) % 4 - lo)).toArray\n"
+     "let xs := a.toList\n"
+     "Int.ofNat ((List.range a.size).foldl (fun acc i => acc + minFrom a i + minFrom a (i / 2)) 0)\n"
+     "  + Int.ofNat ((List.range 3).foldl (fun acc _ => acc + (pos xs).length + (pos (xs.take 2)).length) 0)"),
     ("sublists (the builtin, not the loop)", "",
      "let xs := (List.range (x.toNat % 6)).map (fun i => (i : Int) - lo)\n"
      "if xs.sublists.any (fun s => s.foldl (· + ·) 0 = hi) then 1 else 0"),

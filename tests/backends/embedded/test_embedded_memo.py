@@ -22,9 +22,9 @@ from veriscale.backends.embedded.builtins import BUILTINS
 from veriscale.backends.embedded.builtins.hashmaps import LeanHashMap, LeanHashSet
 from veriscale.backends.embedded.compiler import core as core_module
 from veriscale.backends.embedded.compiler import sharing
-from veriscale.backends.embedded.memo import memoised_fold
+from veriscale.backends.embedded.memo import KEY_LIMIT, NotKeyable, args_key, memo_key, memoised_fold
 from veriscale.backends.embedded.runtime_support import Budget, Fn
-from veriscale.lean.values import UNIT, Nat
+from veriscale.lean.values import NONE, UNIT, Arr, Char, Nat, Some
 from veriscale.task import Task, load_task
 
 MINI = Path(__file__).resolve().parents[3] / "examples" / "mini"
@@ -109,6 +109,132 @@ def test_each_check_starts_with_nothing_recorded() -> None:
     fold(f, 0, xs)
     budget.start(1_000, 30.0)
     assert _steps(budget, fold, f, 0, xs) == (28, 8)
+
+
+def _add_sized(env: list[Any], args: tuple[Any, ...]) -> Any:
+    env[1].charge(1)
+    return args[0] + args[1] * len(env[0])
+
+
+def _sized_adder(budget: Budget, ys: Any) -> Fn:
+    """``fun acc x => acc + x * ys.length`` (``ys``, a list, captured in slot 0), one step per
+    call."""
+    return Fn(2, _add_sized, [ys, budget], key_slots=(0,))
+
+
+def _refuse_keys(monkeypatch: pytest.MonkeyPatch, names: tuple[str, ...]) -> None:
+    def refuse(*_: Any) -> Hashable:
+        raise AssertionError("a key was built")
+
+    for name in names:
+        monkeypatch.setattr(memo_module, name, refuse)
+
+
+def test_folds_of_distinct_starts_with_a_list_in_them_key_no_list(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget = Budget()
+    fold = memoised_fold(_fold, budget, "List.foldl")
+    ys, xs = tuple(range(40)), tuple(range(6))
+    with monkeypatch.context() as m:
+        _refuse_keys(m, ("memo_key", "_list_keys", "_start_key", "_key"))
+        # one start per start value: each is a new start, told apart without keying `ys`
+        assert [_steps(budget, fold, _sized_adder(budget, ys), k, xs) for k in range(5)] == [
+            (k + 15 * 40, 6) for k in range(5)]
+    # a start again, with an equal list that is another object: found by its key, one step
+    assert _steps(budget, fold, _sized_adder(budget, tuple(list(ys))), 3, xs) == (3 + 15 * 40, 1)
+    # as an eager table: a list of the same length and other elements, or of Nat, is another start
+    assert _steps(budget, fold, _sized_adder(budget, tuple(range(1, 41))), 3, xs) == (3 + 15 * 40, 6)
+    nats = tuple(Nat(y) for y in ys)
+    assert _steps(budget, fold, _sized_adder(budget, nats), 3, xs) == (3 + 15 * 40, 6)
+    assert _steps(budget, fold, _sized_adder(budget, nats), 3, xs[:5]) == (3 + 10 * 40, 5)
+    # and the prefix rule holds under a start keyed late: xs after xs[:5] is two steps
+    assert _steps(budget, fold, _sized_adder(budget, tuple(nats)), 3, tuple(list(xs))) == (3 + 15 * 40, 1)
+    assert _steps(budget, fold, _sized_adder(budget, nats), 4, xs[:5]) == (4 + 10 * 40, 5)
+    assert _steps(budget, fold, _sized_adder(budget, nats), 4, xs) == (4 + 15 * 40, 2)
+
+
+def _append_scaled(env: list[Any], args: tuple[Any, ...]) -> Any:
+    env[1].charge(1)
+    return (*args[0], args[1] * env[0])
+
+
+def test_a_start_of_scalars_or_an_empty_list_is_keyed_without_a_deep_key(monkeypatch: pytest.MonkeyPatch) -> None:
+    budget = Budget()
+    fold = memoised_fold(_fold, budget, "List.foldl")
+    xs = tuple(range(5))
+    _refuse_keys(monkeypatch, ("memo_key", "_start_key", "_key"))  # lists of scalars: _list_keys
+
+    def scaled(m: Any) -> Fn:
+        return Fn(2, _append_scaled, [m, budget], key_slots=(0,))
+
+    calls = [(scaled(2), (), xs), (scaled(3), (), xs), (scaled(2), (), tuple(list(xs))),
+             (scaled(Nat(2)), (), xs), (scaled(True), (), xs), (scaled(1), (), xs),
+             (scaled(2), (), xs[:4]), (scaled(2), (), xs + (7,))]
+    assert [_steps(budget, fold, *c) for c in calls] == [
+        (tuple(2 * x for x in xs), 5), (tuple(3 * x for x in xs), 5), (tuple(2 * x for x in xs), 1),
+        (tuple(2 * x for x in xs), 5), (xs, 5), (xs, 5),  # Nat 2, True and 1 are other values
+        (tuple(2 * x for x in xs[:4]), 4), ((*(2 * x for x in xs), 14), 2)]
+    # an empty list and an empty array are other start values
+    assert _steps(budget, fold, scaled(2), Arr(()), xs[:4])[1] == 4
+
+
+# ---------------------------------------------------------------------------------------------
+# Memoised definitions
+
+_ARG_VALUES: list[Any] = [
+    0, 1, Nat(1), True, False, "a", Char("a"), -3, (), Arr(()), (1, 2), (Nat(1), Nat(2)), (1, Nat(2)),
+    Arr((1, 2)), ((1,), (2,)), (True,), Some(1), NONE, 0.0, -0.0, tuple(range(KEY_LIMIT - 1)),
+]
+
+
+def test_argument_keys_are_equal_exactly_when_each_arguments_memo_key_is() -> None:
+    token = object()
+    pairs = [(a, b) for a in _ARG_VALUES for b in _ARG_VALUES]
+    for args in [*[(a,) for a in _ARG_VALUES], *pairs]:
+        for other in [(a,) for a in _ARG_VALUES] + pairs[:: 7]:
+            same = tuple(map(memo_key, args)) == tuple(map(memo_key, other))
+            assert (args_key(token, args) == args_key(token, other)) == same, (args, other)
+    assert args_key(token, (1,)) != args_key(object(), (1,))
+    with pytest.raises(NotKeyable):
+        args_key(token, (tuple(range(KEY_LIMIT)),))
+
+
+def test_a_memoised_definition_keys_scalars_and_lists_of_scalars_inline(monkeypatch: pytest.MonkeyPatch) -> None:
+    # a naive LCS over lists of Nat through the memo wrapper, one step per call: the calls it
+    # makes are those of a table keyed by the Python values (exact here: every element a Nat)
+    budget = Budget()
+
+    def lcs(xs: Any, ys: Any) -> Nat:
+        budget.charge(1)
+        if not xs or not ys:
+            return Nat(0)
+        if xs[0] == ys[0]:
+            return Nat(1 + memo(xs[1:], ys[1:]))
+        return Nat(max(memo(xs[1:], ys), memo(xs, ys[1:])))
+
+    memo = core_module.memoised(lcs, 2, budget, "lcs")
+    calls: dict[tuple[Any, Any], int] = {}
+
+    values: dict[tuple[Any, Any], int] = {}
+
+    def reference(xs: tuple[int, ...], ys: tuple[int, ...]) -> int:
+        calls[(xs, ys)] = calls.get((xs, ys), 0) + 1
+        if (xs, ys) in values:
+            return values[(xs, ys)]
+        if not xs or not ys:
+            value = 0
+        elif xs[0] == ys[0]:
+            value = 1 + reference(xs[1:], ys[1:])
+        else:
+            value = max(reference(xs[1:], ys), reference(xs, ys[1:]))
+        values[(xs, ys)] = value
+        return value
+
+    a = tuple(Nat(v % 3) for v in range(9))
+    b = tuple(Nat(v % 2) for v in range(7))
+    _refuse_keys(monkeypatch, ("memo_key", "_key"))
+    value, steps = _steps(budget, memo, a, b)
+    assert value == reference(tuple(map(int, a)), tuple(map(int, b)))
+    assert steps == sum(calls.values()) and max(calls.values()) > 1
 
 
 # ---------------------------------------------------------------------------------------------

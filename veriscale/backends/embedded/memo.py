@@ -112,6 +112,38 @@ def _key(v: Any, budget: list[int]) -> Hashable:
     return ById(v)
 
 
+_GENERAL = object()
+"""The mark of an argument keyed by :func:`memo_key` in :func:`args_key`."""
+
+
+def args_key(token: Hashable, args: tuple[Any, ...]) -> tuple[Any, ...]:
+    """The key of a call with ``args``: ``token`` followed by each argument's key, flat.
+
+    A scalar is ``type, value`` and a list or array of scalars of one type ``type, element
+    type, value`` (what :func:`memo_key` makes of them, built here without a call per
+    argument); any other value is ``_GENERAL, memo_key(value)``. Each argument's part is told
+    by its first item (a scalar type, ``tuple``/``Arr`` or the mark), so two keys are equal
+    exactly when every argument's :func:`memo_key` is; raises :class:`NotKeyable` as it does."""
+    parts: list[Any] = [token]
+    for a in args:
+        t = type(a)
+        if t in _SCALARS:
+            parts += (t, a)
+            continue
+        if (t is tuple or t is Arr) and len(a) < KEY_LIMIT:
+            if not a:
+                parts += (_GENERAL, (t,))  # memo_key of an empty list or array
+                continue
+            kinds = set(map(type, a))
+            if len(kinds) == 1:
+                kind = kinds.pop()
+                if kind in _SCALARS:
+                    parts += (t, kind, a)
+                    continue
+        parts += (_GENERAL, memo_key(a))
+    return tuple(parts)
+
+
 def _map_key(v: LeanHashMap) -> Hashable:
     """An empty table is told apart by its bucket count only; any other by identity."""
     if len(v) == 0:
@@ -168,24 +200,64 @@ class _Start:
 _KEYED = object()
 """What a fold site's or start's table entry holds once its calls are keyed (see below)."""
 
+_DEEP = object()
+"""The mark of a start key holding a value that is not a scalar (:func:`_start_key`)."""
+
+_PRE = object()
+"""The mark of a start's *pre-key* (:func:`_start_pre`)."""
+
 
 def _start_key(site: Hashable, f: Fn, init: Any) -> Hashable:
     """The exact key of ``fold f init`` for a fold of ``site`` (raises :class:`NotKeyable`):
     the values ``f`` captured (:func:`fn_key` without its code, which ``site`` names) and
-    ``init``."""
+    ``init``. When every one of them is a scalar it is the flat ``(site, type, value, …)``,
+    which :func:`_start_pre` builds as well; else ``(site, _DEEP, captured, key of init)``
+    (the second item tells the forms apart)."""
+    flat = _start_pre(site, f, init)
+    if flat[1] is not _PRE:
+        return flat
     slots = f.key_slots
-    if not slots:
-        captured: Hashable = ()
-    else:
-        env = f.env
-        values = [env[s] for s in slots]  # type: ignore[union-attr]
-        if _SCALARS.issuperset(map(type, values)):
-            captured = tuple([(type(v), v) for v in values])
-        else:
-            budget = [KEY_LIMIT]
-            captured = tuple([_key(v, budget) for v in values])
+    env = f.env
+    budget = [KEY_LIMIT]
+    captured = tuple([_key(env[s], budget) for s in slots])  # type: ignore[union-attr]
+    return (site, _DEEP, captured, memo_key(init))
+
+
+def _start_pre(site: Hashable, f: Fn, init: Any) -> tuple[Any, ...]:
+    """What a start is told apart by before its exact key is built: the exact key itself when
+    the captured values and ``init`` are scalars or empty lists and arrays (the common case,
+    cheap: ``type, value`` each), else a *pre-key* ``(site, _PRE, …)`` with each such value
+    exactly and each other one by its class (and its length, for a list or an array). Equal
+    starts have equal pre-keys (their keys tell the class and length apart), so a start whose
+    pre-key was never seen was never seen either."""
+    env = f.env
+    slots: tuple[int, ...] = f.key_slots  # type: ignore[assignment]
     t = type(init)
-    return (site, captured, (t, init) if t in _SCALARS else memo_key(init))
+    if len(slots) == 1 and t in _SCALARS:  # the common case, written out
+        v = env[slots[0]]
+        if type(v) in _SCALARS:
+            return (site, type(v), v, t, init)
+    parts: list[Any] = [site, None]
+    exact = True
+    for v in [*[env[s] for s in slots], init]:
+        t = type(v)
+        if t in _SCALARS:
+            parts += (t, v)
+        elif t is tuple or t is Arr:
+            n = len(v)
+            if n:
+                exact = False
+                parts.append((t, n))
+            else:
+                parts += (t, ())  # an empty list or array: one Lean value of its class
+        else:
+            exact = False
+            parts.append(t)
+    if exact:
+        del parts[1]
+    else:
+        parts[1] = _PRE
+    return tuple(parts)
 
 
 def memoised_fold(fold: Any, budget: Any, name: str) -> Any:
@@ -205,13 +277,17 @@ def memoised_fold(fold: Any, budget: Any, name: str) -> Any:
     2. at the site's second fold, that record is keyed by its *start* (the function with its
        captured values, and ``init``), and so is every later fold of the site: a start seen
        once holds ``(xs, result)`` by reference, and a fold of the very same list object again
-       is a hit;
+       is a hit. A start of scalars and empty lists is keyed flat at once (:func:`_start_pre`);
+       one with another value in it (a captured array, a list as ``init``) first by its
+       *pre-key* (2a: classes and lengths, no element read), which holds ``(f, init, xs,
+       result)`` by reference until a second fold with an equal pre-key keys both starts;
     3. at a start's second fold (other than that identity hit), the lists are keyed: a token
        stands for the start and ``(token, key of xs)`` holds the result.
 
     The table holds the same calls as if each were keyed at once, so hits, steps and answers
     are the same (but for a fold of the very same objects again, a hit even when they are too
-    large to key); it holds one more entry per site and start folded more than once."""
+    large to key); it holds one more entry per site, start and pre-key folded more than once
+    (and a pre-key entry for a start too large to key)."""
 
     last: list[Any] = [None, None]  # the list keyed last and its keys (a loop folds one list often)
 
@@ -236,6 +312,14 @@ def memoised_fold(fold: Any, budget: Any, name: str) -> Any:
             pass
         return token
 
+    def record_start(table: dict[Hashable, Any], site: Hashable, f: Any, init: Any, xs: Any, result: Any) -> None:
+        """A fold recorded at its site's level moved to its start's (level 2 or 2a)."""
+        start = _start_pre(site, f, init)
+        if start[1] is _PRE:
+            memo_put(table, start, (f, init, xs, result))
+        else:
+            memo_put(table, start, (xs, result))
+
     def call(f: Any, init: Any, xs: Any) -> Any:
         if type(f) is not Fn or f.key_slots is None or not xs:
             return fold(f, init, xs)
@@ -252,14 +336,27 @@ def memoised_fold(fold: Any, budget: Any, name: str) -> Any:
             if pf is f and pinit is init and pxs is xs:
                 return _hit(budget, presult)
             table[site] = _KEYED
+            record_start(table, site, pf, pinit, pxs, presult)
+        pre = _start_pre(site, f, init)
+        start: Hashable = pre
+        if pre[1] is _PRE:  # level 2a: a start with a list, array or other value in it
+            pending = table.get(start, MISSING)
+            if pending is MISSING:  # no fold of an equal start yet: nothing to key
+                result = fold(f, init, xs)
+                if len(table) < MAX_ENTRIES:
+                    table[start] = (f, init, xs, result)
+                return result
+            if pending is not _KEYED:
+                table[start] = _KEYED
+                pf, pinit, pxs, presult = pending
+                try:
+                    memo_put(table, _start_key(site, pf, pinit), (pxs, presult))
+                except NotKeyable:
+                    pass
             try:
-                memo_put(table, _start_key(site, pf, pinit), (pxs, presult))
+                start = _start_key(site, f, init)
             except NotKeyable:
-                pass
-        try:
-            start = _start_key(site, f, init)
-        except NotKeyable:
-            return fold(f, init, xs)
+                return fold(f, init, xs)
         token = table.get(start, MISSING)
         if token is MISSING:  # level 2: the start's first fold
             result = fold(f, init, xs)

@@ -44,7 +44,7 @@ from veriscale.backends.embedded.compiler.unboxed import record_unboxed, unbox
 from veriscale.backends.embedded.elab.context import Report
 from veriscale.backends.embedded.elab.node_types import NodeTypes
 from veriscale.backends.embedded.env import Env, UserDef, find_scoped, resolve_in
-from veriscale.backends.embedded.memo import MISSING, NotKeyable, memo_key, memo_put
+from veriscale.backends.embedded.memo import MISSING, NotKeyable, args_key, memo_put
 from veriscale.backends.embedded.registry import Builtin
 from veriscale.backends.embedded.runtime_support import (
     PROOF,
@@ -772,14 +772,31 @@ MEMO_TRIAL_CALLS = 1_000
 of the check calls it directly (a recursion over a tree visits each subtree once)."""
 
 
+class _DefToken:
+    """What the keys of one memoised definition start with, and the key of its call counters:
+    equal only to itself and hashed by identity, so a lookup hashes no name or tuple for it
+    (the definition's wrapper is made once per compiled program, like its ``run``)."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name: str) -> None:
+        self.name = name
+
+    def __repr__(self) -> str:
+        return f"<memo {self.name}>"
+
+
 def memoised(run: Callable[..., Any], nargs: int, budget: Budget, name: str) -> Callable[..., Any]:
     """``run`` with its calls recorded in the check's memo table (:mod:`..memo`): a call on
     arguments already seen costs one step and returns the recorded value. Calls with another
     number of arguments (partial or over-application) and arguments too large to key go to
     ``run`` unchanged, and so does every call once :data:`MEMO_TRIAL_CALLS` calls of the check
-    found nothing recorded. All of it is counted, not timed, so step counts stay deterministic."""
-    token = ("def", name, run)
-    counts_key = ("counts", token)
+    found nothing recorded. All of it is counted, not timed, so step counts stay deterministic.
+
+    A call's key is ``(token, key of each argument…)`` (:func:`..memo.args_key`), flat: the
+    number of arguments is the definition's."""
+    token = _DefToken(name)
+    counts_key = _DefToken(name)
 
     def call(*args: Any) -> Any:
         if len(args) != nargs:
@@ -792,7 +809,7 @@ def memoised(run: Callable[..., Any], nargs: int, budget: Budget, name: str) -> 
             return run(*args)  # no argument tuple came back: keying is pure overhead here
         counts[0] += 1
         try:
-            key = (token, tuple([memo_key(a) for a in args]))
+            key = args_key(token, args)
         except NotKeyable:
             return run(*args)
         hit = table.get(key, MISSING)
