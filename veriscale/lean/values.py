@@ -419,6 +419,10 @@ def pair(fst: Any, snd: Any) -> Pair:
 
 _new_object = object.__new__
 
+SOME_PARTS: tuple[Any, Any] = (_new_object, _set_some_value)
+"""How :func:`some` makes its object: ``made = SOME_PARTS[0](Some)``, then
+``SOME_PARTS[1](made, value)``; for generated code that writes it in place of the call."""
+
 
 class _NoneType:
     """``Option.none``; a singleton distinct from Python's ``None``."""

@@ -227,18 +227,18 @@ def test_local_functions_are_made_from_their_captured_slots_and_called_directly(
     task = clamp.with_sections(code_aux=code_aux, code="  " + code.replace("\n", "\n  "))
     answers, program = _same_both_ways(task, _int_checks([2, 3]))
     sources = program.compiler.gen.sources
-    # each function made from a list of its captured slots (the `where` group's snapshots then
-    # completed with both functions), applied through its generated code when the value is one
-    # it made: by the entry point, by `go`'s loop, by `parity` and by `ev` and `od`, which call
-    # each other through the holders their group fills once compiled, all five on locals (the
-    # `map`'s coercing `fun`, `(i : Int)`, is text too)
-    makers = [text for text in sources if ".env, " in text]
-    assert len(makers) == 5 and all(".run is " in text for text in makers), makers
-    assert sum("fr[" not in text for text in makers) == 5, makers
-    held = re.compile(r"(_k\d+)\[0\]\((_t\d+)\.env, .* if \2\.__class__ is _k\d+ and \2\.run is \1\[1\] else ")
-    assert sum(bool(held.search(text)) for text in makers) == 2, makers
+    # `f`, a function value, is made from a list of its captured slots and applied through its
+    # generated code when the value is one it made: by the entry point and by `go`'s loop, on
+    # locals; `go` and the `where` group `ev`/`od`, whose names are only ever applied, are
+    # lifted: no function value made, each application a call of the generated function on the
+    # group's environment (`ev` and `od` call each other on the list their group's slots hold)
+    guarded = [text for text in sources if ".run is " in text]
+    assert len(guarded) == 2 and all(".env, " in text and "fr[" not in text for text in guarded), guarded
+    assert not any(".env[" in text for text in sources), sources
     group = [text for text in sources if text.startswith("def _f") and "(_v0, _v1):" in text.splitlines()[0]]
-    assert len(group) == 1 and group[0].count(".env[") == 4 and "fr[" not in group[0], group
+    assert len(group) == 1 and re.search(r"(_t\d+)\[\d+\] = \1\n\s*\1\[\d+\] = \1\n", group[0]), group
+    mutual = [text for text in sources if re.search(r"_k\d+\(env\[\d+\], _v\d+\)", text)]
+    assert len(mutual) == 2 and all("fr[" not in text for text in mutual), sources
     k = 10 - 2
     # f lo 2 + f 3 x + parity 2 1 + go 2 1, with f y z = y * k + z
     assert answers[0].value == (0 * k + 2) + (3 * k + 2) + 1 + ((1 * k + 1) * k + 1)
@@ -405,10 +405,11 @@ def test_let_rec_self_calls_call_the_generated_function(clamp: Task) -> None:
     # inside the group, `twice` calls `go` after it: each written as a direct call of the generated function on
     # the value's captured frame, the self and sibling calls through the holder their group
     # fills once compiled (before, a group's own calls applied the value: `Fn.__call__`, its
-    # runner, then the body)
+    # runner, then the body); `h` holds `go` as a value, so the group is not lifted
     code = ("let rec go (n : Nat) : Nat := if n = 0 then lo.toNat else step (go (n - 1)) + 1,\n"
             "  step (m : Nat) : Nat := if m % 3 = 0 then m + go 0 else m\n"
-            "let twice (k : Nat) : Nat := go k + go (k / 2)\n"
+            "let h : Nat → Nat := go\n"
+            "let twice (k : Nat) : Nat := h k + go (k / 2)\n"
             "Int.ofNat (twice (x.toNat * 7))")
     task = clamp.with_sections(code="  " + code.replace("\n", "\n  "))
     answers, program = _same_both_ways(task, _int_checks(range(-2, 12)))
@@ -706,3 +707,153 @@ def test_pattern_tests_by_class_identity_see_every_value() -> None:
     runtime = ("veriscale.lean.", "veriscale.backends.embedded.builtins", "veriscale.backends.embedded.compiler",
                "veriscale.backends.embedded.runtime_support", "veriscale.backends.embedded.memo")
     assert [c for c in tuple.__subclasses__() if c.__module__.startswith(runtime)] == []
+
+
+# Lifted `let rec` groups (compiler.lambdas: `only_applied`, `_compile_lifted_group`): a group
+# whose names are only ever applied to all their arguments makes no function value; its names
+# hold the group's environment and each application calls the generated function on it. Shapes:
+# captured variables and a self-call outside tail position, mutual recursion by equations, a name
+# applied inside a `fun` and a group nested in a group's body, a group of a `do` block made in
+# each turn of a loop over a reassigned variable.
+LIFTED_PROGRAMS: list[tuple[str, str]] = [
+    ("sum", "let k := hi - x\nlet rec sum (n : Nat) : Int := if n = 0 then k else sum (n - 1) + n\n"
+            "sum (x.toNat * 3) + sum 2"),
+    ("ev", "let rec ev : List Int → Int\n  | [] => lo\n  | _ :: t => od t + 1,\n  od : List Int → Int\n"
+           "  | [] => -lo\n  | y :: t => ev t * 2 + y\nev ((List.range (x.toNat % 9)).map (fun i => (i : Int) - hi))"),
+    ("go", "let rec go (i : Nat) (acc : Int) : Int :=\n"
+           "  let rec inner (j : Nat) : Int := if j = 0 then acc else inner (j - 1) + j\n"
+           "  if i = 0 then acc else go (i - 1) (inner (i % 4))\n"
+           "((List.range (x.toNat % 5)).map (fun i => go i lo)).foldl (· + ·) 0"),
+    ("f", "Id.run do\n    let mut s : Int := 0\n    for i in List.range (x.toNat % 6) do\n"
+          "      let rec f (n : Nat) : Int := if n = 0 then s else f (n - 1) + 2\n      s := s + f i\n    return s"),
+]
+
+
+def _escaping(name: str, code: str) -> str:
+    """``code`` with its group's ``name`` also held as a value (so the group is not lifted)."""
+    lines = code.split("\n")
+    if lines[0] == "Id.run do":  # the group is made inside the loop: read it right after
+        at = next(i for i, line in enumerate(lines) if line.lstrip().startswith("s := "))
+        return "\n".join([*lines[:at], "      let _keep := " + name, *lines[at:]])
+    return "\n".join([*lines[:-1], f"let _keep := {name}", lines[-1]])
+
+
+@pytest.mark.parametrize("index", range(len(LIFTED_PROGRAMS)))
+def test_lifted_let_rec_groups_answer_like_function_values(clamp: Task, index: int) -> None:
+    name, code = LIFTED_PROGRAMS[index]
+    checks = _int_checks(range(-3, 14))
+    lifted = clamp.with_sections(code="  " + code.replace("\n", "\n  "))
+    values = clamp.with_sections(code="  " + _escaping(name, code).replace("\n", "\n  "))
+    for max_steps in (20_000, 9):  # within the limit, and running out of steps in the recursion
+        answers, program = _same_both_ways(lifted, checks, max_steps=max_steps)
+        as_values, control = _same_both_ways(values, checks, max_steps=max_steps)
+        # the same values, steps and step where each runs out as the group made as function values
+        assert _fields(answers) == _fields(as_values)
+        statuses = {a.status for a in answers}
+        assert statuses == ({"value"} if max_steps > 9 else {"value", "unknown"}), statuses
+        # no function value made, no environment completed with the group's functions
+        assert not any(".env[" in text for text in program.compiler.gen.sources)
+        assert any(".env[" in text for text in control.compiler.gen.sources)
+
+
+def test_only_applied_takes_nothing_that_reads_a_name_as_a_value() -> None:
+    from veriscale.backends.embedded.compiler.lambdas import only_applied
+    from veriscale.backends.embedded.parser.parse import parse_term
+
+    arities: dict[str, int | None] = {"f": 2, "g": 1}
+    applied = ["f 1 (g 2)", "(f 1 2) + g (f 3 4)", "xs.map (fun x => f x (g x))", "(xs.map (g ·)).sum", "(f) 1 2",
+               "h 1"]
+    # partial and over-application, a name passed or piped, named arguments, `@`, field notation,
+    # two pairs of parentheses; and a name bound again and read (conservatively refused)
+    as_values = ["f 1", "f 1 2 3", "xs.map g", "g", "(g) <| 1", "f (a := 1) 2", "@g 1", "f.1 2 3", "g.x 1",
+                 "((f)) 1 2", "let f := 3; f"]
+    assert all(only_applied(arities, [parse_term(t)]) for t in applied)
+    assert [t for t in as_values if only_applied(arities, [parse_term(t)])] == []
+    # a function whose arity is not known (a `let rec` whose value is not a `fun`) is never lifted
+    assert not only_applied({"f": None}, [parse_term("f 1 2")])
+
+
+# A repeated self tail call (compiler.sharing.tail_only): its sharing site could never record (a
+# pending tail call is not a value), so it is left out and the body runs on locals with its jumps;
+# a term that also occurs outside tail position keeps its sites.
+SCAN = ("def scan (xs : Array Int) (i m : Nat) (best : Option Nat) : Int :=\n"
+        "  if i ≥ xs.size then\n    match best with\n    | some b => xs[b]! + m\n    | none => -1\n"
+        "  else if xs[i]! < xs[m]! then scan xs (i + 1) i (some m)\n"
+        "  else if xs[i]! = xs[m]! then scan xs (i + 1) m best\n"
+        "  else match best with\n    | none => scan xs (i + 1) m (some i)\n"
+        "    | some b => if xs[i]! < xs[b]! then scan xs (i + 1) m (some i) else scan xs (i + 1) m (some b)")
+SCAN_CODE = "  scan ((List.range (x.toNat * 9)).map (fun i => ((i * 7) % 13 : Int) - lo)).toArray 1 0 none"
+
+
+def test_a_repeated_self_tail_call_has_no_sharing_site(clamp: Task) -> None:
+    task = clamp.with_sections(code_aux=SCAN, code=SCAN_CODE)
+    checks = _int_checks(range(-3, 14))
+    answers, program = _same_both_ways(task, checks)
+    assert {a.status for a in answers} == {"value"}
+    short, _ = _same_both_ways(task, checks, max_steps=40)  # out of steps in the loop, alike
+    assert {a.status for a in short} == {"value", "unknown"}
+    body = [text for text in program.compiler.gen.sources if text.startswith("def _f") and "while True:" in text]
+    assert len(body) == 1 and "fr" not in re.sub(r"_k\d+|_t\d+|_v\d+", "", body[0]), body
+    assert body[0].count("continue  # tail") == 5
+
+    def scan(xs: list[int], i: int, m: int, best: int | None) -> int:
+        while i < len(xs):
+            if xs[i] < xs[m]:
+                i, m, best = i + 1, i, m
+            elif xs[i] == xs[m]:
+                i += 1
+            elif best is None or xs[i] < xs[best]:
+                i, best = i + 1, i
+            else:
+                i += 1
+        return -1 if best is None else xs[best] + m
+
+    for x, a in zip(range(-3, 14), answers):
+        assert a.value == scan([(i * 7) % 13 for i in range(max(x, 0) * 9)], 1, 0, None)
+
+
+def test_only_terms_whose_every_occurrence_is_a_tail_call_lose_their_site() -> None:
+    from veriscale.backends.embedded.compiler.sharing import tail_only
+
+    shared = {1: "a", 2: "a", 3: "b", 4: "b", 5: "c", 6: "c"}
+    # "a": both in tail position; "b": one of them not; "c": neither
+    assert tail_only(shared, {1, 2, 3, 7}) == {1, 2}
+    assert tail_only(shared, set()) == frozenset()
+
+
+def test_some_is_made_in_place_of_a_call(clamp: Task) -> None:
+    # `some v` written, an `Int` passed where an `Option Int` is taken, `a[i]?` on arrays and
+    # lists, an option bound again from an unboxed match (compiler.unboxed): each made by the
+    # generated text itself (`values.some` is no constant of it), with the closures' values
+    from veriscale.lean.values import some
+
+    code_aux = ("def pick (o : Option Int) (d : Int) : Int := match o with\n  | some v => v\n  | none => d\n"
+                "def firstOver (xs : List Int) (k : Int) : Option Int := match xs with\n  | [] => none\n"
+                "  | y :: ys => if y > k then some y else firstOver ys k\n"
+                "def second (a : Array Int) (xs : List Int) : Int := match a[1]?, xs[2]? with\n"
+                "  | some p, q => p + pick q 100\n  | none, _ => pick a[0]? 5")
+    code = ("let xs := (List.range (x.toNat % 7)).map (fun i => (i : Int) * 2 - lo)\n"
+            "let o : Option Int := some (x * 3)\npick o 0 + pick (firstOver xs hi) 7 + second xs.toArray xs + pick x 9")
+    task = clamp.with_sections(code_aux=code_aux, code="  " + code.replace("\n", "\n  "))
+    answers, program = _same_both_ways(task, _int_checks(range(-3, 14)))
+    assert {a.status for a in answers} == {"value"}
+    assert not any(v is some for v in program.compiler.gen.namespace.values())
+    assert sum(text.count(":= ") for text in program.compiler.gen.sources) >= 6
+
+    def expected(x: int) -> int:
+        xs = [i * 2 for i in range(max(x, 0) % 7)]
+        over = next((y for y in xs if y > 10), 7)
+        second = (xs[1] + (xs[2] if len(xs) > 2 else 100)) if len(xs) > 1 else (xs[0] if xs else 5)
+        return x * 3 + over + second + x
+
+    assert [a.value for a in answers] == [expected(x) for x in range(-3, 14)]
+
+
+def test_some_text_makes_what_some_makes() -> None:
+    from veriscale.backends.embedded.compiler.codegen import some_text
+    from veriscale.lean.values import Some, some
+
+    gen = CodeGen()
+    made = eval(some_text(gen, "value"), gen.namespace, {"value": (1, 2)})  # noqa: S307 - our own text
+    assert type(made) is Some and made == some((1, 2)) and hash(made) == hash(some((1, 2)))
+    assert repr(made) == repr(some((1, 2))) and made.value == (1, 2)

@@ -74,7 +74,6 @@ from veriscale.lean.values import (
     Struct,
     Unsupported,
     _NoneType,
-    some,
 )
 
 _MEMO_FOLDS = frozenset({"List.foldl", "Array.foldl"})
@@ -123,6 +122,9 @@ class CallsMixin:
                 pts = _param_types(v[1], len(args))
                 cs = [self._arg(a, sc, t if t is not None else UNSURE) for a, t in zip(args, pts)]
                 return _tail_call(self.gen, cs, target, self.budget)
+            lifted = self._lifted_fns.get((sc.ctx, slot))
+            if lifted is not None:  # a function of a lifted `let rec` group (.lambdas)
+                return self.apply_lifted(node, slot, lifted, args, sc, _param_types(v[1], len(args)))
             return self._apply_value(node, self.gen.slot(lambda fr: fr[slot], slot), args, sc,
                                      _param_types(v[1], len(args)), self._local_fns.get((sc.ctx, slot)))
         parts = name.split(".")
@@ -179,7 +181,7 @@ class CallsMixin:
         if name in ("some", "Option.some") and len(args) == 1:
             et = elem_type(expected) if head(expected) == "Option" else None
             c = self.compile(args[0], sc, et)
-            return self.gen.fuse(lambda fr: some(c(fr)), self.gen.const(some) + "({0})", [c])
+            return _some_of(c, self.gen)
         if name in ("default", "Inhabited.default") and not args:
             if expected is None or not is_known(expected):
                 raise unsupported(node, "default", "type unknown")
@@ -852,10 +854,21 @@ def _tail_call(gen: CodeGen, cs: list[Closure], target: TailTarget, budget: Budg
     else:
         def closure(fr: list[Any]) -> Any:
             return TailCall(tuple([c(fr) for c in cs]))
+    setattr(closure, _TAIL_CALL_ATTR, True)
     if target.loop is None or target.slots is None:
         template = gen.const(TailCall) + "((" + "".join(f"{{{i}}}, " for i in range(len(cs))) + "))"
         return gen.fuse(closure, template, cs)
     return gen.tail_call(closure, cs, target.loop, target.slots, budget)
+
+
+#: the attribute marking the closure of a self tail call (:func:`is_tail_call`)
+_TAIL_CALL_ATTR = "_veriscale_tail_call"
+
+
+def is_tail_call(closure: Closure) -> bool:
+    """Whether ``closure`` is a self tail call's: its value is always a pending
+    :class:`..runtime_support.TailCall` (or it raises)."""
+    return getattr(closure, _TAIL_CALL_ATTR, False) is True
 
 
 def _fin_binder_size(f: A.Node) -> A.Node | None:

@@ -55,6 +55,13 @@ constructor applications and patterns made of sub-patterns (``some (a, b)``, ``[
 ``x :: y :: t``, numerals, ``n + 1``, constructors with arguments, ``let (a, b) := …``,
 ``fun (i, v) => …``) are text too, so the bodies holding them run on locals.
 
+A ``let rec`` group whose names are only ever applied to all their arguments (and not read as
+values, :func:`.lambdas.only_applied`) makes no function value: its names hold the group's
+environment, a list of only the slots its bodies read, and an application calls the function
+generated for it on that list (``_k7(env, a, b)``), through a constant defined once the group is
+compiled (:meth:`CodeGen.forward`): lambda lifting, with the captured variables passed as one
+list. ``some v`` is made in the text (:func:`some_text`), as :func:`..values.some` makes it.
+
 A higher-order builtin applied to a ``fun`` written at the call site (``xs.any (fun x => …)``,
 ``all``, ``find?``, ``map``, ``filter``, ``countP``, ``mapIdx``) is a Python ``for`` loop with the
 ``fun``'s body inlined, one step charged per iteration as per application; a memoised ``foldl``
@@ -66,6 +73,8 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 from typing import Any
+
+from veriscale.lean.values import SOME_PARTS, Some
 
 Closure = Callable[[list[Any]], Any]
 
@@ -79,6 +88,12 @@ _TAIL_JUMP = "continue  # tail "
 #: charged: a temporary, a constant, a frame slot (kept in place where the operands after it are
 #: computed into temporaries first)
 INERT = re.compile(r"_t\d+|_k\d+|fr\[\d+\]")
+
+
+def _undefined(*args: Any) -> Any:
+    """What a :meth:`CodeGen.forward` constant holds until it is defined (never called: a
+    ``let rec`` group's functions run only once the group is compiled and made)."""
+    raise AssertionError("a forward constant called before its definition")
 
 
 class Src:
@@ -135,6 +150,20 @@ class CodeGen:
             self.namespace[name] = value
             self._names[id(value)] = name
         return name
+
+    def forward(self) -> str:
+        """A constant's name whose value :meth:`define` gives later: a function that text
+        generated before it was compiled calls (a ``let rec`` group's own calls). Generated
+        code reads its constants when it runs, so it sees the value once given."""
+        self._count += 1
+        name = f"_k{self._count}"
+        self.namespace[name] = _undefined
+        return name
+
+    def define(self, name: str, value: Any) -> None:
+        """Give the constant :meth:`forward` named ``name`` its value."""
+        assert self.namespace.get(name) is _undefined
+        self.namespace[name] = value
 
     def temp(self) -> str:
         """A fresh local variable of a generated function."""
@@ -541,6 +570,15 @@ def call_template(callee: str, n: int, keywords: str = "") -> str:
     return f"{callee}({', '.join(args)})"
 
 
+def some_text(gen: CodeGen, value: str) -> str:
+    """An expression making ``some`` of ``value`` (an expression) as :func:`..values.some`
+    does, without calling it (one Python call less): the object allocated, ``value``
+    evaluated, the object's field set, then the object, held by a fresh temporary."""
+    new, set_value = SOME_PARTS
+    t = gen.temp()
+    return f"({gen.const(set_value)}({t} := {gen.const(new)}({gen.const(Some)}), {value}) or {t})"
+
+
 def _indent(lines: Sequence[str]) -> list[str]:
     return ["    " + line for line in lines]
 
@@ -559,4 +597,4 @@ def _is_simple(expr: str, src: Src) -> bool:
     return src.simple and expr == src.expr
 
 
-__all__ = ["Body", "CodeGen", "InlineTest", "Src", "call_template"]
+__all__ = ["Body", "CodeGen", "InlineTest", "Src", "call_template", "some_text"]

@@ -14,7 +14,7 @@ from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import explicit_params, is_proof_binder, type_of_text
 from veriscale.backends.embedded.builtins import BUILTINS, LeanHashMap, LeanHashSet, to_string, type_name_of
 from veriscale.backends.embedded.compiler.arith import ArithMixin
-from veriscale.backends.embedded.compiler.calls import CallsMixin
+from veriscale.backends.embedded.compiler.calls import CallsMixin, is_tail_call
 from veriscale.backends.embedded.compiler.codegen import Body, CodeGen, Src
 from veriscale.backends.embedded.compiler.do_notation import DoNotationMixin
 from veriscale.backends.embedded.compiler.families import FamiliesMixin
@@ -25,7 +25,7 @@ from veriscale.backends.embedded.compiler.lambdas import LambdasMixin
 from veriscale.backends.embedded.compiler.linearity import LinearityMixin
 from veriscale.backends.embedded.compiler.patterns import PatternsMixin
 from veriscale.backends.embedded.compiler.quantifiers import QuantifiersMixin
-from veriscale.backends.embedded.compiler.sharing import SharingMixin, repeated_terms
+from veriscale.backends.embedded.compiler.sharing import SharingMixin, repeated_terms, tail_only
 from veriscale.backends.embedded.compiler.static_types import StaticTypesMixin
 from veriscale.backends.embedded.compiler.support import (
     UNSURE,
@@ -96,6 +96,9 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         #: (definition, frame slot) of local functions generated on locals, with their function
         #: (:class:`.lambdas.LocalFn`)
         self._local_fns: dict[tuple[DefCtx, int], Any] = {}
+        #: (definition, frame slot) of the functions of lifted `let rec` groups, which hold their
+        #: group's environment (:class:`.lambdas.LiftedFn`)
+        self._lifted_fns: dict[tuple[DefCtx, int], Any] = {}
         self._defs_running: dict[str, Callable[..., Any]] = {}
         self._method_cache: dict[tuple[str, str], Any] = {}
         self._resolution_cache: dict[tuple[str, str, tuple[str, ...]], list[str] | None] = {}
@@ -298,6 +301,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         body_node = d.cmd.alts if d.cmd.alts is not None else (
             _with_capturing_helpers(d.cmd, [n for n, _ in params]) if d.cmd.body is not None else None)
         ctx.shared = repeated_terms(body_node, self._user_names()) or None
+        if ctx.shared is not None:
+            ctx.tail_shared = tail_only(ctx.shared, calls)
         self._tail_target = target = TailTarget(d, nargs, calls, tuple(range(nargs)), self.gen.loop_name())
         if d.cmd.alts is None and isinstance(body_node, A.Node):
             self.note_owned_updates(body_node, [(n, not flags[i] and head(ptypes[i]) == "Array")
@@ -426,7 +431,10 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
             shared = sc.ctx.shared
             if shared is not None and id(node) in shared:
                 def compile_term() -> Closure:
-                    return self.shared(node, sc, expected, method(node, sc, expected))
+                    inner = method(node, sc, expected)
+                    if id(node) in sc.ctx.tail_shared and is_tail_call(inner):
+                        return inner  # its site would never record (.sharing.tail_only)
+                    return self.shared(node, sc, expected, inner)
             else:
                 def compile_term() -> Closure:
                     return method(node, sc, expected)  # type: ignore[no-any-return]

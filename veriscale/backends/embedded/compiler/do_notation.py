@@ -171,7 +171,7 @@ class DoNotationMixin:
                 # so it is `let x := e`.
                 inner, setter = self.compile_let_decl(item.decl, sc)
             else:
-                inner, setter = self.compile_let_rec(item.decls, sc)
+                inner, setter = self.compile_let_rec(item.decls, sc, items[i + 1:])
             if last:
                 raise unsupported(item, "do block ending with " + ("let" if isinstance(item, A.DoLet) else "let rec"))
             return _then(self.gen, setter, self._do_items(items, i + 1, inner, expected))

@@ -19,9 +19,9 @@ from typing import Any
 
 from veriscale.backends.embedded.builtins import arrays
 from veriscale.backends.embedded.builtins._core import SMALL_NAT_LIMIT, SMALL_NATS
-from veriscale.backends.embedded.compiler.codegen import CodeGen
+from veriscale.backends.embedded.compiler.codegen import CodeGen, some_text
 from veriscale.backends.embedded.registry import MAX_COLLECTION
-from veriscale.lean.values import Arr, Nat, some
+from veriscale.lean.values import Arr, Nat
 
 #: writes (statements, expression) of an operation from its operands' expressions
 Writer = Callable[[Sequence[str]], tuple[Sequence[str], str]]
@@ -60,7 +60,7 @@ def index_writer(gen: CodeGen, mode: str, fallback: Callable[[Any, Any], Any], o
             cond = f"{is_it.format(c=c)} and 0 <= {i} < {size.format(c=c)}"
             if unboxed is not None:
                 return stmts, f"({at} if {cond} else {gen.const(unboxed)}({call}({c}, {i})))"
-            return stmts, f"({gen.const(some)}({at}) if {cond} else {call}({c}, {i}))"
+            return stmts, f"({some_text(gen, at)} if {cond} else {call}({c}, {i}))"
         # the element at a `Nat` index in range
         cond = f"{is_it.format(c=c)} and {i}.__class__ is {gen.const(Nat)} and {i} < {size.format(c=c)}"
         return stmts, f"({at} if {cond} else {call}({c}, {i}))"

@@ -1,5 +1,6 @@
 """Functions and local definitions: ``fun`` (with patterns), ``fun | ...`` alternatives,
-``·`` sections, ``let``/``have`` and ``let rec`` (with its self tail calls)."""
+``·`` sections, ``let``/``have`` and ``let rec`` (with its self tail calls; lambda lifted when
+its names are only ever applied: :meth:`LambdasMixin._compile_lifted_group`)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.binders import type_of_text
-from veriscale.backends.embedded.compiler.codegen import Body, CodeGen, Src
+from veriscale.backends.embedded.compiler.codegen import Body, CodeGen, Src, call_template
 from veriscale.backends.embedded.compiler.loops import InlineFun, note_inline
 from veriscale.backends.embedded.compiler.patterns import pattern_text
 from veriscale.backends.embedded.compiler.support import (
@@ -17,6 +18,7 @@ from veriscale.backends.embedded.compiler.support import (
     DefCtx,
     Scope,
     TailTarget,
+    _has_cdot,
     _needs_int,
     captured_slots,
     tail_apps,
@@ -105,6 +107,7 @@ class LambdasMixin:
                 local = LocalFn(generated.fn, arity, ctx, key_slots, shape)
                 make_local = local.make
                 setattr(make_local, _LOCAL_FN_ATTR, (local, generated.captured))
+                setattr(make_local, _LIFT_ATTR, (arity, generated.fn, local.runner))
                 src = local.source(self.gen, generated.captured) if target is None else None
                 # (a `let rec` function's maker is written by its setter: its siblings are unbound)
                 if src is None:
@@ -164,6 +167,7 @@ class LambdasMixin:
                 snap.extend([None] * (need - len(snap)))
             return Fn(arity, runner, snap, "fun", key_slots, shape)
 
+        setattr(make, _LIFT_ATTR, _lifted_entry(arity, runner))
         return make
 
     def _bind_params(self, node: A.Node, patterns: list[tuple[int, Any]], body: Closure) -> Closure | None:
@@ -236,6 +240,7 @@ class LambdasMixin:
                     return body(local)
             return Fn(arity, runner, snap, "fun", key_slots, shape, direct)
 
+        setattr(make, _LIFT_ATTR, _lifted_entry(arity, runner))
         return make
 
     def c_LambdaMatch(self, node: A.LambdaMatch, sc: Scope, expected: LeanType | None) -> Closure:
@@ -388,7 +393,7 @@ class LambdasMixin:
         return inner, self.gen.store(set_val, slot, val)
 
     def c_LetRec(self, node: A.LetRec, sc: Scope, expected: LeanType | None) -> Closure:
-        inner, setter = self.compile_let_rec(node.decls, sc)
+        inner, setter = self.compile_let_rec(node.decls, sc, [node.body])
         if sc.ctx.hoist is not None:
             self.note_fixed_let(node.decls, sc, inner)
         body = self.compile(node.body, inner, expected)
@@ -413,7 +418,11 @@ class LambdasMixin:
             t = FunType(d, t)
         return t
 
-    def compile_let_rec(self, decls: list[A.LetDecl], sc: Scope) -> tuple[Scope, Callable[[list[Any]], None]]:
+    def compile_let_rec(self, decls: list[A.LetDecl], sc: Scope,
+                        scope: Sequence[A.Node] | None = None) -> tuple[Scope, Callable[[list[Any]], None]]:
+        """The scope with the group's functions bound, and the setter making them; ``scope``:
+        the terms where the group's names are visible besides its own bodies (when given, a
+        group whose names are only ever applied is lifted: see :meth:`_compile_lifted_group`)."""
         inner = sc
         slots = []
         types = []
@@ -424,6 +433,10 @@ class LambdasMixin:
             inner, slot = inner.bind(decl.name, ft)
             slots.append(slot)
             types.append(ft)
+        lams = [_let_rec_lambda(decl) for decl in decls]
+        arities = {decl.name: _lambda_arity(lam) for decl, lam in zip(decls, lams) if decl.name is not None}
+        if scope is not None and only_applied(arities, [*lams, *scope]):
+            return inner, self._compile_lifted_group(decls, lams, slots, types, inner, sc.ctx)
         slot_of = {decl.name: inner.vars[decl.name][0] for decl in decls if decl.name is not None}
         # the group's names applied in its own bodies (self and sibling calls) call the functions
         # generated for them directly, once they are made (:class:`PendingLocalFn`)
@@ -431,20 +444,7 @@ class LambdasMixin:
         for s, p in pending.items():
             self._local_fns[(sc.ctx, s)] = p
         makers = []
-        for decl, ft in zip(decls, types):
-            explicit = [b for b in decl.binders if b.kind == "explicit"]
-            if decl.alts is not None:
-                if explicit:
-                    lam_body: A.Node = A.LambdaMatch(decl.line, decl.col, decl.alts)
-                    lam: A.Node = A.Lambda(decl.line, decl.col, explicit, lam_body)
-                else:
-                    lam = A.LambdaMatch(decl.line, decl.col, decl.alts)
-            elif not explicit:
-                if decl.value is None:
-                    raise unsupported(decl, "let rec without a value")
-                lam = decl.value
-            else:
-                lam = A.Lambda(decl.line, decl.col, explicit, decl.value)  # type: ignore[arg-type]
+        for decl, lam, ft in zip(decls, lams, types):
             if isinstance(lam, (A.Lambda, A.LambdaMatch)):
                 self._rec_lambdas[id(lam)] = slot_of[decl.name]
             try:
@@ -468,6 +468,92 @@ class LambdasMixin:
                 pending[s].fill(made[0])
             self._note_local_fn(sc.ctx, s, m)
         return inner, self._let_rec_source(setter, slots, makers)
+
+    def _compile_lifted_group(self, decls: list[A.LetDecl], lams: list[A.Node], slots: list[int],
+                              types: list[LeanType | None], inner: Scope, ctx: DefCtx) -> Closure:
+        """The setter of a ``let rec`` group whose names are only ever applied to all their
+        arguments (:func:`only_applied`): lambda lifting without moving the functions.
+
+        Each function is compiled once, as for any group, into a function of its captured
+        environment and its arguments (``run(env, args)``; on locals, ``fn(env, *args)``);
+        what a call of the enclosing code makes is only that environment: one list, the frame's
+        snapshot (on locals, only the slots the group reads), shared by the group and holding
+        itself in the group's slots, which is what the group's names hold. An application of
+        a name calls its function on it directly (:meth:`apply_lifted`): no function value is
+        made, since none is ever needed. Steps are those of the applications (one each, charged
+        by the function as ``Fn`` does through ``run``), and the functions read the same
+        captured values as the snapshots of the function values would hold."""
+        lifted = [LiftedFn(self.gen, _lambda_arity(lam) or 0) for lam in lams]
+        for s, fn in zip(slots, lifted):
+            self._lifted_fns[(ctx, s)] = fn
+        makers = []
+        for lam, s, ft in zip(lams, slots, types):
+            self._rec_lambdas[id(lam)] = s
+            try:
+                makers.append(self.compile(lam, inner, ft))
+            finally:
+                self._rec_lambdas.pop(id(lam), None)
+        entries = [getattr(m, _LIFT_ATTR, None) for m in makers]
+        if any(e is None or e[0] != fn.arity for e, fn in zip(entries, lifted)):
+            # a function refused (its maker raises what it could not compile, as making it
+            # would have, when the group is reached)
+            failed = [m for m, e, fn in zip(makers, entries, lifted) if e is None or e[0] != fn.arity]
+            node = decls[0]
+
+            def refuse(fr: list[Any]) -> None:
+                for m in failed:
+                    m(fr)
+                raise unsupported(node, "let rec", "a function of the group was not compiled")
+
+            return refuse
+        for fn, entry in zip(lifted, entries):
+            assert entry is not None
+            fn.fill(self.gen, entry[1], entry[2])
+
+        def setter(fr: list[Any]) -> None:
+            env = fr[:]
+            need = ctx.nslots
+            if len(env) < need:
+                env.extend([None] * (need - len(env)))
+            for s in slots:
+                env[s] = env
+            for s in slots:
+                fr[s] = env
+
+        return self._lifted_group_source(setter, slots, makers)
+
+    def _lifted_group_source(self, setter: Closure, slots: list[int], makers: list[Closure]) -> Closure:
+        """``setter`` of a lifted group with its source, when every function of the group is
+        generated on locals: the environment as a list of only the slots their bodies read
+        (:attr:`.codegen.Body.captured`; each other place ``None``), among them the group's own
+        slots read by a call that is not a tail call, holding the list. No function value is
+        made, so nothing else reads it (the ``key_slots`` of :meth:`LocalFn.source` are for the
+        identity of a function value); the list is a new one each time, as the function values
+        were (a sharing site keys a term naming the group by the identity of what it holds)."""
+        read: set[int] = set()
+        for m in makers:
+            made = getattr(m, _LOCAL_FN_ATTR, None)
+            if made is None:
+                return setter
+            read.update(made[1])
+        targets = ", ".join(f"fr[{int(s)}]" for s in slots)
+        t = self.gen.temp()
+        items = "".join((f"fr[{k}], " if k in read and k not in slots else "None, ")
+                        for k in range(max(read, default=-1) + 1))
+        lines = [f"{t} = [{items}]", *(f"{t}[{int(s)}] = {t}" for s in slots if s in read),
+                 f"{targets} = " + ", ".join(t for _ in slots)]
+        return self.gen.attach(setter, Src("None", lines, simple=True))
+
+    def apply_lifted(self, node: A.Node, slot: int, fn: LiftedFn, args: list[A.Node], sc: Scope,
+                     ptypes: list[LeanType | None]) -> Closure:
+        """``name args`` where ``name`` is the function ``fn`` of a lifted group, held (its
+        group's environment) in frame slot ``slot``; the arguments compiled as for any
+        function value's application."""
+        if len(args) != fn.arity or any(isinstance(a, A.NamedArg) for a in args):
+            raise unsupported(node, "let rec application", "not an application to all its arguments")
+        cs = [self._arg(a, sc, t if t is not None else self._elaborated_int_or_unsure(a))  # type: ignore[attr-defined]
+              for a, t in zip(args, ptypes)]
+        return fn.apply(self.gen, self.gen.slot(lambda fr: fr[slot], slot), cs)
 
     def _note_local_fn(self, ctx: DefCtx, slot: int, maker: Closure) -> None:
         """Record that frame slot ``slot`` of ``ctx`` holds what ``maker`` makes, when that is a
@@ -605,6 +691,112 @@ def _guarded_call(gen: CodeGen, fn: str, runner: str) -> Callable[[Sequence[str]
 
 #: the attribute of a maker of a :class:`LocalFn`: the function and the slots its body reads
 _LOCAL_FN_ATTR = "_veriscale_local_fn"
+#: the attribute of every maker :meth:`LambdasMixin._make_fn` returns: the arity of the function
+#: it makes, and the function as ``call(env, *args)`` and as ``run(env, args)`` (for a lifted
+#: ``let rec`` group, :class:`LiftedFn`)
+_LIFT_ATTR = "_veriscale_lifted"
+
+
+def _lifted_entry(arity: int, runner: Callable[[Any, tuple[Any, ...]], Any]) -> tuple[int, Callable[..., Any], Any]:
+    """The ``_LIFT_ATTR`` of a function of ``arity`` whose body runs as ``runner(env, args)``."""
+
+    def call(env: Any, *args: Any) -> Any:
+        return runner(env, args)
+
+    return arity, call, runner
+
+
+class LiftedFn:
+    """A function of a lifted ``let rec`` group (:meth:`LambdasMixin._compile_lifted_group`):
+    its name holds the group's environment, and an application calls the function on it. The
+    function is known once the group is compiled (:meth:`fill`), after the applications in the
+    group's own bodies: generated text calls it through a constant defined then
+    (:meth:`.codegen.CodeGen.forward`), closures through a cell."""
+
+    __slots__ = ("arity", "name", "cell")
+
+    def __init__(self, gen: CodeGen, arity: int) -> None:
+        self.arity = arity
+        self.name = gen.forward()
+        #: ``run(env, args)`` once filled
+        self.cell: list[Any] = [None]
+
+    def fill(self, gen: CodeGen, call: Callable[..., Any], run: Callable[[Any, tuple[Any, ...]], Any]) -> None:
+        gen.define(self.name, call)
+        self.cell[0] = run
+
+    def apply(self, gen: CodeGen, env: Closure, cs: Sequence[Closure]) -> Closure:
+        """The application of the function to ``cs`` (the group's environment read by ``env``),
+        evaluated left to right: the environment, then the arguments."""
+        cell = self.cell
+        closure: Closure
+        if len(cs) == 1:
+            c0 = cs[0]
+
+            def closure(fr: list[Any]) -> Any:
+                return cell[0](env(fr), (c0(fr),))
+        elif len(cs) == 2:
+            c0, c1 = cs
+
+            def closure(fr: list[Any]) -> Any:
+                return cell[0](env(fr), (c0(fr), c1(fr)))
+        else:
+            def closure(fr: list[Any]) -> Any:
+                e = env(fr)
+                return cell[0](e, tuple([c(fr) for c in cs]))
+        return gen.fuse(closure, call_template(self.name, len(cs) + 1), [env, *cs])
+
+
+def _let_rec_lambda(decl: A.LetDecl) -> A.Node:
+    """The function a ``let rec`` declaration defines, as a term: a ``fun`` of its explicit
+    binders (over its equations' ``fun |`` when it has some), or its value."""
+    explicit = [b for b in decl.binders if b.kind == "explicit"]
+    if decl.alts is not None:
+        if explicit:
+            return A.Lambda(decl.line, decl.col, explicit, A.LambdaMatch(decl.line, decl.col, decl.alts))
+        return A.LambdaMatch(decl.line, decl.col, decl.alts)
+    if not explicit:
+        if decl.value is None:
+            raise unsupported(decl, "let rec without a value")
+        return decl.value
+    return A.Lambda(decl.line, decl.col, explicit, decl.value)  # type: ignore[arg-type]
+
+
+def _lambda_arity(lam: A.Node) -> int | None:
+    """How many arguments the function ``lam`` takes, as its compiled ``Fn`` counts them
+    (``c_Lambda``: a name per binder name, one per pattern binder; ``c_LambdaMatch``: one per
+    pattern of an equation); ``None`` when ``lam`` is not a ``fun``."""
+    if isinstance(lam, A.Lambda):
+        return sum(len(b.names) if b.pattern is None else 1 for b in lam.binders)
+    if isinstance(lam, A.LambdaMatch):
+        return len(lam.alts[0].patterns) if lam.alts else None
+    return None
+
+
+def only_applied(arities: dict[str, int | None], nodes: Sequence[A.Node]) -> bool:
+    """Whether every identifier of ``nodes`` naming one of ``arities``'s names (``f``, or a
+    field of it, ``f.x``) is the function of an application to exactly its arity's arguments,
+    none named: then no term reads such a name's value but to apply it, whatever it is bound
+    to there. Locals are only ever read by name (:func:`.support.referenced_names`); an
+    application's function is read as ``_c_app`` reads it (through one pair of parentheses
+    without a ``·``)."""
+    if not arities or any(a is None or a == 0 for a in arities.values()):
+        return False
+
+    def ok(node: A.Node) -> bool:
+        if isinstance(node, A.Ident):
+            return node.name.partition(".")[0] not in arities
+        if isinstance(node, A.App):
+            fn = node.fn
+            if isinstance(fn, A.Paren) and not _has_cdot(fn.term):
+                fn = fn.term
+            if isinstance(fn, A.Ident) and fn.name in arities:
+                if len(node.args) != arities[fn.name] or any(isinstance(a, A.NamedArg) for a in node.args):
+                    return False
+                return all(ok(a) for a in A.subterms(node.args))
+        return all(ok(sub) for sub in A.subterms(node))
+
+    return all(ok(n) for n in nodes)
 
 
 def local_instance_class(decl: A.LetDecl) -> str | None:

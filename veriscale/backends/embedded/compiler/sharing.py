@@ -133,6 +133,22 @@ def repeated_terms(body: Any, user_names: Iterable[str]) -> dict[int, Hashable]:
     return out
 
 
+def tail_only(shared: dict[int, Hashable], tail_calls: set[int]) -> frozenset[int]:
+    """The occurrences of ``shared`` (node id: structure key) whose key's every occurrence is
+    one of ``tail_calls``, the applications in tail position of the definition's body.
+
+    A sharing site records a value its term returns, never a pending self tail call
+    (:class:`..runtime_support.TailCall`), and replays only what a site of the same token
+    recorded. Take such an occurrence that compiles as a self tail call. A site of the same
+    token is an occurrence of the same key, so in tail position of the same body, naming the
+    same variables in the same slots (the token holds them, so the term's function resolves
+    alike), under the same definition: it compiles as a self tail call too. So no site of that
+    token ever records, none ever replays, and each only evaluates its term: the term alone
+    is the same (:meth:`~.core.Compiler.compile` leaves the site out)."""
+    keys_elsewhere = {key for node_id, key in shared.items() if node_id not in tail_calls}
+    return frozenset(node_id for node_id, key in shared.items() if key not in keys_elsewhere)
+
+
 class _LocalInstance(Exception):
     """A local instance in the definition: nothing in it is shared."""
 

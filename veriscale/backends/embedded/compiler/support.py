@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 
 from veriscale.backends.embedded import ast as A
 from veriscale.backends.embedded.builtins import BUILTINS
+from veriscale.backends.embedded.compiler.codegen import some_text
 from veriscale.backends.embedded.env import UserDef
 from veriscale.backends.embedded.registry import Builtin
 from veriscale.backends.embedded.statics import BOOL, CHAR, FLOAT, INT, NAT, STRING, TVar, coerce_value
@@ -41,7 +42,8 @@ def unsupported(node: A.Node | None, construct: str, detail: str = "") -> Unsupp
 class DefCtx:
     """Per user definition: the slot allocator and the definition's namespace."""
 
-    __slots__ = ("nslots", "namespace", "udef", "monad", "do_depth", "do_result", "hoist", "shared")
+    __slots__ = ("nslots", "namespace", "udef", "monad", "do_depth", "do_result", "hoist", "shared",
+                 "tail_shared")
 
     def __init__(self, namespace: str, udef: UserDef | None) -> None:
         self.nslots = 0
@@ -58,6 +60,9 @@ class DefCtx:
         self.shared: dict[int, Any] | None = None
         """The definition's repeated terms, by node id, with their structure keys
         (:func:`.sharing.repeated_terms`); ``None`` when it has none."""
+        self.tail_shared: frozenset[int] = frozenset()
+        """Those of :attr:`shared` whose every occurrence is in tail position of the definition
+        (:func:`.sharing.tail_only`): an occurrence compiled as a self tail call needs no site."""
 
     def alloc(self) -> int:
         i = self.nslots
@@ -169,7 +174,9 @@ def _some_of(c: Closure, gen: CodeGen | None = None) -> Closure:
     def run(fr: list[Any]) -> Any:
         return some(c(fr))
 
-    return run if gen is None else gen.fuse(run, gen.const(some) + "({0})", [c])
+    if gen is None:
+        return run
+    return gen.fuse_with(run, [c], lambda exprs: ((), some_text(gen, exprs[0])))
 
 
 def _coercer(c: Closure, ty: LeanType, gen: CodeGen | None = None) -> Closure:

@@ -22,8 +22,8 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from veriscale.backends.embedded.compiler.codegen import CodeGen, InlineTest
-from veriscale.lean.values import NONE, Some, some
+from veriscale.backends.embedded.compiler.codegen import CodeGen, InlineTest, some_text
+from veriscale.lean.values import NONE, Some
 
 
 class _Absent:
@@ -90,7 +90,7 @@ def unboxed_tests(gen: CodeGen, matchers: Sequence[Callable[..., bool]],
             tests.append(None)
         elif isinstance(test_of(m), int):
             # a variable binds the option: made again from the unboxed value (in its branch only)
-            option = f"({gen.const(some)}({{v}}) if {{v}} is not {absent} else {gen.const(NONE)})"
+            option = f"({some_text(gen, '{v}')} if {{v}} is not {absent} else {gen.const(NONE)})"
             tests.append(InlineTest("True", [(test_of(m), option)]))
         elif m in _NONE_MATCHERS:
             tests.append(InlineTest(f"{{v}} is {absent}"))
