@@ -428,6 +428,8 @@ class CallsMixin:
                 cs.append(self.gen.constant(lambda fr: PROOF, PROOF))
                 continue
             pt = ptys[i] if i < len(ptys) else None
+            if i == 0 and b.name in _MEMO_FOLDS:
+                self.note_fold_fun(a)  # type: ignore[attr-defined]
             c = self.compile(a, sc, pt)
             if pt is not None and _needs_int(pt):
                 c = self.coerced(c, a, pt)
