@@ -24,6 +24,9 @@ value made as before.
 function value (its code and captured values key the table): for them the memo wrapper keeps
 its place and its table, and only the fold it calls on a miss is the generated loop
 (:func:`fold_function`), run on the function value's snapshot, so hits and steps are unchanged.
+That loop updates an ``Array`` accumulator in place where :mod:`.linearity` proves the ``fun``'s
+body linear in it: it starts from a copy of ``init`` that its owner holds
+(:func:`_own_accumulator`; ``init``, which the memo table may keep, is never changed).
 """
 
 from __future__ import annotations
