@@ -365,6 +365,15 @@ def owned_result(new: Any, old: Any) -> Arr | None:
     return None
 
 
+def owned_copy(arr: Arr) -> Arr:
+    """A new root with the elements of ``arr`` in a list of its own: a version that no other
+    version depends on and nothing but the caller refers to (as :func:`owned_result` finds one),
+    ``arr`` unchanged."""
+    copied = _root(list(arr.view()), arr._len)
+    copied._at = _FRESH
+    return copied
+
+
 def _root(items: list[Any], length: int) -> Arr:
     """A root version owning ``items``, updated in place (not frozen)."""
     arr = _new_arr(Arr)

@@ -155,3 +155,41 @@ def test_equality_ignores_layout() -> None:
     b = hash_set(*nats(2, 1))
     assert a == b and hash(a) == hash(b)
     assert LeanHashMap() != LeanHashSet()
+
+
+def _general_insert(s: LeanHashSet, key: object) -> LeanHashSet:
+    """``HashSet.insert`` through the general path the inline one of ``hashset_insert`` copies."""
+    made = s.with_entry(key, UNIT, replace=False)
+    assert isinstance(made, LeanHashSet)
+    return made
+
+
+@pytest.mark.parametrize("keys", [
+    [Nat(k) for k in (3, 19, 3, 35, 1, 2, 4, 5, 6, 7, 8, 9, 10, 11, 12, 40000, 1 << 40)],
+    [-1, 2, -3, 4, 2, 0, -(1 << 70), 1 << 70, 17, -17, 33, 5, 6, 7, 8, 9, 10, 11],
+    [Char("a"), Char("b"), Char("a"), Char("z")],
+    ["s", "t"],  # no modelled hash: the general path (unknown layout)
+])
+def test_set_insert_fast_path_is_the_general_one(keys: list[object]) -> None:
+    fast: list[LeanHashSet] = [call("Std.HashSet.empty")]  # type: ignore[list-item]
+    slow: list[LeanHashSet] = [call("Std.HashSet.empty")]  # type: ignore[list-item]
+    for k in keys:
+        fast.append(call("Std.HashSet.insert", fast[-1], k))  # type: ignore[arg-type]
+        slow.append(_general_insert(slow[-1], k))
+        assert call("Std.HashSet.contains", fast[-1], k) is True
+    # every version keeps its elements, size and order (each one read after all the inserts)
+    for f, s in zip(fast, slow):
+        assert f == s and len(f) == len(s)
+        assert sorted(map(repr, f._entries)) == sorted(map(repr, s._entries))
+        if keys[0] != "s":
+            assert f.ordered_keys() == s.ordered_keys()
+    assert call("Std.HashSet.contains", fast[0], keys[0]) is False
+    present = fast[-1]
+    assert call("Std.HashSet.insert", present, keys[0]) is present
+
+
+def test_empty_sets_share_a_layout_that_never_changes() -> None:
+    a = hash_set(Nat(1), Nat(17))
+    b = hash_set(Nat(2))
+    assert a.ordered_keys() == [Nat(17), Nat(1)] and b.ordered_keys() == [Nat(2)]
+    assert hash_set().ordered_keys() == [] and hash_set().bucket_count == 16

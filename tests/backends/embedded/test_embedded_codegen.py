@@ -857,3 +857,36 @@ def test_some_text_makes_what_some_makes() -> None:
     made = eval(some_text(gen, "value"), gen.namespace, {"value": (1, 2)})  # noqa: S307 - our own text
     assert type(made) is Some and made == some((1, 2)) and hash(made) == hash(some((1, 2)))
     assert repr(made) == repr(some((1, 2))) and made.value == (1, 2)
+
+
+def test_list_get_d_head_d_and_int_to_nat_are_written_inline(clamp: Task) -> None:
+    # a rotation as Verina writes it: `Int.ofNat`/`Int.toNat` (plain calls) and `getD`/`headD`
+    # in a `map` body; indices past the end and negative ones, an empty list, a huge index
+    code = ("let l : List Int := (List.range (x.toNat % 5)).map (fun i => Int.ofNat i * 3 - lo)\n"
+            "let r := (List.range (l.length + 2)).map (fun i : Nat =>\n"
+            "  let k : Int := Int.ofNat i - x + Int.ofNat l.length\n"
+            "  l.getD (Int.toNat k) (l.headD (x - 100)))\n"
+            "r.foldl (fun s v => s * 7 + v) 0 + ([] : List Int).headD hi + l.getD (Int.toNat (x * 2^70)) 5")
+    task = clamp.with_sections(code="  " + code.replace("\n", "\n  "))
+    answers, program = _same_both_ways(task, _int_checks([-3, 0, 2, 4, 7, 9]))
+    text = "\n".join(program.compiler.gen.sources)
+    assert "[0] if " in text and re.search(r"if _t\d+.__class__ is _k\d+ and 0 <= _t\d+ < _k\d+ else", text)
+    from veriscale.backends.embedded.builtins.lists import list_get_d, list_head_d
+    consts = {name for name, v in program.compiler.gen.namespace.items() if v in (list_get_d, list_head_d)}
+    # each builtin is only the fallback of its inline text (called after a class test)
+    assert consts and all(f"else {k}(" in text for k in consts)
+
+    def rotation(x: int) -> int:
+        lo, hi = 0, 10
+        items = [i * 3 - lo for i in range(x % 5 if x >= 0 else 0)]
+        head = items[0] if items else x - 100
+        r = []
+        for i in range(len(items) + 2):
+            k = max(i - x + len(items), 0)
+            r.append(items[k] if k < len(items) else head)
+        s = 0
+        for v in r:
+            s = s * 7 + v
+        return s + hi + (items[x * 2**70] if 0 <= x * 2**70 < len(items) else 5)
+
+    assert [a.value for a in answers] == [rotation(x) for x in [-3, 0, 2, 4, 7, 9]]

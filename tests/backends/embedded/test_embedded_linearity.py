@@ -187,3 +187,70 @@ def test_only_a_copied_version_is_owned() -> None:
     assert owned_result(frozen, frozen) is None  # (an update that returned its receiver)
     assert owned_result((1, 2), frozen) is None
     assert list(frozen) == [1, 2] and list(copied) == [1, 2, 3] and list(stolen) == [1, 2, 3, 4]
+
+
+# -- folds: the loop of a `fun` owns its accumulator (.loops, .linearity) ---------------------
+#: the start of a fold's loop taking a copy of its accumulator as its own
+OWN_COPY = re.compile(r"_len <= \d+ \* _k\d+\(_t\d+\):")
+
+FOLD_EVENS = "def evensOf (a : Array Int) : Array Int := a.foldl (fun acc v => if v % 2 = 0 then acc.push v else acc) #[]\n"
+
+
+def test_a_fold_pushes_onto_its_accumulator_in_place(clamp: Task) -> None:
+    answers, text = _both_ways(clamp, FOLD_EVENS, "let e := evensOf #[x, 1, 2, x + 2, 4, lo]\ntotal e * 10 + e.size", [0, 3, 4])
+    assert PUSHED in text and OWN_COPY.search(text)
+    # x = 4: #[4, 2, 6, 4, 0]
+    assert answers[2].value == 16 * 10 + 5
+    assert answers[1].value == 6 * 10 + 3
+
+
+def test_a_fold_sets_in_place_and_its_start_keeps_its_value(clamp: Task) -> None:
+    # the start is an updated (not frozen) array, read again after the fold; the second fold
+    # starts from the first one's result, also read again
+    code = ("let a := #[x, 1, 2].push 3\n"
+            "let b := (List.range 3).foldl (fun acc i => acc.set! i (acc[i]! + 10)) a\n"
+            "let c := Array.foldl (fun acc i => acc.set! (i + 1) 0) b (Array.range 2)\n"
+            "total a + total b * 100 + total c * 10000")
+    answers, text = _both_ways(clamp, "", code, [5])
+    assert SET.search(text) and OWN_COPY.search(text)
+    # a = #[5, 1, 2, 3]; b = #[15, 11, 12, 3]; c = #[15, 0, 0, 3]
+    assert answers[0].value == 11 + 41 * 100 + 18 * 10000
+
+
+def test_a_fold_called_again_through_its_memo_keeps_every_result(clamp: Task) -> None:
+    # the same fold site twice from the same start: the second fold of a longer list is
+    # answered from the first one's result (List.foldl_append), which the caller reads after
+    aux = "def addAll (a : Array Int) (n : Nat) : Array Int :=\n  (List.range n).foldl (fun acc i => acc.push (Int.ofNat i)) a\n"
+    code = ("let b := #[x].push 1\nlet r1 := addAll b 3\nlet r2 := addAll b 4\nlet r3 := addAll r1 2\n"
+            "total r1 + total r2 * 100 + total b * 10000 + total r3 * 1000000 + r2.size")
+    answers, text = _both_ways(clamp, aux, code, [7])
+    assert PUSHED in text
+    # b = #[7, 1]; r1 = b ++ #[0, 1, 2]; r2 = r1 ++ #[3]; r3 = r1 ++ #[0, 1]
+    assert answers[0].value == 11 + 14 * 100 + 8 * 10000 + 12 * 1000000 + 6
+
+
+def test_a_fold_accumulator_read_after_its_update_is_not_updated_in_place(clamp: Task) -> None:
+    aux = ("def keepSome (a : Array Int) : Array Int :=\n"
+           "  a.foldl (fun acc v => let b := acc.push v; if b.size > 3 then acc else b) #[]\n")
+    answers, text = _both_ways(clamp, aux, "let k := keepSome #[x, 1, 2, 3, 4]\ntotal k * 10 + k.size", [9])
+    assert PUSHED not in text
+    # pushes kept up to three elements: #[9, 1, 2] (the push of 3, then of 4, dropped)
+    assert answers[0].value == 12 * 10 + 3
+
+
+def test_a_fold_accumulator_handed_to_a_definition_is_not_updated_in_place(clamp: Task) -> None:
+    aux = ("def sizeOf' (a : Array Int) : Nat := a.size\n"
+           "def grown (a : Array Int) : Array Int :=\n"
+           "  a.foldl (fun acc v => (acc.push v).push (Int.ofNat (sizeOf' acc))) #[]\n")
+    answers, text = _both_ways(clamp, aux, "total (grown #[x, 1, 2])", [5])
+    assert OWN_COPY.search(text) is None
+    # #[5, 0, 1, 2, 2, 4]
+    assert answers[0].value == 14
+
+
+def test_a_fold_in_place_runs_out_of_steps_at_the_same_step(clamp: Task) -> None:
+    code = "total (Array.foldl (fun acc i => acc.push (Int.ofNat i)) #[] (Array.range (x.toNat * 300)))"
+    answers, text = _both_ways(clamp, "", code, [1, 3, 9], max_steps=2_000)
+    assert PUSHED in text
+    assert {a.status for a in answers} >= {"value"}
+    assert any(a.status != "value" for a in answers)

@@ -37,7 +37,7 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 from veriscale.backends.embedded.builtins._core import check_size, contains_float, default_of_type, nat
-from veriscale.backends.embedded.registry import alias, builtin
+from veriscale.backends.embedded.registry import MAX_COLLECTION, alias, builtin
 from veriscale.lean.values import (
     NONE,
     UNIT,
@@ -165,7 +165,17 @@ class _Layout:
 
 
 def _empty_layout(capacity: int) -> _Layout:
-    return _Layout(None, _INSERT, None, 0, ((),) * initial_bucket_count(capacity))
+    """The layout of ``emptyWithCapacity capacity``: one node per capacity, shared by every map
+    made empty with it (a node never changes once its buckets are known, and these are)."""
+    layout = _EMPTY_LAYOUTS.get(capacity)
+    if layout is None:
+        layout = _Layout(None, _INSERT, None, 0, ((),) * initial_bucket_count(capacity))
+        if len(_EMPTY_LAYOUTS) < 64:
+            _EMPTY_LAYOUTS[capacity] = layout
+    return layout
+
+
+_EMPTY_LAYOUTS: dict[int, _Layout] = {}
 
 
 def _materialize(node: _Layout) -> Buckets:
@@ -178,19 +188,25 @@ def _materialize(node: _Layout) -> Buckets:
         assert base.parent is not None
         base = base.parent
     # mutable copy, each bucket kept tail-first so that consing onto the head is an append
-    table: list[list[Any]] = [list(reversed(b)) for b in base.buckets]
+    table: list[list[Any]] = [b[::-1] if b else [] for b in map(list, base.buckets)]
+    mask = len(table) - 1
     for step in reversed(pending):
-        h = lean_hash(step.key)
+        key = step.key
+        t = type(key)
+        # lean_hash, inline for the common keys
+        h = (key & _MASK64 if t is Nat else (2 * key if key >= 0 else -2 * key - 1) & _MASK64 if t is int
+             else lean_hash(key))
         assert h is not None  # only keys with a modelled hash get a known layout
         folded = h ^ (h >> 32)  # bucket_index, inline
-        bucket = table[(folded ^ (folded >> 16)) & (len(table) - 1)]
+        bucket = table[(folded ^ (folded >> 16)) & mask]
         if step.op == _ERASE:
-            bucket.remove(step.key)  # AssocList.erase: the others keep their order
+            bucket.remove(key)  # AssocList.erase: the others keep their order
             continue
-        bucket.append(step.key)  # cons at the head
-        if step.size * 4 // 3 > len(table):  # expandIfNecessary
+        bucket.append(key)  # cons at the head
+        if step.size * 4 // 3 > mask + 1:  # expandIfNecessary
             table = _expand(table)
-    node.buckets = tuple(tuple(reversed(b)) for b in table)
+            mask = len(table) - 1
+    node.buckets = tuple([tuple(b[::-1]) for b in table])
     return node.buckets
 
 
@@ -588,11 +604,47 @@ alias("Std.HashSet.emptyWithCapacity", "Std.HashSet.empty", "{α : Type u} [BEq 
 @builtin("Std.HashSet.insert", "{α : Type u} {_ : BEq α} {_ : Hashable α} (m : Std.HashSet α) (a : α) : Std.HashSet α")
 def hashset_insert(s: LeanHashSet, key: Any) -> LeanHashSet:
     # `HashSet.insert` is `insertIfNew`: the set is unchanged when the element is present
-    return s.with_entry(key, UNIT, replace=False)  # type: ignore[return-value]
+    d = s._dict
+    if d is None or type(key) not in _HASHED_KEY_TYPES:
+        return s.with_entry(key, UNIT, replace=False)  # type: ignore[return-value]
+    # `with_entry` and `_updated` for a root and a key of a modelled hash, inline (a loop
+    # inserts once a turn), in the same order of stores
+    if key in d:
+        return s
+    length = s._len + 1
+    if length > MAX_COLLECTION:
+        check_size(length, s.LEAN_TYPE)
+    layout = s._layout
+    if layout is not None:
+        layout = _Layout(layout, _INSERT, key, length)
+    new = _new_map(type(s))
+    new._next = None
+    new._key = new._old = None
+    new._owned = True
+    new._layout = layout
+    new._len = length
+    if not s._owned:  # frozen: a copy
+        d = dict(d)
+        d[key] = UNIT
+        new._dict = d
+        return new
+    new._dict = d
+    s._old = _ABSENT
+    s._key = key
+    s._next = new
+    s._dict = None  # `s` is now a diff of `new`
+    d[key] = UNIT
+    return new
+
+
+_new_map = object.__new__
 
 
 @builtin("Std.HashSet.contains", "{α : Type u} {_ : BEq α} {_ : Hashable α} (m : Std.HashSet α) (a : α) : Bool")
 def hashset_contains(s: LeanHashSet, key: Any) -> bool:
+    d = s._dict
+    if d is not None and type(key) in _PLAIN_KEY_TYPES:
+        return key in d
     return key in s
 
 

@@ -244,8 +244,10 @@ class CallsMixin:
             return self.gen.fuse(lambda fr: int(c(fr)), self.gen.const(int) + "({0})", [c])
         if name in ("Int.toNat",) and len(args) == 1:
             c = self.compile(args[0], sc, INT)
-            return self.gen.fuse(lambda fr: Nat(max(0, int(c(fr)))),
-                                 f"{self.gen.const(Nat)}({self.gen.const(max)}(0, {self.gen.const(int)}({{0}})))", [c])
+            to_nat = BUILTINS["Int.toNat"].fn  # the same value; its text reads small ones from a table
+            writer = scalar_writer(self.gen, to_nat, 1)
+            assert writer is not None
+            return self.gen.fuse_with(lambda fr: to_nat(c(fr)), [c], writer)
         if name in ("Prod.mk",) and len(args) == 2:
             return self.c_Tuple(A.Tuple(node.line, node.col, list(args)), sc, expected)
         if name in ("List.cons",) and len(args) == 2:
@@ -430,6 +432,8 @@ class CallsMixin:
                 cs.append(self.gen.constant(lambda fr: PROOF, PROOF))
                 continue
             pt = ptys[i] if i < len(ptys) else None
+            if i == 0 and b.name in _MEMO_FOLDS:
+                self.note_fold_fun(a)  # type: ignore[attr-defined]
             c = self.compile(a, sc, pt)
             if pt is not None and _needs_int(pt):
                 c = self.coerced(c, a, pt)

@@ -120,6 +120,8 @@ class Compiler(StaticTypesMixin, CallsMixin, LambdasMixin, PatternsMixin, ArithM
         self._memoised_defs: dict[str, bool] = {}
         #: array updates written in place when owned (:mod:`.linearity`), by node id, with their owner
         self._owned_updates: dict[int, tuple[A.Node, str]] = {}
+        #: ``fun`` nodes written as the function operand of a fold, by id (:mod:`.linearity`)
+        self._fold_funs: set[int] = set()
 
     # -- user definitions -----------------------------------------------------------------
     def def_function(self, d: UserDef) -> Callable[..., Any]:

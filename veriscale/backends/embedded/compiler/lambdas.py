@@ -60,7 +60,11 @@ class LambdasMixin:
                 m, inner = self.compile_pattern(pat, inner, ty)
                 patterns.append((slot, m))
         target = self._rec_target(node, slots, [node.body], jumps=not patterns)
-        if target is not None and target.loop is not None:
+        acc_owner = None
+        if target is None:  # the `fun` of a fold: its loop may own the accumulator (.linearity)
+            acc_owner = self.fold_fun_owner(  # type: ignore[attr-defined]
+                node, [(n, head(ty) == "Array") for n, _pat, ty in names], sc.ctx.shared, self.env.defs)
+        elif target.loop is not None:
             self.note_owned_updates(  # type: ignore[attr-defined]
                 node.body, [(n, head(ty) == "Array") for n, _pat, ty in names],
                 [n for n, (s, _t) in sc.vars.items() if s == target.key], target.calls, sc.ctx.shared,
@@ -73,7 +77,7 @@ class LambdasMixin:
         finally:
             self._tail_target = saved
         return self._make_fn(node, slots, patterns, body, sc.ctx, target,
-                             key_slots=captured_slots(node, sc), shape=self.lambda_shape(node, sc))
+                             key_slots=captured_slots(node, sc), shape=self.lambda_shape(node, sc), acc_owner=acc_owner)
 
     def _rec_target(self, node: A.Node, slots: list[int], bodies: list[Any], jumps: bool) -> TailTarget | None:
         """The tail-call target of a ``let rec`` function's lambda (None for other lambdas), with
@@ -91,7 +95,7 @@ class LambdasMixin:
 
     def _make_fn(self, node: A.Node, slots: list[int], patterns: list[tuple[int, Any]], body: Closure,
                  ctx: DefCtx, target: TailTarget | None = None, key_slots: tuple[int, ...] | None = None,
-                 shape: Any = None) -> Closure:
+                 shape: Any = None, acc_owner: str | None = None) -> Closure:
         arity = len(slots)
         budget = self.budget
         slot_a, slot_b = (slots[0], slots[1]) if arity == 2 else (-1, -1)
@@ -113,7 +117,7 @@ class LambdasMixin:
                 if src is None:
                     return make_local
                 # a builtin applying it in a loop may inline its body (.loops)
-                note_inline(make_local, InlineFun(slots, self.gen.src(body), budget, src, local.runner))
+                note_inline(make_local, InlineFun(slots, self.gen.src(body), budget, src, local.runner, acc_owner))
                 return self.gen.attach(make_local, src)
             body = generated.fn
         else:

@@ -45,6 +45,16 @@ never touches it again), and nothing it was handed to keeps it: reads keep eleme
 hoisted or shared term, a memo table, a closure or a data structure never sees it. Hence the
 version an in-place update changes is unobservable except through the update's own result.
 
+**Folds.** The ``fun`` of ``List.foldl``/``Array.foldl`` runs as the body of a generated loop
+(:func:`..loops.fold_function`) whose turn's result is the next turn's accumulator, the ``fun``'s
+first parameter: the loop *is* a self tail call storing the result into that parameter. Its body
+is proven as such (``result_into``: a result flows into the accumulator, a chain variable, instead
+of leaving the function), so the owner, held by the loop across its turns, only updates a version
+the loop made, which the accumulator alone holds; a result that would flow into an accumulator
+that is not linear (not an ``Array``, read again, handed on) is not linear either. The loop
+starts by copying its accumulator for its owner (:func:`..loops._own_accumulator`): the
+caller's ``init``, which the memo table may keep, is never updated.
+
 Everything else keeps the persistent path: a closure-only evaluation, a receiver that is not
 the owner (a caller's array, a captured one), a site the analysis did not prove. User
 definitions named like the array operations the proof relies on disable it for the file."""
@@ -118,6 +128,9 @@ class _Walk:
         self.vars: list[_Var] = []
         self.sites: list[_Site] = []
         self.params: list[_Var | None] = []
+        #: where the body's result goes: out of the function (:data:`RESULT`), or, for a fold's
+        #: ``fun``, into its accumulator parameter (a chain variable, ``None`` when it is none)
+        self.result: _Var | str | None = RESULT
 
     def new_var(self, name: str) -> _Var:
         v = _Var(name, len(self.vars))
@@ -205,7 +218,7 @@ class _Walk:
         v.uses += 1
         if not rest:
             if tail:
-                v.flows.append(RESULT)
+                v.flows.append(self.result)
             else:
                 v.linear = False
         elif READS.get(rest) != 0:
@@ -218,7 +231,7 @@ class _Walk:
             self.self_call(node, env)
             return
         if tail and _update(node) is not None:
-            self.site(node, env, RESULT)
+            self.site(node, env, self.result)
             return
         method = _method(node)
         if method is not None:
@@ -297,7 +310,8 @@ class _Walk:
 
     # -- the verdict ------------------------------------------------------------------------
     def tracked(self) -> dict[int, tuple[A.Node, int]]:
-        """The updates written with an owner, by node id, with the number of their chain."""
+        """The updates written with an owner, by node id, with the number of their chain (and
+        :attr:`param_chains`: each parameter's chain, ``None`` for one that is not linear)."""
         changed = True
         while changed:  # a variable flowing into one that is not linear is not linear either
             changed = False
@@ -323,6 +337,7 @@ class _Walk:
         for s in self.sites:  # an update joins the chain of what it updates
             if isinstance(s.dest, _Var) and s.dest.linear and s.receiver is not None and s.receiver.linear:
                 parent[find(s.dest.index)] = find(s.receiver.index)
+        self.param_chains = [find(p.index) if p is not None and p.linear else None for p in self.params]
         out: dict[int, tuple[A.Node, int]] = {}
         for s in self.sites:
             if isinstance(s.dest, _Var) and s.dest.linear:
@@ -334,14 +349,22 @@ class _Walk:
 
 
 def plan_owned_updates(body: Any, params: Sequence[tuple[str | None, bool]], self_names: Iterable[str],
-                       tail_ids: set[int], shared: Iterable[int] | None) -> dict[int, tuple[A.Node, int]]:
+                       tail_ids: set[int], shared: Iterable[int] | None,
+                       result_into: int | None = None) -> dict[int, tuple[A.Node, int]]:
     """The updates of a function body proven to be written in place when owned (module
     docstring), by node id, each with the number of its chain (one owner per chain).
 
     ``params``: the function's explicit parameters in order, each a name (``None`` when it has
     none) and whether its type is ``Array …``; ``self_names``: the names a self-call is written
     with; ``tail_ids``: the ids of the applications in tail position; ``shared``: the ids of the
-    terms the definition shares."""
+    terms the definition shares; ``result_into``: the parameter the body's result flows into
+    (a fold's ``fun``, see :func:`plan_fold_fun`), else the result leaves the function."""
+    return _planned(body, params, self_names, tail_ids, shared, result_into)[0]
+
+
+def _planned(body: Any, params: Sequence[tuple[str | None, bool]], self_names: Iterable[str], tail_ids: set[int],
+             shared: Iterable[int] | None, result_into: int | None) -> tuple[dict[int, tuple[A.Node, int]], list[int | None]]:
+    """:func:`plan_owned_updates` and the chain of each parameter (``None``: not linear)."""
     w = _Walk(set(self_names), len(params), tail_ids, set(shared or ()))
     env: _Env = {}
     for name, is_array in params:
@@ -351,8 +374,10 @@ def plan_owned_updates(body: Any, params: Sequence[tuple[str | None, bool]], sel
             env[name] = v
     for n in self_names:
         env.pop(n, None)
+    if result_into is not None:
+        w.result = w.params[result_into]
     w.walk(body, env, True)
-    return w.tracked()
+    return w.tracked(), w.param_chains
 
 
 def _unparen(node: Any) -> Any:
@@ -398,18 +423,44 @@ class LinearityMixin:
 
     gen: CodeGen
     _owned_updates: dict[int, tuple[A.Node, str]]
+    _fold_funs: set[int]
 
     def note_owned_updates(self, body: Any, params: Sequence[tuple[str | None, bool]], self_names: Iterable[str],
-                           tail_ids: set[int], shared: Iterable[int] | None, defined: Iterable[str]) -> None:
+                           tail_ids: set[int], shared: Iterable[int] | None, defined: Iterable[str],
+                           result_into: int | None = None) -> list[str | None]:
         """Plan the updates of one function body (:func:`plan_owned_updates`), one owner variable
-        per chain; ``defined``: the file's definitions (none may be an operation relied on)."""
+        per chain; ``defined``: the file's definitions (none may be an operation relied on).
+        Returns the owner of each parameter's chain (``None`` where none of its updates is
+        planned)."""
         if relied_on_names_defined(defined):
-            return
+            return [None] * len(params)
         owners: dict[int, str] = {}
-        for key, (node, chain) in plan_owned_updates(body, params, self_names, tail_ids, shared).items():
+        planned, param_chains = _planned(body, params, self_names, tail_ids, shared, result_into)
+        for key, (node, chain) in planned.items():
             if chain not in owners:
                 owners[chain] = self.gen.owner()
             self._owned_updates[key] = (node, owners[chain])
+        return [owners.get(c) if c is not None else None for c in param_chains]
+
+    def note_fold_fun(self, node: Any) -> None:
+        """``node`` is the function operand of ``List.foldl``/``Array.foldl`` (:meth:`fold_fun_owner`)."""
+        node = _unparen(node)
+        if isinstance(node, A.Lambda):
+            self._fold_funs.add(id(node))
+
+    def fold_fun_owner(self, node: A.Lambda, params: Sequence[tuple[str | None, bool]], shared: Iterable[int] | None,
+                       defined: Iterable[str]) -> str | None:
+        """Plan the body of a ``fun`` noted by :meth:`note_fold_fun` as the body of the fold's
+        loop (:func:`..loops.fold_function`): the result of one application is the accumulator
+        (its first parameter) of the next, exactly as a self-call in tail position stores its
+        argument into the parameter, so the proof is that of a ``let rec`` loop with the result
+        flowing into that parameter (``result_into``), and an owner held across the iterations
+        updates in place only a version that loop made. Returns the owner of the accumulator's
+        chain (``None`` when it is not linear or has no update planned)."""
+        if id(node) not in self._fold_funs or len(params) != 2:
+            return None
+        self._fold_funs.discard(id(node))
+        return self.note_owned_updates(node.body, params, (), set(), shared, defined, result_into=0)[0]
 
     def owned_update_writer(self, node: A.Node, fn: Any, nargs: int) -> Writer | None:
         """The text of the builtin call ``node`` when it is a planned update, else ``None``."""

@@ -24,6 +24,9 @@ value made as before.
 function value (its code and captured values key the table): for them the memo wrapper keeps
 its place and its table, and only the fold it calls on a miss is the generated loop
 (:func:`fold_function`), run on the function value's snapshot, so hits and steps are unchanged.
+That loop updates an ``Array`` accumulator in place where :mod:`.linearity` proves the ``fun``'s
+body linear in it: it starts from a copy of ``init`` that its owner holds
+(:func:`_own_accumulator`; ``init``, which the memo table may keep, is never changed).
 """
 
 from __future__ import annotations
@@ -36,7 +39,7 @@ from veriscale.backends.embedded.builtins.arrays import _snapshot
 from veriscale.backends.embedded.compiler.codegen import Body, CodeGen, Src
 from veriscale.backends.embedded.compiler.support import Closure
 from veriscale.backends.embedded.runtime_support import Fn
-from veriscale.lean.values import NONE, Arr, Nat, Some
+from veriscale.lean.values import NONE, Arr, Nat, Some, owned_copy
 
 
 class InlineFun:
@@ -45,14 +48,18 @@ class InlineFun:
     budget the application charges, the maker's source (the value for a builtin called
     instead) and the runner of the values it makes."""
 
-    __slots__ = ("params", "body", "budget", "maker", "runner")
+    __slots__ = ("params", "body", "budget", "maker", "runner", "acc_owner")
 
-    def __init__(self, params: Sequence[int], body: Src, budget: Any, maker: Src, runner: Any) -> None:
+    def __init__(self, params: Sequence[int], body: Src, budget: Any, maker: Src, runner: Any,
+                 acc_owner: str | None = None) -> None:
         self.params = tuple(params)
         self.body = body
         self.budget = budget
         self.maker = maker
         self.runner = runner
+        self.acc_owner = acc_owner
+        """The owner of the chain of the first parameter when the ``fun`` is a fold's whose
+        accumulator the proof of :mod:`.linearity` lets its loop update in place."""
 
 
 _INLINE_ATTR = "_veriscale_inline_fun"
@@ -206,15 +213,42 @@ def _fold_loop(gen: CodeGen, fun: InlineFun) -> Callable[..., Any] | None:
     acc_slot, x_slot = fun.params
     acc, items, x = gen.temp(), gen.temp(), gen.temp()
     body = fun.body
-    lines = [f"{acc} = fr[{acc_slot}]", f"{items} = fr[{x_slot}]", f"for {x} in {items}:",
-             *_indent([*_tick(gen, fun.budget), f"fr[{acc_slot}] = {acc}", f"fr[{x_slot}] = {x}", *body.stmts,
-                       f"{acc} = {body.expr}"])]
+    lines = [f"{acc} = fr[{acc_slot}]", f"{items} = fr[{x_slot}]"]
+    if fun.acc_owner is not None:
+        lines.extend(_own_accumulator(gen, acc, items, fun.acc_owner))
+    lines.extend([f"for {x} in {items}:",
+                  *_indent([*_tick(gen, fun.budget), f"fr[{acc_slot}] = {acc}", f"fr[{x_slot}] = {x}", *body.stmts,
+                            f"{acc} = {body.expr}"])])
 
     def unused(fr: list[Any]) -> Any:  # pragma: no cover - only its source is compiled
         raise AssertionError("a fold's loop runs as generated code only")
 
     generated = gen.body(gen.attach(unused, Src(acc, lines)), fun.params, env=True)
     return generated.fn if generated.kind == Body.LOCALS else None
+
+
+#: an accumulator is copied for its fold's loop to own when it has at most this many elements
+#: per element folded over: the copy then costs less than a small part of the loop's turns
+OWN_COPY_RATIO = 32
+
+
+def _own_accumulator(gen: CodeGen, acc: str, items: str, owner: str) -> list[str]:
+    """The loop's start taking its accumulator ``acc`` (an ``Array``) as its own: a copy, which
+    its owner ``owner`` holds, so every update of the accumulator's chain is done in place.
+
+    Why in place is then sound: the copy is a new root that nothing but this loop refers to
+    (the caller's ``init``, which the memo wrapper may keep, is left as it was), and the proof
+    of the ``fun``'s body (:meth:`.linearity.LinearityMixin.fold_fun_owner`) is that of a loop
+    whose turn's result flows into the accumulator, a linear chain variable: each version the
+    chain makes is dead once the next update of the chain has run, or is the fold's result,
+    which the loop returns and never touches again. Without the copy the chain's first update
+    would update ``init`` persistently (a copy only when ``init`` is frozen), and every later
+    one too when it is not. The copy is bounded by the loop's own length
+    (:data:`OWN_COPY_RATIO`), so no fold gets asymptotically slower; steps are not charged
+    for it (nothing Lean does)."""
+    arr, size, copy = gen.const(Arr), gen.const(len), gen.const(owned_copy)
+    return [f"if {acc}.__class__ is {arr} and {acc}._len <= {OWN_COPY_RATIO} * {size}({items}):",
+            f"    {acc} = {owner} = {copy}({acc})"]
 
 
 def _tick(gen: CodeGen, budget: Any) -> list[str]:

@@ -1,7 +1,7 @@
 """Builtins of scalars, lists and options written inline in generated code (:mod:`.codegen`).
 
 Recursions over lists and loops over scalars call a few small builtins once per step:
-``xs.length``, ``s.length``, ``o.isNone``, ``o.getD d``, ``Nat.min``, ``Int.toNat``,
+``xs.length``, ``s.length``, ``xs.getD i d``, ``xs.headD d``, ``o.isNone``, ``o.getD d``, ``Nat.min``, ``Int.toNat``,
 ``c.isDigit``, ``Char.ofNat``, ``String.mk``, ``x.xor y`` on ``UInt8`` … Called as builtins, each costs a Python call (two or
 three where the builtin is a lambda over another function, or makes its ``Nat`` through
 ``Nat.__new__``). Generated code writes their common case as text over the operands: the
@@ -97,6 +97,31 @@ def _get_d(gen: CodeGen, fn: Any) -> Writer:
         stmts: list[str] = []
         o, d = (_operand(gen, e, stmts) for e in exprs)  # both evaluated, as the call does
         return stmts, f"({o}.value if {o}.__class__ is {some} else {d})"
+
+    return write
+
+
+def _list_get_d(gen: CodeGen, fn: Any) -> Writer:
+    """``xs.getD i d``: the element of a list at a ``Nat`` index in range, else the default."""
+    tup, nat, size, call = gen.const(tuple), gen.const(Nat), gen.const(len), gen.const(fn)
+
+    def write(exprs: Sequence[str]) -> tuple[Sequence[str], str]:
+        stmts: list[str] = []
+        xs, i, d = (_operand(gen, e, stmts) for e in exprs)  # all evaluated, as the call does
+        cond = f"{xs}.__class__ is {tup} and {i}.__class__ is {nat}"
+        return stmts, f"(({xs}[{i}] if {i} < {size}({xs}) else {d}) if {cond} else {call}({xs}, {i}, {d}))"
+
+    return write
+
+
+def _list_head_d(gen: CodeGen, fn: Any) -> Writer:
+    """``xs.headD d``: the first element of a list, the default when it is empty."""
+    tup, call = gen.const(tuple), gen.const(fn)
+
+    def write(exprs: Sequence[str]) -> tuple[Sequence[str], str]:
+        stmts: list[str] = []
+        xs, d = (_operand(gen, e, stmts) for e in exprs)
+        return stmts, f"(({xs}[0] if {xs} else {d}) if {xs}.__class__ is {tup} else {call}({xs}, {d}))"
 
     return write
 
@@ -233,6 +258,8 @@ def _table() -> dict[str, tuple[int, _Factory]]:
         "Option.isNone": (1, _is_none),
         "Option.isSome": (1, _is_some),
         "Option.getD": (2, _get_d),
+        "List.getD": (3, _list_get_d),
+        "List.headD": (2, _list_head_d),
         "Nat.min": (2, _nat_pick(True)),
         "Nat.max": (2, _nat_pick(False)),
         "Int.toNat": (1, _int_to_nat(False)),
