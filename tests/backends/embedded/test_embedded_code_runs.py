@@ -256,6 +256,21 @@ def test_functions_given_as_lean_text(tmp_path: Path) -> None:
     assert [a.value for a in answers] == [v for x in range(-4, 12) for v in (4 * x, x, x, x - 6, x)]
 
 
+def test_functions_given_as_lean_text_at_an_abbreviated_type(tmp_path: Path) -> None:
+    # a parameter whose type is a name of the file's own (here a function type) may take Lean
+    # text: the runs look for it as for `Int → Int` (they skip the look only at core data types)
+    task = _own_task(tmp_path, "applyTwice", [("f", "IntFn"), ("x", "Int")], "Int", "f (f x)")
+    task = task.with_sections(precond_aux="abbrev IntFn := Int → Int")
+    double = LeanSource("fun y => 2 * y")
+
+    def negate(y: int) -> int:
+        return -y
+
+    checks = [Check(kind=CheckKind.CODE, args={"f": f, "x": x}) for x in range(-4, 12) for f in (negate, double, negate)]
+    (answers,) = _both(task, [checks])
+    assert [a.value for a in answers] == [v for x in range(-4, 12) for v in (x, 4 * x, x)]
+
+
 def test_the_watchdog_interrupts_a_check_of_a_run_and_answers_the_rest(clamp: Task) -> None:
     # x = 7 spends its CPU time in builtin calls, few steps: only the watchdog, reading the index
     # the run publishes, can stop it; the checks after it are answered as usual

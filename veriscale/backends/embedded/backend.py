@@ -36,6 +36,7 @@ from veriscale.backends.embedded.program import Program
 from veriscale.backends.embedded.runtime_support import _CLOCK_NOT_READ, Budget, LeanSubarray
 from veriscale.backends.embedded.statics import coerce_value
 from veriscale.lean.codec import LeanSource
+from veriscale.lean.types import NamedType, ProdType
 from veriscale.lean.values import (
     Arr,
     BudgetExceeded,
@@ -413,6 +414,7 @@ class EmbeddedBackend(Backend):
         fetch: Callable[[dict[str, Any]], Any] = plan.fetch_one if plan.fetch_one is not None else plan.fetch
         one = plan.fetch_one is not None
         adjusted = plan.adjusted if plan.adjusts else None
+        check_sources = sources_given and plan.takes_sources
         # Budget.start(limit, self.timeout) per check, inline: the limits are set once for the run,
         # then each check starts with nothing spent or memoised, its clock not read and a full
         # first grant. Only Budget.refill changes `spent`, `grant` and `deadline` during a check,
@@ -441,7 +443,7 @@ class EmbeddedBackend(Backend):
                     break
                 try:
                     values = fetch(check.args)  # the argument itself when `one`
-                    if sources_given and LeanSource in map(type, (values,) if one else values):
+                    if check_sources and LeanSource in map(type, (values,) if one else values):
                         break
                 except Exception:  # noqa: BLE001 - the general path answers for arguments that do not fit
                     break
@@ -657,7 +659,7 @@ class _EntryPlan:
     program and definition (the definition's types do not change between checks)."""
 
     __slots__ = ("fn", "entry", "names", "types", "ret", "int_coercer", "array_ret", "int_ret", "compiler", "fetch",
-                 "fetch_one", "adjusts")
+                 "fetch_one", "adjusts", "takes_sources")
 
     def __init__(self, program: Program, def_name: str, output_last: bool = False) -> None:
         comp = program.compiler
@@ -692,6 +694,9 @@ class _EntryPlan:
         #: the only argument itself, in one C call (``None`` unless there is exactly one parameter)
         self.fetch_one: Callable[[dict[str, Any]], Any] | None = itemgetter(names[0]) if len(names) == 1 else None
         self.adjusts = self.array_ret or self.int_coercer
+        #: whether an argument may be a function given as Lean text (``LeanSource``, read at a
+        #: function type): not when every parameter's type is a core data type
+        self.takes_sources = not all(_data_type(t) for t in self.types)
 
     def call(self, def_name: str, args: dict[str, Any], output: Any, with_output: bool) -> Any:
         """Call the definition: each parameter from ``args`` by name, the last one from
@@ -752,6 +757,16 @@ class _EntryPlan:
             if self.int_ret and isinstance(result, Nat):
                 result = int(result)
         return result
+
+
+#: heads of core types whose values are data, never a function given as Lean text
+_DATA_HEADS = frozenset({"Nat", "Int", "Bool", "String", "Char", "Float", "Unit", "List", "Array", "Option", "Prod",
+                         "UInt8", "UInt16", "UInt32", "UInt64"})
+
+
+def _data_type(t: Any) -> bool:
+    """``t`` is a core data type (a user type name may abbreviate a function type)."""
+    return isinstance(t, ProdType) or (isinstance(t, NamedType) and t.name in _DATA_HEADS)
 
 
 def _entry_plan(program: Program, def_name: str, output_last: bool = False) -> _EntryPlan:
