@@ -194,3 +194,41 @@ def elab_gaps(src: str) -> list[str]:
 def elab_clean(src: str) -> bool:
     """Neither an error nor a gap: a well-typed control."""
     return not elab_report(src).diagnostics
+
+
+def elab_diagnostics(src: str) -> list[tuple[str, str]]:
+    """Every diagnostic of the elaborator on ``src`` as (kind, rule)."""
+    return [(d.kind, d.rule) for d in elab_report(src).diagnostics]
+
+
+def run_elaborated(src: str, name: str = "f", **args: Any) -> Any:
+    """The value of ``name`` on ``args``, after checking the elaborator accepts ``src`` cleanly."""
+    from veriscale.backends.embedded.backend import call_entry
+    from veriscale.backends.embedded.elab import elaborate
+    from veriscale.backends.embedded.program import Program
+
+    program = Program(src)
+    assert elaborate(program.env).diagnostics == []
+    return call_entry(program, name, args, None)
+
+
+def engine_answers(task: Task, checks: Sequence[Any], codegen: bool, **limits: int) -> tuple[list[Any], Any]:
+    """The embedded engine's answers on ``checks`` with generated code on or off (``codegen``),
+    from a fresh program of the task's text (not the cached one), and that program."""
+    from veriscale.backends.embedded.backend import EmbeddedBackend
+    from veriscale.backends.embedded.program import Program
+
+    program = Program(task.lean_text())
+    program.compiler.gen.enabled = codegen
+    saved = Program.__dict__["from_task"]
+    Program.from_task = classmethod(lambda cls, t: program)  # type: ignore[method-assign,assignment]
+    try:
+        answers = EmbeddedBackend(**limits).run(task, checks)
+    finally:
+        Program.from_task = saved  # type: ignore[method-assign]
+    return answers, program
+
+
+def answer_fields(answers: Sequence[Any]) -> list[tuple[object, ...]]:
+    """What two evaluation paths must agree on, answer by answer."""
+    return [(a.status, repr(a.value), a.reason, a.detail, a.steps) for a in answers]

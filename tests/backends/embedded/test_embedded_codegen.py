@@ -6,14 +6,14 @@ compiler's own names only."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from conftest import answer_fields as _fields
+from conftest import engine_answers as _answers
 
 from veriscale.backends.base import Answer, Check, CheckKind
-from veriscale.backends.embedded.backend import EmbeddedBackend
 from veriscale.backends.embedded.compiler.codegen import CodeGen
 from veriscale.backends.embedded.program import Program
 from veriscale.task import Task, TaskLoadError, load_task
@@ -24,29 +24,6 @@ MINI = Path(__file__).resolve().parents[3] / "examples" / "mini"
 @pytest.fixture(scope="module")
 def clamp() -> Task:
     return load_task(MINI / "mini_clamp")
-
-
-@contextmanager
-def _program_for(program: Program) -> Iterator[None]:
-    """Make the backend evaluate ``program`` (a fresh one, not the cached one of its text)."""
-    saved = Program.__dict__["from_task"]
-    Program.from_task = classmethod(lambda cls, task: program)  # type: ignore[method-assign,assignment]
-    try:
-        yield
-    finally:
-        Program.from_task = saved  # type: ignore[method-assign]
-
-
-def _answers(task: Task, checks: Sequence[Check], codegen: bool, **limits: int) -> tuple[list[Answer], Program]:
-    program = Program(task.lean_text())
-    program.compiler.gen.enabled = codegen
-    with _program_for(program):
-        answers = EmbeddedBackend(**limits).run(task, checks)
-    return answers, program
-
-
-def _fields(answers: Sequence[Answer]) -> list[tuple[object, ...]]:
-    return [(a.status, repr(a.value), a.reason, a.detail, a.steps) for a in answers]
 
 
 def _same_both_ways(task: Task, checks: Sequence[Check], **limits: int) -> tuple[list[Answer], Program]:

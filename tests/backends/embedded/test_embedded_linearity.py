@@ -10,10 +10,9 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from conftest import engine_answers as _answers
 
 from veriscale.backends.base import Answer, Check, CheckKind
-from veriscale.backends.embedded.backend import EmbeddedBackend
-from veriscale.backends.embedded.program import Program
 from veriscale.lean.values import Arr, owned_result
 from veriscale.task import Task, load_task
 
@@ -29,18 +28,6 @@ TOTAL = "def total (a : Array Int) : Int := a.foldl (fun s v => s + v) 0\n\n"
 @pytest.fixture(scope="module")
 def clamp() -> Task:
     return load_task(MINI / "mini_clamp")
-
-
-def _answers(task: Task, checks: Sequence[Check], codegen: bool, **limits: int) -> tuple[list[Answer], Program]:
-    program = Program(task.lean_text())
-    program.compiler.gen.enabled = codegen
-    saved = Program.__dict__["from_task"]
-    Program.from_task = classmethod(lambda cls, t: program)  # type: ignore[method-assign,assignment]
-    try:
-        answers = EmbeddedBackend(**limits).run(task, checks)
-    finally:
-        Program.from_task = saved  # type: ignore[method-assign]
-    return answers, program
 
 
 def _both_ways(clamp: Task, code_aux: str, code: str, xs: Sequence[int], **limits: int) -> tuple[list[Answer], str]:

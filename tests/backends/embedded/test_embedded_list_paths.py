@@ -8,15 +8,14 @@ inline form (so the test fails when the shape falls back to calls)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
+from conftest import answer_fields as _fields
+from conftest import engine_answers as _answers
 
 from veriscale.backends.base import Answer, Check, CheckKind
-from veriscale.backends.embedded.backend import EmbeddedBackend
-from veriscale.backends.embedded.program import Program
 from veriscale.task import Task, load_task
 
 MINI = Path(__file__).resolve().parents[3] / "examples" / "mini"
@@ -25,28 +24,6 @@ MINI = Path(__file__).resolve().parents[3] / "examples" / "mini"
 @pytest.fixture(scope="module")
 def clamp() -> Task:
     return load_task(MINI / "mini_clamp")
-
-
-@contextmanager
-def _program_for(program: Program) -> Iterator[None]:
-    saved = Program.__dict__["from_task"]
-    Program.from_task = classmethod(lambda cls, task: program)  # type: ignore[method-assign,assignment]
-    try:
-        yield
-    finally:
-        Program.from_task = saved  # type: ignore[method-assign]
-
-
-def _answers(task: Task, checks: Sequence[Check], codegen: bool, **limits: int) -> tuple[list[Answer], Program]:
-    program = Program(task.lean_text())
-    program.compiler.gen.enabled = codegen
-    with _program_for(program):
-        answers = EmbeddedBackend(**limits).run(task, checks)
-    return answers, program
-
-
-def _fields(answers: Sequence[Answer]) -> list[tuple[object, ...]]:
-    return [(a.status, repr(a.value), a.reason, a.detail, a.steps) for a in answers]
 
 
 def _checks() -> list[Check]:

@@ -6,26 +6,13 @@ Lean behaviour and its source are stated per test. Snippets are our own."""
 
 from __future__ import annotations
 
-from typing import Any
-
 import pytest
+from conftest import elab_diagnostics as diagnostics
+from conftest import run_elaborated as run
 
 from veriscale.backends.embedded.backend import call_entry
-from veriscale.backends.embedded.elab import elaborate
 from veriscale.backends.embedded.program import Program
 from veriscale.lean.values import Arr, Ctor, Nat, Unsupported
-
-
-def diagnostics(src: str) -> list[tuple[str, str]]:
-    return [(d.kind, d.rule) for d in elaborate(Program(src).env).diagnostics]
-
-
-def run(src: str, name: str = "f", **args: Any) -> Any:
-    """The value of ``name`` on ``args``, after checking the elaborator accepts ``src`` cleanly."""
-    program = Program(src)
-    assert elaborate(program.env).diagnostics == []
-    return call_entry(program, name, args, None)
-
 
 # -- Option do blocks (Init/Prelude.lean `instance : Monad Option`; Lean.Elab.Do) ------------------
 

@@ -9,22 +9,10 @@ Lean's signatures (Init/Data/List/Control.lean, Init/Data/Array/Basic.lean): ``L
 
 from __future__ import annotations
 
-from typing import Any
+from conftest import elab_diagnostics as diagnostics
+from conftest import run_elaborated as run
 
-from veriscale.backends.embedded.backend import call_entry
-from veriscale.backends.embedded.elab import elaborate
-from veriscale.backends.embedded.program import Program
 from veriscale.lean.values import NONE, UNIT, Arr, Ctor, Nat, Some
-
-
-def diagnostics(src: str) -> list[tuple[str, str]]:
-    return [(d.kind, d.rule) for d in elaborate(Program(src).env).diagnostics]
-
-
-def run(src: str, name: str = "f", **args: Any) -> Any:
-    program = Program(src)
-    assert elaborate(program.env).diagnostics == []
-    return call_entry(program, name, args, None)
 
 
 def test_list_foldlm_in_option_stops_at_none() -> None:

@@ -4,6 +4,8 @@ the head, Lean.Elab.App ``resolveLValLoop``). Snippets are our own."""
 
 from __future__ import annotations
 
+from conftest import elab_diagnostics as diagnostics
+
 from veriscale.backends.embedded.backend import call_entry
 from veriscale.backends.embedded.elab import elaborate
 from veriscale.backends.embedded.program import Program
@@ -11,10 +13,6 @@ from veriscale.lean.values import Arr
 
 MATRIX = "abbrev Matrix (α : Type) := Array (Array α)\n"
 GRID = Arr((Arr((1, 2)), Arr((3,))))
-
-
-def diagnostics(src: str) -> list[tuple[str, str]]:
-    return [(d.kind, d.rule) for d in elaborate(Program(src).env).diagnostics]
 
 
 def test_field_notation_and_indexing_through_the_abbreviation() -> None:
